@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Release builds of the executables link the Swift runtime statically
+/// (`swift build -c release --static-swift-stdlib`); see tools/build-release.
+let package = Package(
+    name: "Gauge",
+    products: [
+        .executable(name: "gauged", targets: ["gauged"]),
+        .executable(name: "gaugectl", targets: ["gaugectl"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        .systemLibrary(name: "CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .target(name: "CGaugeLinux"),
+
+        .target(name: "GaugeProtocol"),
+        .target(name: "GaugeRender", dependencies: ["CPixman", "CFreeType", "CPNG"]),
+        .target(name: "GaugeDisplay", dependencies: ["GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
+        .target(name: "GaugeDaemon", dependencies: ["GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux"]),
+
+        .executableTarget(name: "gauged", dependencies: ["GaugeDaemon"]),
+        .executableTarget(name: "gaugectl", dependencies: ["GaugeProtocol", "CGaugeLinux"]),
+        .executableTarget(name: "GaugeBench", dependencies: ["GaugeRender", "GaugeDisplay", "CPixman"]),
+
+        .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
+        .testTarget(
+            name: "GaugeRenderTests",
+            dependencies: ["GaugeRender", "GaugeDisplay"],
+            resources: [.copy("Golden")]
+        ),
+        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeDisplay", "GaugeRender"]),
+        .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeDaemon", "GaugeProtocol"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

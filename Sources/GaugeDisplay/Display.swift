@@ -1,0 +1,34 @@
+import GaugeRender
+
+/// The buffer a frame is drawn into, and what it lacks compared with the frame on screen.
+public struct FrameTarget {
+    public var buffer: Framebuffer
+    /// Region of `buffer` older than the presented frame (for example the damage of the
+    /// frame before on a double-buffered display). The next frame must redraw it too.
+    public var staleRegion: Rect
+
+    public init(buffer: Framebuffer, staleRegion: Rect) {
+        self.buffer = buffer
+        self.staleRegion = staleRegion
+    }
+}
+
+/// Where frames go: DRM dumb buffers, an fbdev device, a terminal, or memory.
+///
+/// One frame: `beginFrame()` hands out the buffer; the scene draws the damage plus the
+/// buffer's `staleRegion` into it; `present(damage:)` shows it. All calls come from the
+/// daemon's one thread and never block.
+public protocol Display: AnyObject {
+    /// What the log and `status` call this display ("memory", "drm /dev/dri/card0 bochs-drm").
+    var name: String { get }
+    var width: Int { get }
+    var height: Int { get }
+    var format: PixelFormat { get }
+    /// The panel's physical size in millimetres, where known (used for HiDPI scale).
+    var physicalSize: (width: Int, height: Int)? { get }
+    /// The buffer for the next frame, or nil while the display cannot take one
+    /// (a page flip pending, the display released).
+    func beginFrame() -> FrameTarget?
+    /// Shows the frame drawn since `beginFrame()`; `damage` is everything that was drawn.
+    func present(damage: Rect) throws
+}

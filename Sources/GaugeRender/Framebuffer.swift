@@ -1,0 +1,22 @@
+/// Pixel memory the scene draws into: a display's buffer, mapped or allocated.
+/// The memory is owned elsewhere and must outlive every use of this value.
+public struct Framebuffer: @unchecked Sendable {
+    public let base: UnsafeMutableRawPointer
+    public let width: Int
+    public let height: Int
+    /// Bytes from one row to the next, at least `width * format.bytesPerPixel`.
+    public let stride: Int
+    public let format: PixelFormat
+
+    public init(base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat) {
+        precondition(width > 0 && height > 0, "framebuffer needs a positive size")
+        precondition(stride >= width * format.bytesPerPixel, "stride shorter than a row")
+        self.base = base
+        self.width = width
+        self.height = height
+        self.stride = stride
+        self.format = format
+    }
+
+    public var bounds: Rect { Rect(x: 0, y: 0, width: width, height: height) }
+}

@@ -1,0 +1,120 @@
+import CPixman
+
+/// A straight-alpha sRGB colour with components in 0...1.
+public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var red: Double
+    public var green: Double
+    public var blue: Double
+    public var alpha: Double
+
+    public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
+        self.red = red.clamped01
+        self.green = green.clamped01
+        self.blue = blue.clamped01
+        self.alpha = alpha.clamped01
+    }
+
+    public static let black = Color(red: 0, green: 0, blue: 0)
+    public static let white = Color(red: 1, green: 1, blue: 1)
+
+    public func withAlpha(_ alpha: Double) -> Color {
+        Color(red: red, green: green, blue: blue, alpha: alpha)
+    }
+
+    /// Perceived brightness (ITU-R BT.601 weights), 0...1.
+    public var luma: Double { 0.299 * red + 0.587 * green + 0.114 * blue }
+
+    /// True when dark text reads better on this colour than light text.
+    public var isLight: Bool { luma > 0.5 }
+
+    /// The same hue, brighter: each channel moved a quarter of the way to white.
+    public var lighter: Color { mix(with: .white, amount: 0.25) }
+
+    /// The same hue, darker: each channel scaled by 0.75.
+    public var darker: Color {
+        Color(red: red * 0.75, green: green * 0.75, blue: blue * 0.75, alpha: alpha)
+    }
+
+    public func mix(with other: Color, amount t: Double) -> Color {
+        Color(
+            red: red + (other.red - red) * t,
+            green: green + (other.green - green) * t,
+            blue: blue + (other.blue - blue) * t,
+            alpha: alpha + (other.alpha - alpha) * t)
+    }
+
+    /// Premultiplied 16-bit colour, as pixman's solid fills and gradient stops take it.
+    package var pixman: pixman_color_t {
+        func channel(_ v: Double) -> UInt16 { UInt16((v * alpha * 65535).rounded()) }
+        return pixman_color_t(
+            red: channel(red), green: channel(green), blue: channel(blue),
+            alpha: UInt16((alpha * 65535).rounded()))
+    }
+
+    /// Parses `#rgb`, `#rrggbb`, `#rrggbbaa`, or `r,g,b[,a]` with components in 0...1.
+    public init?(parsing text: String) {
+        let s = text.trimmingSpaces
+        if s.hasPrefix("#") {
+            let hex = Array(s.utf8.dropFirst())
+            var digits: [Double] = []
+            for c in hex {
+                guard let v = Self.hexValue(c) else { return nil }
+                digits.append(Double(v))
+            }
+            switch digits.count {
+            case 3:
+                self.init(red: digits[0] / 15, green: digits[1] / 15, blue: digits[2] / 15)
+            case 6, 8:
+                var comps: [Double] = []
+                for i in stride(from: 0, to: digits.count, by: 2) {
+                    comps.append((digits[i] * 16 + digits[i + 1]) / 255)
+                }
+                self.init(red: comps[0], green: comps[1], blue: comps[2], alpha: comps.count == 4 ? comps[3] : 1)
+            default:
+                return nil
+            }
+        } else {
+            let parts = s.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 3 || parts.count == 4 else { return nil }
+            var comps: [Double] = []
+            for p in parts {
+                guard let v = Double(String(p).trimmingSpaces), v.isFinite, v >= 0, v <= 1 else { return nil }
+                comps.append(v)
+            }
+            self.init(red: comps[0], green: comps[1], blue: comps[2], alpha: comps.count == 4 ? comps[3] : 1)
+        }
+    }
+
+    private static func hexValue(_ c: UInt8) -> Int? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(c - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(c - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(c - UInt8(ascii: "A")) + 10
+        default: nil
+        }
+    }
+
+    /// `#rrggbb` or `#rrggbbaa` when not opaque.
+    public var description: String {
+        func hex(_ v: Double) -> String {
+            let n = Int((v * 255).rounded())
+            let digits = Array("0123456789abcdef")
+            return String([digits[n >> 4], digits[n & 15]])
+        }
+        return "#" + hex(red) + hex(green) + hex(blue) + (alpha < 1 ? hex(alpha) : "")
+    }
+}
+
+extension Double {
+    var clamped01: Double { self.isNaN ? 0 : Swift.min(Swift.max(self, 0), 1) }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    package var trimmingSpaces: String {
+        var scalars = Substring(self)
+        while let f = scalars.first, f == " " || f == "\t" { scalars = scalars.dropFirst() }
+        while let l = scalars.last, l == " " || l == "\t" { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}

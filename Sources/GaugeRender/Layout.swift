@@ -1,0 +1,52 @@
+/// Where everything goes on a screen of a given size and scale, in device pixels.
+struct Layout: Equatable {
+    let width: Int
+    let height: Int
+    let scale: Double
+    let bar: Rect
+    let radius: Double
+    /// One stripe period in pixels.
+    let stripePeriod: Int
+    let labelSize: Int
+    let labelInset: Int
+    let titleSize: Int
+    let messageSize: Int
+    let textGap: Int
+    /// Widest a title or message line may be before it is cut with an ellipsis.
+    let textMaxWidth: Int
+    /// Blur of the track's inner shadow, in pixels.
+    let shadowBlur: Double
+    /// Width at each end of the fill where the shape varies; between them every column
+    /// of the bar is the same but for the stripes.
+    let capWidth: Int
+
+    init(theme: Theme, width: Int, height: Int, scale: Double) {
+        self.width = width
+        self.height = height
+        self.scale = scale
+        func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
+        let barWidth = min(
+            max(Double(width) * theme.barWidth, theme.barMinWidth * scale),
+            theme.barMaxWidth * scale, Double(width))
+        let barHeight = min(px(theme.barHeight), height)
+        let w = Int(barWidth.rounded())
+        let centerY = Int((Double(height) * theme.barCenter).rounded())
+        let y = min(max(0, centerY - barHeight / 2), height - barHeight)
+        bar = Rect(x: (width - w) / 2, y: y, width: w, height: barHeight)
+        radius = min(theme.cornerRadius * scale, Double(barHeight) / 2)
+        stripePeriod = px(theme.stripeWidth)
+        labelSize = px(theme.labelSize)
+        labelInset = Int((theme.labelInset * scale).rounded())
+        titleSize = px(theme.titleSize)
+        messageSize = px(theme.messageSize)
+        textGap = Int((theme.textGap * scale).rounded())
+        textMaxWidth = max(1, width - 2 * px(16))
+        shadowBlur = 2.5 * scale
+        capWidth = Int((radius + 4 * shadowBlur).rounded(.up)) + 2
+    }
+
+    /// The fill's width in pixels for a value in 0...100.
+    func fillWidth(for value: Double) -> Double {
+        Double(bar.width) * min(max(value, 0), 100) / 100
+    }
+}

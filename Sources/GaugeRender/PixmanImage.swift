@@ -1,0 +1,60 @@
+import CPixman
+
+/// An owned reference to a pixman image (unreferenced on deinit).
+package final class PixmanImage {
+    package let raw: OpaquePointer
+
+    package init(_ raw: OpaquePointer) {
+        self.raw = raw
+    }
+
+    /// A new image with its own zeroed memory.
+    package convenience init(format: pixman_format_code_t, width: Int, height: Int) {
+        guard let image = pixman_image_create_bits(format, Int32(width), Int32(height), nil, 0) else {
+            fatalError("pixman could not allocate a \(width)x\(height) image")
+        }
+        self.init(image)
+    }
+
+    /// An image over memory owned elsewhere (a display buffer).
+    package convenience init(wrapping buffer: Framebuffer) {
+        guard let image = pixman_image_create_bits_no_clear(
+            buffer.format.pixman, Int32(buffer.width), Int32(buffer.height),
+            buffer.base.assumingMemoryBound(to: UInt32.self), Int32(buffer.stride))
+        else { fatalError("pixman refused a \(buffer.width)x\(buffer.height) framebuffer") }
+        self.init(image)
+    }
+
+    /// A solid colour source.
+    package convenience init(solid color: Color) {
+        var c = color.pixman
+        self.init(pixman_image_create_solid_fill(&c)!)
+    }
+
+    deinit { pixman_image_unref(raw) }
+
+    package var width: Int { Int(pixman_image_get_width(raw)) }
+    package var height: Int { Int(pixman_image_get_height(raw)) }
+
+    /// `op` of `source` (through `mask`, if any) onto `self` over `rect` in this image's
+    /// coordinates; `sourceOrigin`/`maskOrigin` are the source and mask points drawn at `rect`'s origin.
+    package func composite(
+        _ op: pixman_op_t, source: PixmanImage, mask: PixmanImage? = nil, rect: Rect,
+        sourceOrigin: (x: Int, y: Int) = (0, 0), maskOrigin: (x: Int, y: Int) = (0, 0)
+    ) {
+        guard !rect.isEmpty else { return }
+        pixman_image_composite32(
+            op, source.raw, mask?.raw, raw,
+            Int32(sourceOrigin.x), Int32(sourceOrigin.y),
+            Int32(maskOrigin.x), Int32(maskOrigin.y),
+            Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height))
+    }
+
+    /// Fills `rect` with `color` using `op` (SRC replaces, OVER blends).
+    package func fill(_ rect: Rect, color: Color, op: pixman_op_t = PIXMAN_OP_SRC) {
+        guard !rect.isEmpty else { return }
+        var c = color.pixman
+        var box = pixman_box32_t(x1: Int32(rect.x), y1: Int32(rect.y), x2: Int32(rect.maxX), y2: Int32(rect.maxY))
+        _ = pixman_image_fill_boxes(op, raw, &c, 1, &box)
+    }
+}

@@ -1,0 +1,190 @@
+import CPixman
+
+/// The picture for a screen model at a moment: it keeps its layers cached, tells which
+/// rectangle changed from one frame to the next, and draws any rectangle of the current
+/// frame into a framebuffer of any pixel format.
+public final class Scene {
+    public let width: Int
+    public let height: Int
+    public let scale: Double
+    public private(set) var theme: Theme
+    let layout: Layout
+    private let text: TextRenderer
+    private var bar: BarLayers
+
+    private var title = TextLine()
+    private var message = TextLine()
+    private var label = TextLine()
+    private var labelColor = Color.black
+    private var phase = 0
+    private var needsFullRedraw = true
+    private var targets: [UnsafeMutableRawPointer: PixmanImage] = [:]
+
+    public init(theme: Theme, width: Int, height: Int, scale: Double = 1, text: TextRenderer? = nil) {
+        precondition(width > 0 && height > 0, "scene needs a positive size")
+        self.theme = theme
+        self.width = width
+        self.height = height
+        self.scale = scale
+        layout = Layout(theme: theme, width: width, height: height, scale: scale)
+        self.text = text ?? TextRenderer(theme: theme)
+        bar = BarLayers(theme: theme, layout: layout)
+    }
+
+    /// Fonts the theme names that could not be opened.
+    public var unavailableFonts: [String] { text.unavailableFonts }
+
+    /// The bar's rectangle on screen.
+    public var barRect: Rect { layout.bar }
+
+    /// Where the label is drawn (empty when hidden).
+    public var labelRect: Rect { label.rect }
+    public var titleRect: Rect { title.rect }
+    public var messageRect: Rect { message.rect }
+
+    /// The next frame must redraw the whole screen (a new buffer, a mode set).
+    public func invalidate() { needsFullRedraw = true }
+
+    /// The stripe offset at `time`: whole pixels, one period per `stripeDuration`.
+    func stripePhase(at time: Double) -> Int {
+        guard theme.animate, theme.stripeDuration > 0 else { return 0 }
+        let periods = time / theme.stripeDuration
+        let frac = periods - periods.rounded(.down)
+        return Int(frac * Double(layout.stripePeriod)) % layout.stripePeriod
+    }
+
+    /// True while the picture changes with time for this model (stripes moving, a value easing).
+    public func isAnimating(_ model: ScreenModel, at time: Double) -> Bool {
+        if !model.isSettled(at: time) { return true }
+        return theme.animate && model.shown(at: time) > 0
+    }
+
+    /// Moves the scene to `model` at `time` and returns the rectangle that changed
+    /// (empty when the frame is the same as the last one).
+    @discardableResult
+    public func update(_ model: ScreenModel, at time: Double) -> Rect {
+        var damage = Rect.zero
+        let screen = Rect(x: 0, y: 0, width: width, height: height)
+        if needsFullRedraw {
+            damage = screen
+            needsFullRedraw = false
+        }
+
+        let shown = model.shown(at: time)
+        let oldFill = bar.fillRect
+        let oldFillWidth = bar.fillWidth
+        bar.setFillWidth(layout.fillWidth(for: shown))
+        if bar.fillWidth != oldFillWidth {
+            damage = damage.union(oldFill.union(bar.fillRect))
+        }
+        let newPhase = bar.fillWidth > 0 ? stripePhase(at: time) : phase
+        if newPhase != phase {
+            phase = newPhase
+            damage = damage.union(bar.fillRect)
+        }
+
+        damage = damage.union(updateText(&title, model.title, size: layout.titleSize, bold: true) {
+            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.y - self.layout.textGap - $0.height, width: $0.width, height: $0.height)
+        })
+        damage = damage.union(updateText(&message, model.message, size: layout.messageSize, bold: false) {
+            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap, width: $0.width, height: $0.height)
+        })
+        damage = damage.union(updateLabel(shown: shown))
+        return damage.intersection(screen)
+    }
+
+    /// Draws the current frame over `clip` into `buffer`.
+    public func draw(into buffer: Framebuffer, clip: Rect) {
+        let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
+        guard !area.isEmpty else { return }
+        let dst = image(for: buffer)
+        for part in area.subtracting(layout.bar) {
+            dst.fill(part, color: theme.background)
+        }
+        bar.draw(into: dst, clip: area, phase: phase)
+        draw(title, color: theme.titleColor, into: dst, clip: area)
+        draw(message, color: theme.messageColor, into: dst, clip: area)
+        draw(label, color: labelColor, into: dst, clip: area)
+    }
+
+    /// Updates to `model` at `time` and draws what changed; returns that rectangle.
+    @discardableResult
+    public func render(_ model: ScreenModel, at time: Double, into buffer: Framebuffer) -> Rect {
+        let damage = update(model, at: time)
+        draw(into: buffer, clip: damage)
+        return damage
+    }
+
+    // MARK: - Text lines
+
+    private struct TextLine {
+        var text = ""
+        var image: TextImage?
+        var rect = Rect.zero
+    }
+
+    private func updateText(_ line: inout TextLine, _ value: String, size: Int, bold: Bool, place: (TextImage) -> Rect) -> Rect {
+        guard value != line.text || (line.image == nil && !value.isEmpty) else { return .zero }
+        let old = line.rect
+        line.text = value
+        if value.isEmpty {
+            line.image = nil
+            line.rect = .zero
+        } else {
+            let image = text.render(value, size: size, bold: bold, maxWidth: layout.textMaxWidth)
+            line.image = image
+            line.rect = place(image).intersection(Rect(x: 0, y: 0, width: width, height: height))
+        }
+        return old.union(line.rect)
+    }
+
+    /// The percentage label: right-aligned inside the fill, or just past its head when the
+    /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
+    private func updateLabel(shown: Double) -> Rect {
+        guard theme.showLabel else { return .zero }
+        let newText = LabelFormat.text(theme.labelFormat, value: shown, max: 100)
+        let old = label.rect
+        if newText != label.text || label.image == nil {
+            label.text = newText
+            label.image = text.render(newText, size: layout.labelSize, bold: true, maxWidth: layout.bar.width)
+        }
+        guard let image = label.image, image.width > 0 else {
+            label.rect = .zero
+            return old
+        }
+        let b = layout.bar
+        let fillRight = b.x + Int(bar.fillWidth.rounded())
+        let y = b.y + (b.height - image.height) / 2
+        var x = fillRight - layout.labelInset - image.width
+        let onFill = x >= b.x + layout.labelInset
+        if !onFill { x = fillRight + layout.labelInset }
+        let under = onFill ? theme.fillColor : theme.trackColor
+        let color = (under.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
+        let rect = Rect(x: x, y: y, width: image.width, height: image.height)
+        guard rect != label.rect || color != labelColor else { return .zero }
+        label.rect = rect
+        labelColor = color
+        return old.union(rect)
+    }
+
+    private func draw(_ line: TextLine, color: Color, into dst: PixmanImage, clip: Rect) {
+        guard let mask = line.image?.mask else { return }
+        let area = clip.intersection(line.rect)
+        guard !area.isEmpty else { return }
+        dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask, rect: area,
+                      maskOrigin: (area.x - line.rect.x, area.y - line.rect.y))
+    }
+
+    private func image(for buffer: Framebuffer) -> PixmanImage {
+        if let cached = targets[buffer.base], cached.width == buffer.width, cached.height == buffer.height,
+            pixman_image_get_format(cached.raw) == buffer.format.pixman,
+            Int(pixman_image_get_stride(cached.raw)) == buffer.stride
+        {
+            return cached
+        }
+        if targets.count > 4 { targets.removeAll() }
+        let image = PixmanImage(wrapping: buffer)
+        targets[buffer.base] = image
+        return image
+    }
+}

@@ -1,0 +1,62 @@
+/// Whether the bar shows a known fraction or work of unknown length.
+public enum DisplayMode: String, CaseIterable, Sendable {
+    case determinate, indeterminate
+}
+
+/// Where the work stands.
+public enum RunState: String, CaseIterable, Sendable {
+    case running, success, failure
+}
+
+/// What the screen should show: the target value and how the shown value eases
+/// toward it, the texts, the mode and the state. Time is passed in, never read.
+public struct ScreenModel: Equatable, Sendable {
+    /// The value last asked for, 0...100.
+    public private(set) var target = 0.0
+    private var from = 0.0
+    private var start = 0.0
+    private var duration = 0.0
+    private var easing = Easing.easeInOut
+
+    public var message = ""
+    public var title = ""
+    public var mode = DisplayMode.determinate
+    public var state = RunState.running
+
+    public init() {}
+
+    /// Moves toward `value` from wherever the bar is at `time` (retargeting mid-way
+    /// never jumps back), over `duration` seconds with `easing`. Values may go down.
+    public mutating func setTarget(_ value: Double, at time: Double, duration: Double, easing: Easing) {
+        let clamped = min(max(value, 0), 100)
+        from = shown(at: time)
+        target = clamped
+        start = time
+        self.duration = from == clamped ? 0 : max(0, duration)
+        self.easing = easing
+    }
+
+    /// Jumps to `value` at once.
+    public mutating func setTarget(_ value: Double) {
+        target = min(max(value, 0), 100)
+        from = target
+        duration = 0
+    }
+
+    /// The value shown at `time`, 0...100.
+    public func shown(at time: Double) -> Double {
+        guard duration > 0, time < start + duration else { return target }
+        guard time > start else { return from }
+        return from + (target - from) * easing((time - start) / duration)
+    }
+
+    /// True once the shown value has reached the target and no transition runs.
+    public func isSettled(at time: Double) -> Bool {
+        duration <= 0 || time >= start + duration
+    }
+
+    /// When the running transition ends (nil if none).
+    public func transitionEnd(after time: Double) -> Double? {
+        isSettled(at: time) ? nil : start + duration
+    }
+}

@@ -1,0 +1,57 @@
+import Glibc
+import CPixman
+
+/// Anti-aliased coverage masks drawn with pixman's triangle rasteriser.
+package enum Shape {
+    /// A convex polygon's coverage added to an a8 `mask` (triangle fan from the first point).
+    package static func fillConvex(_ points: [(x: Double, y: Double)], into mask: PixmanImage) {
+        guard points.count >= 3 else { return }
+        var triangles: [pixman_triangle_t] = []
+        triangles.reserveCapacity(points.count - 2)
+        let p0 = fixedPoint(points[0])
+        for i in 1..<(points.count - 1) {
+            triangles.append(pixman_triangle_t(p1: p0, p2: fixedPoint(points[i]), p3: fixedPoint(points[i + 1])))
+        }
+        pixman_add_triangles(mask.raw, 0, 0, Int32(triangles.count), &triangles)
+    }
+
+    /// The outline of a rounded rectangle as a convex polygon (corner arcs as short segments).
+    package static func roundedRect(x: Double, y: Double, width: Double, height: Double, radius: Double)
+        -> [(x: Double, y: Double)]
+    {
+        let r = max(0, min(radius, width / 2, height / 2))
+        guard r > 0 else {
+            return [(x, y), (x + width, y), (x + width, y + height), (x, y + height)]
+        }
+        let steps = max(4, Int((r * 1.5).rounded(.up)))
+        var points: [(x: Double, y: Double)] = []
+        points.reserveCapacity(4 * (steps + 1))
+        let corners: [(cx: Double, cy: Double, start: Double)] = [
+            (x + width - r, y + r, -Double.pi / 2),
+            (x + width - r, y + height - r, 0),
+            (x + r, y + height - r, Double.pi / 2),
+            (x + r, y + r, Double.pi),
+        ]
+        for corner in corners {
+            for s in 0...steps {
+                let a = corner.start + Double(s) / Double(steps) * Double.pi / 2
+                points.append((corner.cx + r * cos(a), corner.cy + r * sin(a)))
+            }
+        }
+        return points
+    }
+
+    /// A rounded rectangle's coverage as a new a8 image of `size`.
+    package static func roundedRectMask(
+        width: Int, height: Int, rect: (x: Double, y: Double, width: Double, height: Double), radius: Double
+    ) -> PixmanImage {
+        let mask = PixmanImage(format: PIXMAN_a8, width: width, height: height)
+        guard rect.width > 0, rect.height > 0 else { return mask }
+        fillConvex(roundedRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height, radius: radius), into: mask)
+        return mask
+    }
+
+    private static func fixedPoint(_ p: (x: Double, y: Double)) -> pixman_point_fixed_t {
+        pixman_point_fixed_t(x: pixman_fixed_t((p.x * 65536).rounded()), y: pixman_fixed_t((p.y * 65536).rounded()))
+    }
+}

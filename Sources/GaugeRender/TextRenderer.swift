@@ -1,0 +1,140 @@
+import CFreeType
+import CPixman
+
+/// A line of text rendered as a coverage mask, ready to be composited in any colour.
+public struct TextImage {
+    package let mask: PixmanImage?
+    public let width: Int
+    public let height: Int
+    /// Distance from the top of the image to the baseline.
+    public let ascent: Int
+    /// True when the text was cut and ended with an ellipsis to fit.
+    public let truncated: Bool
+    /// Characters no font had, drawn as replacement boxes.
+    public let missingGlyphs: Int
+}
+
+/// Lays out and rasterises single lines of text with FreeType: a regular and a bold face,
+/// per-character fallback through a list of fonts, a replacement box for characters no
+/// font has, and the built-in digits when no font file exists at all.
+public final class TextRenderer {
+    private var library: FT_Library?
+    private var regular: [FontFace] = []
+    private var bold: [FontFace] = []
+
+    /// Fonts that failed to open, for the log.
+    public private(set) var unavailableFonts: [String] = []
+
+    public init(theme: Theme) {
+        var lib: FT_Library?
+        if FT_Init_FreeType(&lib) == 0 { library = lib }
+        regular = openFaces([theme.font] + theme.fallbackFonts)
+        bold = openFaces([theme.boldFont] + theme.fallbackFonts)
+        if bold.isEmpty { bold = regular }
+    }
+
+    deinit {
+        regular = []
+        bold = []
+        if let library { FT_Done_FreeType(library) }
+    }
+
+    /// True when no font file could be opened and only the built-in digits are available.
+    public var usesBuiltinFont: Bool { regular.isEmpty }
+
+    private func openFaces(_ paths: [String]) -> [FontFace] {
+        guard let library else { return [] }
+        var faces: [FontFace] = []
+        for path in paths where !path.isEmpty {
+            if let face = FontFace(library: library, path: path) {
+                faces.append(face)
+            } else if !unavailableFonts.contains(path) {
+                unavailableFonts.append(path)
+            }
+        }
+        return faces
+    }
+
+    private struct PlacedGlyph {
+        var glyph: FontFace.Glyph
+        var x: Double
+    }
+
+    /// Renders `text` on one line at `size` pixels, cut with an ellipsis to `maxWidth` pixels.
+    public func render(_ text: String, size: Int, bold useBold: Bool = false, maxWidth: Int = .max) -> TextImage {
+        let faces = useBold ? bold : regular
+        var glyphs: [(glyph: FontFace.Glyph, missing: Bool)] = []
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (scalar.value >= 0x7f && scalar.value < 0xa0) { continue }
+            glyphs.append(glyph(for: scalar, faces: faces, size: size))
+        }
+        var truncated = false
+        var total = glyphs.reduce(0.0) { $0 + $1.glyph.advance }
+        if total > Double(maxWidth) {
+            truncated = true
+            let ellipsis = glyph(for: "\u{2026}", faces: faces, size: size)
+            let dots = ellipsis.missing ? glyph(for: ".", faces: faces, size: size) : ellipsis
+            let tail = ellipsis.missing ? [dots, dots, dots] : [ellipsis]
+            let tailWidth = tail.reduce(0.0) { $0 + $1.glyph.advance }
+            while !glyphs.isEmpty, total + tailWidth > Double(maxWidth) {
+                total -= glyphs.removeLast().glyph.advance
+            }
+            while let last = glyphs.last, last.glyph.image == nil, !last.missing {
+                total -= glyphs.removeLast().glyph.advance
+            }
+            if total + tailWidth <= Double(maxWidth) {
+                glyphs += tail
+                total += tailWidth
+            }
+        }
+        let metrics = verticalMetrics(faces: faces, size: size)
+        let width = Int(total.rounded(.up))
+        let height = metrics.ascent + metrics.descent
+        let missing = glyphs.filter(\.missing).count
+        guard width > 0, height > 0 else {
+            return TextImage(mask: nil, width: 0, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: missing)
+        }
+        let mask = PixmanImage(format: PIXMAN_a8, width: width, height: height)
+        var pen = 0.0
+        for entry in glyphs {
+            if let image = entry.glyph.image {
+                let x = Int(pen.rounded()) + entry.glyph.left
+                let y = metrics.ascent - entry.glyph.top
+                mask.composite(PIXMAN_OP_ADD, source: image, rect: Rect(x: x, y: y, width: image.width, height: image.height))
+            }
+            pen += entry.glyph.advance
+        }
+        return TextImage(mask: mask, width: width, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: missing)
+    }
+
+    private func glyph(for scalar: Unicode.Scalar, faces: [FontFace], size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
+        if faces.isEmpty {
+            if let g = BuiltinFont.glyph(scalar, size: size) { return (g, false) }
+            return (replacementBox(size: size), true)
+        }
+        for face in faces {
+            if let index = face.glyphIndex(for: scalar) {
+                return (face.glyph(index: index, size: size), false)
+            }
+        }
+        if scalar.properties.isWhitespace {
+            return (FontFace.Glyph(image: nil, left: 0, top: 0, advance: Double(size) / 3), false)
+        }
+        return (replacementBox(size: size), true)
+    }
+
+    /// A hollow box, as fonts draw `.notdef`, so a missing character still shows as one.
+    private func replacementBox(size: Int) -> FontFace.Glyph {
+        let w = max(3, size * 5 / 9), h = max(4, size * 7 / 9)
+        let line = max(1, size / 14)
+        let image = PixmanImage(format: PIXMAN_a8, width: w, height: h)
+        image.fill(Rect(x: 0, y: 0, width: w, height: h), color: .white)
+        image.fill(Rect(x: line, y: line, width: w - 2 * line, height: h - 2 * line), color: Color.black.withAlpha(0))
+        return FontFace.Glyph(image: image, left: max(1, size / 12), top: h, advance: Double(w + 2 * max(1, size / 12)))
+    }
+
+    private func verticalMetrics(faces: [FontFace], size: Int) -> (ascent: Int, descent: Int) {
+        guard let first = faces.first else { return BuiltinFont.verticalMetrics(size: size) }
+        return first.verticalMetrics(size: size)
+    }
+}

@@ -1,0 +1,164 @@
+/// Every value of the look, at scale 1. Defaults are those of SPEC §1 (`seeds/000_*`).
+public struct Theme: Equatable, Sendable {
+    public var background = Color.black
+
+    public var trackColor = Color(red: 0.51, green: 0.51, blue: 0.51)
+    public var cornerRadius = 10.0
+    /// The soft inner shadow along the track's top edge.
+    public var trackShadow = true
+
+    public var fillColor = Color(red: 0.87, green: 0.55, blue: 0.09)
+    /// A flat fill instead of a lighter-to-darker vertical gradient.
+    public var flat = false
+    /// The thin darker outline around the fill.
+    public var outline = true
+
+    public var stripeColor = Color.white.withAlpha(0.2)
+    /// Width of one stripe period (stripe plus gap), in pixels.
+    public var stripeWidth = 28.0
+    /// Seconds the stripes take to move one period.
+    public var stripeDuration = 0.8
+    /// Scroll the stripes while the bar is shown.
+    public var animate = true
+
+    /// Bar width as a fraction of the screen width, clamped to `barMinWidth...barMaxWidth`.
+    public var barWidth = 0.5
+    public var barMinWidth = 200.0
+    public var barMaxWidth = 1200.0
+    public var barHeight = 24.0
+    /// Vertical centre of the bar as a fraction of the screen height (the lower third).
+    public var barCenter = 5.0 / 6.0
+
+    /// The label's text; `{percent}`, `{value}` and `{max}` are replaced.
+    public var labelFormat = "{percent}%"
+    public var labelSize = 16.0
+    public var labelInset = 6.0
+    /// The label's opacity (its colour is black or white, whichever contrasts).
+    public var labelAlpha = 0.6
+    public var showLabel = true
+
+    public var titleSize = 22.0
+    public var titleColor = Color.white
+    public var messageSize = 16.0
+    public var messageColor = Color(red: 0.8, green: 0.8, blue: 0.8)
+    /// Gap between the bar and the title above it / the message below it.
+    public var textGap = 16.0
+
+    public var font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    public var boldFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    /// Fonts tried in order for characters the main font lacks.
+    public var fallbackFonts = [
+        "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+        "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    ]
+
+    /// Seconds a new value takes to ease in.
+    public var transitionDuration = 0.4
+    public var easing = Easing.easeInOut
+
+    public init() {}
+
+    /// Sets one key as written in a theme file or a `theme key=value` request.
+    public mutating func set(_ key: String, _ value: String) throws(ThemeError) {
+        guard let setter = Self.setters[key] else { throw .unknownKey(key) }
+        do {
+            try setter(&self, value.trimmingSpaces)
+        } catch .badValue(_, let value, let expected) {
+            throw .badValue(key: key, value: value, expected: expected)
+        } catch {
+            throw error
+        }
+    }
+
+    /// Every key this theme understands, sorted.
+    public static var keys: [String] { setters.keys.sorted() }
+
+    private typealias Setter = @Sendable (inout Theme, String) throws(ThemeError) -> Void
+
+    private static let setters: [String: Setter] = [
+        "background": color(\.background),
+        "track_color": color(\.trackColor),
+        "corner_radius": number(\.cornerRadius, 0...200),
+        "track_shadow": bool(\.trackShadow),
+        "fill_color": color(\.fillColor),
+        "flat": bool(\.flat),
+        "outline": bool(\.outline),
+        "stripe_color": color(\.stripeColor),
+        "stripe_width": number(\.stripeWidth, 4...400),
+        "stripe_duration": number(\.stripeDuration, 0.05...60),
+        "animate": bool(\.animate),
+        "bar_width": number(\.barWidth, 0.05...1),
+        "bar_min_width": number(\.barMinWidth, 10...8000),
+        "bar_max_width": number(\.barMaxWidth, 10...8000),
+        "bar_height": number(\.barHeight, 4...400),
+        "bar_center": number(\.barCenter, 0...1),
+        "label_format": { (theme: inout Theme, v: String) throws(ThemeError) in theme.labelFormat = v },
+        "label_size": number(\.labelSize, 4...400),
+        "label_inset": number(\.labelInset, 0...400),
+        "label_alpha": number(\.labelAlpha, 0...1),
+        "show_label": bool(\.showLabel),
+        "title_size": number(\.titleSize, 4...400),
+        "title_color": color(\.titleColor),
+        "message_size": number(\.messageSize, 4...400),
+        "message_color": color(\.messageColor),
+        "text_gap": number(\.textGap, 0...2000),
+        "font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.font = v },
+        "bold_font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.boldFont = v },
+        "fallback_fonts": { (theme: inout Theme, v: String) throws(ThemeError) in
+            theme.fallbackFonts = v.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+        },
+        "transition_duration": number(\.transitionDuration, 0...60),
+        "easing": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let e = Easing(rawValue: v) else { throw .badValue(key: "easing", value: v, expected: Easing.allCases.map(\.rawValue).joined(separator: ", ")) }
+            theme.easing = e
+        },
+    ]
+
+    private static func color(_ path: WritableKeyPath<Theme, Color> & Sendable) -> Setter {
+        { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let c = Color(parsing: v) else { throw .badValue(key: "", value: v, expected: "a colour (#rrggbb, #rrggbbaa or r,g,b in 0..1)") }
+            theme[keyPath: path] = c
+        }
+    }
+
+    private static func number(_ path: WritableKeyPath<Theme, Double> & Sendable, _ range: ClosedRange<Double>) -> Setter {
+        { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let n = Double(v), n.isFinite, range.contains(n) else {
+                throw .badValue(key: "", value: v, expected: "a number in \(range.lowerBound.shortText)...\(range.upperBound.shortText)")
+            }
+            theme[keyPath: path] = n
+        }
+    }
+
+    private static func bool(_ path: WritableKeyPath<Theme, Bool> & Sendable) -> Setter {
+        { (theme: inout Theme, v: String) throws(ThemeError) in
+            switch v {
+            case "true", "yes", "on", "1": theme[keyPath: path] = true
+            case "false", "no", "off", "0": theme[keyPath: path] = false
+            default: throw .badValue(key: "", value: v, expected: "true or false")
+            }
+        }
+    }
+}
+
+/// Why a theme key was not taken.
+public enum ThemeError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unknownKey(String)
+    case badValue(key: String, value: String, expected: String)
+
+    public var description: String {
+        switch self {
+        case .unknownKey(let key): "unknown theme key '\(key)'"
+        case .badValue(let key, let value, let expected):
+            key.isEmpty ? "bad value '\(value)': expected \(expected)" : "bad value '\(value)' for \(key): expected \(expected)"
+        }
+    }
+}
+
+extension Double {
+    /// `42` for whole numbers, `0.5` otherwise.
+    package var shortText: String {
+        self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self)
+    }
+}

@@ -1,14 +1,120 @@
 import GaugeRender
 import Glibc
 
-let w = 1920, h = 1080
-let stride = w * 4
-let mem = UnsafeMutableRawPointer.allocate(byteCount: stride * h, alignment: 64)
-let fb = Framebuffer(base: mem, width: w, height: h, stride: stride, format: .xrgb8888)
-let scene = Scene(theme: Theme(), width: w, height: h)
-var model = ScreenModel()
-model.setTarget(42)
-model.title = "Installing Gauge"
-model.message = "Unpacking base system — größe ç 日本語テキスト \u{10FFFF}"
-scene.render(model, at: 0, into: fb)
-try PNG.write(fb, to: CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "/tmp/gauge.png")
+// Render benchmark: prints what a frame costs against a memcpy of the same damage.
+// Run with: swift run -c release GaugeBench
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Median of `rounds` timings of `body` run `reps` times, per call, in microseconds.
+func measure(rounds: Int = 15, reps: Int, _ body: () -> Void) -> Double {
+    var samples: [Double] = []
+    for _ in 0..<rounds {
+        let t0 = now()
+        for _ in 0..<reps { body() }
+        samples.append((now() - t0) / Double(reps) * 1e6)
+    }
+    samples.sort()
+    return samples[samples.count / 2]
+}
+
+final class Buffer {
+    let fb: Framebuffer
+    init(width: Int, height: Int, format: PixelFormat) {
+        let stride = width * format.bytesPerPixel
+        let mem = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 64)
+        mem.initializeMemory(as: UInt8.self, repeating: 0, count: stride * height)
+        fb = Framebuffer(base: mem, width: width, height: height, stride: stride, format: format)
+    }
+    deinit { fb.base.deallocate() }
+
+    /// Copies `rect` row by row from `other`: the work a display does to present that damage.
+    func copy(_ rect: Rect, from other: Buffer) {
+        let bpp = fb.format.bytesPerPixel
+        for y in rect.y..<rect.maxY {
+            let offset = y * fb.stride + rect.x * bpp
+            memcpy(fb.base + offset, other.fb.base + offset, rect.width * bpp)
+        }
+    }
+}
+
+func fmt(_ v: Double) -> String {
+    let r = (v * 100).rounded() / 100
+    return String(r)
+}
+
+nonisolated(unsafe) var failures = 0
+func padded(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+func report(_ name: String, _ value: Double, unit: String, target: String? = nil, ok: Bool? = nil) {
+    var line = "  " + padded(name, 34) + fmt(value) + " " + unit
+    if let target { line += "   (target \(target): \(ok == true ? "met" : "MISSED"))" }
+    if ok == false { failures += 1 }
+    print(line)
+}
+
+for (width, height, format) in [(1920, 1080, PixelFormat.xrgb8888), (800, 480, PixelFormat.rgb565)] {
+    print("\(width)x\(height) \(format.rawValue)")
+    let theme = Theme()
+    let target = Buffer(width: width, height: height, format: format)
+    let copy = Buffer(width: width, height: height, format: format)
+    var model = ScreenModel()
+    model.title = "Installing system"
+    model.message = "Unpacking packages"
+    model.setTarget(42)
+
+    let setup = measure(rounds: 7, reps: 3) { _ = Scene(theme: theme, width: width, height: height) }
+    report("scene set-up (layers, fonts)", setup, unit: "µs")
+    let scene = Scene(theme: theme, width: width, height: height)
+    let first = measure(rounds: 9, reps: 5) {
+        scene.invalidate()
+        scene.render(model, at: 0, into: target.fb)
+    }
+    let fullLimit = 5000.0
+    report("first full frame", first, unit: "µs", target: width == 1920 ? "≤ 5 ms" : nil,
+           ok: width == 1920 ? first <= fullLimit : nil)
+
+    // Animated: the stripes move one pixel a frame, the value stays.
+    let step = theme.stripeDuration / (theme.stripeWidth)
+    var t = 0.0
+    var animatedDamage = Rect.zero
+    let animated = measure(reps: 2000) {
+        t += step
+        animatedDamage = scene.render(model, at: t, into: target.fb)
+    }
+    let memcpyAnimated = measure(reps: 2000) { copy.copy(animatedDamage, from: target) }
+    report("animated frame", animated, unit: "µs")
+    report("  damage", Double(animatedDamage.area * format.bytesPerPixel) / 1024, unit: "KiB (\(animatedDamage))")
+    report("  memcpy of that damage", memcpyAnimated, unit: "µs")
+    report("  ratio", animated / memcpyAnimated, unit: "×", target: "≤ 3×", ok: animated / memcpyAnimated <= 3)
+
+    // Value change: every frame a new value (no easing, so each frame differs).
+    var value = 10.0
+    var valueDamage = Rect.zero
+    let changing = measure(reps: 1000) {
+        value = value >= 90 ? 10 : value + 0.37
+        model.setTarget(value)
+        t += 0.0001
+        valueDamage = scene.render(model, at: t, into: target.fb)
+    }
+    let memcpyValue = measure(reps: 1000) { copy.copy(valueDamage, from: target) }
+    report("value-change frame", changing, unit: "µs")
+    report("  damage", Double(valueDamage.area * format.bytesPerPixel) / 1024, unit: "KiB (\(valueDamage))")
+    report("  memcpy of that damage", memcpyValue, unit: "µs")
+    report("  ratio", changing / memcpyValue, unit: "×")
+}
+print(failures == 0 ? "all targets met" : "\(failures) target(s) missed")
+do {
+    let s = Scene(theme: Theme(), width: 800, height: 480)
+    let b = Buffer(width: 800, height: 480, format: .rgb565)
+    for i in 0..<(800*480) { b.fb.base.storeBytes(of: UInt16(0xffff), toByteOffset: i*2, as: UInt16.self) }
+    var m = ScreenModel(); m.setTarget(42)
+    s.render(m, at: 0, into: b.fb)
+    print("corner", b.fb.base.load(as: UInt16.self))
+    var t = 0.0
+    let u = measure(reps: 2000) { t += 0.8/28; _ = s.update(m, at: t) }
+    print("update only", u)
+}

@@ -1,46 +1,63 @@
 import CPixman
 
-/// The bar's cached images, built once per theme and layout: the track with its inner
-/// shadow, the striped fill tile, the fill and outline masks (rebuilt when the fill's width
-/// changes), and the interior tile that lets a frame of moving stripes be one composite.
+/// The bar's cached images and how a frame of it is put together.
+///
+/// Built once per theme and layout: the track with its inner shadow, the striped fill
+/// tile, the fill and outline masks. Between the rounded ends every column of the bar is
+/// the same but for the stripes, so that interior is pre-composed into one repeating tile.
+/// While the width holds still, the two ends (the left cap, and the head with its label)
+/// are kept composed per stripe phase, so a frame of moving stripes is three SRC
+/// composites whatever the display's pixel format.
 final class BarLayers {
     let layout: Layout
     private let theme: Theme
     private let track: PixmanImage
-    /// Gradient plus stripes at phase 0, one or more stripe periods wide, repeating.
+    /// Gradient plus stripes at phase 0, a whole number of stripe periods wide, repeating.
     private let fillTile: PixmanImage
     /// Background, track, fill and outline of one interior column, with stripes; repeating.
     private let interiorTile: PixmanImage
     private let outlineColor: PixmanImage
-    private var fillMask: PixmanImage?
-    private var outlineMask: PixmanImage?
-    private(set) var fillWidth = 0.0
+    private let background: PixmanImage
+    /// Masks of the fill at the bar's full width; narrower fills use their ends shifted.
+    private let fullFill: PixmanImage
+    private let fullOutline: PixmanImage?
+    /// Masks for a fill too short to have an interior (rebuilt with the width).
+    private var shortFill: PixmanImage?
+    private var shortOutline: PixmanImage?
+
+    /// Filled width in whole pixels.
+    private(set) var fillWidth = 0
+    private var steady = false
+    private var label: (mask: PixmanImage, color: PixmanImage, rect: Rect)?
+    private var leftCache: [Int: PixmanImage] = [:]
+    private var headCache: [Int: PixmanImage] = [:]
 
     init(theme: Theme, layout: Layout) {
         self.theme = theme
         self.layout = layout
         let bar = layout.bar
+        let cap = layout.capWidth
         let tileWidth = layout.stripePeriod * max(1, (512 + layout.stripePeriod - 1) / layout.stripePeriod)
-        track = Self.makeTrack(theme: theme, layout: layout)
-        fillTile = Self.makeFillTile(theme: theme, layout: layout, width: tileWidth)
-        pixman_image_set_repeat(fillTile.raw, PIXMAN_REPEAT_NORMAL)
+        background = PixmanImage(solid: theme.background)
         outlineColor = PixmanImage(solid: theme.fillColor.darker.darker)
+        fillTile = Self.makeFillTile(theme: theme, layout: layout, width: tileWidth)
 
-        let (fullFill, fullOutline) = Self.makeFillMasks(layout: layout, width: Double(bar.width), outline: theme.outline)
+        // The ends are drawn on a narrow bar and the middle column stretched between them:
+        // the blur and the rasteriser only ever see 2 caps + 1 column.
+        let narrow = min(bar.width, 2 * cap + 1)
+        track = Self.stretch(Self.makeTrack(theme: theme, layout: layout, width: narrow), to: bar.width, cap: cap)
+        let masks = Self.makeFillMasks(layout: layout, width: narrow, outline: theme.outline)
+        fullFill = Self.stretch(masks.fill, to: bar.width, cap: cap)
+        fullOutline = masks.outline.map { Self.stretch($0, to: bar.width, cap: cap) }
+
         interiorTile = PixmanImage(format: PIXMAN_a8r8g8b8, width: tileWidth, height: bar.height)
         let tileRect = Rect(x: 0, y: 0, width: tileWidth, height: bar.height)
         interiorTile.fill(tileRect, color: theme.background)
-        let column = bar.width / 2
-        func repeatingColumn(_ image: PixmanImage, format: pixman_format_code_t) -> PixmanImage {
-            let col = PixmanImage(format: format, width: 1, height: bar.height)
-            col.composite(PIXMAN_OP_SRC, source: image, rect: Rect(x: 0, y: 0, width: 1, height: bar.height), sourceOrigin: (column, 0))
-            pixman_image_set_repeat(col.raw, PIXMAN_REPEAT_NORMAL)
-            return col
-        }
-        interiorTile.composite(PIXMAN_OP_OVER, source: repeatingColumn(track, format: PIXMAN_a8r8g8b8), rect: tileRect)
-        interiorTile.composite(PIXMAN_OP_OVER, source: fillTile, mask: repeatingColumn(fullFill, format: PIXMAN_a8), rect: tileRect)
+        let middle = bar.width / 2
+        interiorTile.composite(PIXMAN_OP_OVER, source: Self.column(track, at: middle), rect: tileRect)
+        interiorTile.composite(PIXMAN_OP_OVER, source: fillTile, mask: Self.column(fullFill, at: middle), rect: tileRect)
         if let fullOutline {
-            interiorTile.composite(PIXMAN_OP_OVER, source: outlineColor, mask: repeatingColumn(fullOutline, format: PIXMAN_a8), rect: tileRect)
+            interiorTile.composite(PIXMAN_OP_OVER, source: outlineColor, mask: Self.column(fullOutline, at: middle), rect: tileRect)
         }
         pixman_image_set_repeat(interiorTile.raw, PIXMAN_REPEAT_NORMAL)
     }
@@ -48,77 +65,158 @@ final class BarLayers {
     /// The fill's screen rectangle (empty at 0).
     var fillRect: Rect {
         let bar = layout.bar
-        return Rect(x: bar.x, y: bar.y, width: Int(fillWidth.rounded(.up)), height: bar.height)
+        return Rect(x: bar.x, y: bar.y, width: fillWidth, height: bar.height)
     }
 
-    /// Where every column looks the same but for the stripes: one composite per frame.
-    var interiorRect: Rect {
-        let bar = layout.bar
-        let x0 = bar.x + layout.capWidth
-        let x1 = bar.x + Int(fillWidth) - layout.capWidth
-        return Rect(x: x0, y: bar.y, width: x1 - x0, height: bar.height)
-    }
+    private var hasInterior: Bool { fillWidth >= 2 * layout.capWidth + 1 }
 
+    /// Sets the fill's width for the next frame; a frame whose width did not change may
+    /// use (and fill) the per-phase caches.
     func setFillWidth(_ width: Double) {
-        let w = min(max(0, (width * 8).rounded() / 8), Double(layout.bar.width))
-        guard w != fillWidth || (fillMask == nil && w > 0) else { return }
+        let w = min(max(0, Int(width.rounded())), layout.bar.width)
+        steady = w == fillWidth
+        guard !steady else { return }
         fillWidth = w
-        if w > 0 {
-            (fillMask, outlineMask) = Self.makeFillMasks(layout: layout, width: w, outline: theme.outline)
+        headCache.removeAll(keepingCapacity: true)
+        if w > 0 && !hasInterior {
+            let masks = Self.makeFillMasks(layout: layout, width: w, outline: theme.outline)
+            shortFill = masks.fill
+            shortOutline = masks.outline
         } else {
-            fillMask = nil
-            outlineMask = nil
+            shortFill = nil
+            shortOutline = nil
         }
     }
 
-    /// Draws the bar over `clip` (screen coordinates), background included, stripes at `phase`.
+    /// The label drawn over the bar (nil for none).
+    func setLabel(mask: PixmanImage?, color: Color, rect: Rect) {
+        headCache.removeAll(keepingCapacity: true)
+        leftCache.removeAll(keepingCapacity: true)
+        if let mask, !rect.isEmpty {
+            label = (mask, PixmanImage(solid: color), rect)
+        } else {
+            label = nil
+        }
+    }
+
+    /// Draws the bar over `clip` (screen coordinates), background and label included.
     func draw(into dst: PixmanImage, clip: Rect, phase: Int) {
         let bar = layout.bar
         let area = clip.intersection(bar)
         guard !area.isEmpty else { return }
-        let interior = area.intersection(interiorRect)
         let sourceX = { (x: Int) in x - bar.x - phase }
-        for part in area.subtracting(interior) {
-            dst.fill(part, color: theme.background)
-            dst.composite(PIXMAN_OP_OVER, source: track, rect: part, sourceOrigin: (part.x - bar.x, part.y - bar.y))
-            let filled = part.intersection(fillRect)
-            if let fillMask, !filled.isEmpty {
-                let maskOrigin = (filled.x - bar.x, filled.y - bar.y)
-                dst.composite(PIXMAN_OP_OVER, source: fillTile, mask: fillMask, rect: filled,
-                              sourceOrigin: (sourceX(filled.x), filled.y - bar.y), maskOrigin: maskOrigin)
-                if let outlineMask {
-                    dst.composite(PIXMAN_OP_OVER, source: outlineColor, mask: outlineMask, rect: filled, maskOrigin: maskOrigin)
+        guard hasInterior else {
+            drawLayers(into: dst, part: area, phase: phase)
+            return
+        }
+        let cap = layout.capWidth
+        let fillRight = bar.x + fillWidth
+        var headStart = fillRight - cap
+        if let label, label.rect.intersects(fillRect) { headStart = min(headStart, label.rect.x) }
+        headStart = max(headStart, bar.x + cap)
+        let left = Rect(x: bar.x, y: bar.y, width: cap, height: bar.height)
+        let interior = Rect(x: bar.x + cap, y: bar.y, width: headStart - bar.x - cap, height: bar.height)
+        let head = Rect(x: headStart, y: bar.y, width: fillRight - headStart, height: bar.height)
+
+        for part in area.subtracting(fillRect) {
+            drawLayers(into: dst, part: part, phase: phase)
+        }
+        let i = area.intersection(interior)
+        dst.composite(PIXMAN_OP_SRC, source: interiorTile, rect: i, sourceOrigin: (sourceX(i.x), i.y - bar.y))
+        for (region, isHead) in [(left, false), (head, true)] {
+            let part = area.intersection(region)
+            guard !part.isEmpty else { continue }
+            guard steady else {
+                drawLayers(into: dst, part: part, phase: phase)
+                continue
+            }
+            let cached: PixmanImage
+            if let hit = isHead ? headCache[phase] : leftCache[phase] {
+                cached = hit
+            } else {
+                cached = PixmanImage(format: PIXMAN_a8r8g8b8, width: region.width, height: region.height)
+                drawLayers(into: cached, part: region, phase: phase, origin: (region.x, region.y))
+                if isHead { headCache[phase] = cached } else { leftCache[phase] = cached }
+            }
+            dst.composite(PIXMAN_OP_SRC, source: cached, rect: part, sourceOrigin: (part.x - region.x, part.y - region.y))
+        }
+    }
+
+    /// Every layer of the bar over `part` (screen coordinates), drawn into `dst` whose
+    /// pixel (0, 0) is the screen point `origin`.
+    private func drawLayers(into dst: PixmanImage, part: Rect, phase: Int, origin: (x: Int, y: Int) = (0, 0)) {
+        let bar = layout.bar
+        let target = Rect(x: part.x - origin.x, y: part.y - origin.y, width: part.width, height: part.height)
+        dst.composite(PIXMAN_OP_SRC, source: background, rect: target)
+        dst.composite(PIXMAN_OP_OVER, source: track, rect: target, sourceOrigin: (part.x - bar.x, part.y - bar.y))
+        let filled = part.intersection(fillRect)
+        if !filled.isEmpty {
+            // Left of the fill's middle the full-width mask fits as it is; right of it, its right
+            // end shifted onto the fill's head.
+            let middle = bar.x + fillWidth / 2
+            for piece in filled.subtracting(Rect(x: middle, y: bar.y, width: bar.width, height: bar.height))
+                + [filled.intersection(Rect(x: middle, y: bar.y, width: bar.width, height: bar.height))]
+            where !piece.isEmpty {
+                let useShort = shortFill != nil
+                let shift = useShort || piece.x < middle ? 0 : bar.width - fillWidth
+                let maskOrigin = (piece.x - bar.x + shift, piece.y - bar.y)
+                let rect = Rect(x: piece.x - origin.x, y: piece.y - origin.y, width: piece.width, height: piece.height)
+                dst.composite(PIXMAN_OP_OVER, source: fillTile, mask: useShort ? shortFill! : fullFill, rect: rect,
+                              sourceOrigin: (piece.x - bar.x - phase, piece.y - bar.y), maskOrigin: maskOrigin)
+                if let outline = useShort ? shortOutline : fullOutline {
+                    dst.composite(PIXMAN_OP_OVER, source: outlineColor, mask: outline, rect: rect, maskOrigin: maskOrigin)
                 }
             }
         }
-        if !interior.isEmpty {
-            dst.composite(PIXMAN_OP_SRC, source: interiorTile, rect: interior,
-                          sourceOrigin: (sourceX(interior.x), interior.y - bar.y))
+        if let label {
+            let l = part.intersection(label.rect)
+            if !l.isEmpty {
+                dst.composite(PIXMAN_OP_OVER, source: label.color, mask: label.mask,
+                              rect: Rect(x: l.x - origin.x, y: l.y - origin.y, width: l.width, height: l.height),
+                              maskOrigin: (l.x - label.rect.x, l.y - label.rect.y))
+            }
         }
     }
 
     // MARK: - Building the cached images
 
-    private static func makeTrack(theme: Theme, layout: Layout) -> PixmanImage {
-        let bar = layout.bar
-        let shape = Shape.roundedRectMask(
-            width: bar.width, height: bar.height,
-            rect: (0, 0, Double(bar.width), Double(bar.height)), radius: layout.radius)
-        let track = PixmanImage(format: PIXMAN_a8r8g8b8, width: bar.width, height: bar.height)
-        let whole = Rect(x: 0, y: 0, width: bar.width, height: bar.height)
+    /// `image` widened to `width`: its first and last `cap` columns kept, its middle column repeated.
+    private static func stretch(_ image: PixmanImage, to width: Int, cap: Int) -> PixmanImage {
+        guard image.width < width else { return image }
+        let h = image.height
+        let out = PixmanImage(format: pixman_image_get_format(image.raw), width: width, height: h)
+        out.composite(PIXMAN_OP_SRC, source: image, rect: Rect(x: 0, y: 0, width: cap, height: h))
+        out.composite(PIXMAN_OP_SRC, source: column(image, at: cap), rect: Rect(x: cap, y: 0, width: width - 2 * cap, height: h))
+        out.composite(PIXMAN_OP_SRC, source: image, rect: Rect(x: width - cap, y: 0, width: cap, height: h),
+                      sourceOrigin: (image.width - cap, 0))
+        return out
+    }
+
+    /// Column `x` of `image` as a one-pixel-wide repeating image.
+    private static func column(_ image: PixmanImage, at x: Int) -> PixmanImage {
+        let col = PixmanImage(format: pixman_image_get_format(image.raw), width: 1, height: image.height)
+        col.composite(PIXMAN_OP_SRC, source: image, rect: Rect(x: 0, y: 0, width: 1, height: image.height), sourceOrigin: (x, 0))
+        pixman_image_set_repeat(col.raw, PIXMAN_REPEAT_NORMAL)
+        return col
+    }
+
+    private static func makeTrack(theme: Theme, layout: Layout, width: Int) -> PixmanImage {
+        let h = layout.bar.height
+        let whole = Rect(x: 0, y: 0, width: width, height: h)
+        let shape = Shape.roundedRectMask(width: width, height: h, rect: (0, 0, Double(width), Double(h)), radius: layout.radius)
+        let track = PixmanImage(format: PIXMAN_a8r8g8b8, width: width, height: h)
         track.composite(PIXMAN_OP_SRC, source: PixmanImage(solid: theme.trackColor), mask: shape, rect: whole)
         guard theme.trackShadow else { return track }
 
         // Inner shadow: the area outside the track, moved down by a pixel, blurred, and
         // kept only inside the track (a shadow cast by the top edge).
         let margin = Int((layout.shadowBlur * 4).rounded(.up)) + 2
-        let outside = PixmanImage(format: PIXMAN_a8, width: bar.width + 2 * margin, height: bar.height + 2 * margin)
+        let outside = PixmanImage(format: PIXMAN_a8, width: width + 2 * margin, height: h + 2 * margin)
         outside.fill(Rect(x: 0, y: 0, width: outside.width, height: outside.height), color: .white)
         let offsetY = max(1, Int(layout.scale.rounded()))
-        outside.composite(PIXMAN_OP_OUT_REVERSE, source: shape,
-                          rect: Rect(x: margin, y: margin + offsetY, width: bar.width, height: bar.height))
+        outside.composite(PIXMAN_OP_OUT_REVERSE, source: shape, rect: Rect(x: margin, y: margin + offsetY, width: width, height: h))
         Blur.apply(to: outside, radius: layout.shadowBlur)
-        let shadow = PixmanImage(format: PIXMAN_a8, width: bar.width, height: bar.height)
+        let shadow = PixmanImage(format: PIXMAN_a8, width: width, height: h)
         shadow.composite(PIXMAN_OP_SRC, source: outside, rect: whole, sourceOrigin: (margin, margin))
         shadow.composite(PIXMAN_OP_IN, source: shape, rect: whole)
         track.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: Color.black.withAlpha(0.7)), mask: shadow, rect: whole)
@@ -151,24 +249,23 @@ final class BarLayers {
             x += p
         }
         tile.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: theme.stripeColor), mask: stripes, rect: whole)
+        pixman_image_set_repeat(tile.raw, PIXMAN_REPEAT_NORMAL)
         return tile
     }
 
     /// The fill's shape (inset half a pixel, as a stroke's centre line) and its outline ring.
-    private static func makeFillMasks(layout: Layout, width: Double, outline: Bool) -> (PixmanImage, PixmanImage?) {
-        let bar = layout.bar
-        let h = Double(bar.height)
-        let fill = Shape.roundedRectMask(
-            width: bar.width, height: bar.height, rect: (0.5, 0.5, width - 1, h - 1), radius: layout.radius)
+    private static func makeFillMasks(layout: Layout, width: Int, outline: Bool) -> (fill: PixmanImage, outline: PixmanImage?) {
+        let h = layout.bar.height
+        let w = Double(width), hh = Double(h)
+        let fill = Shape.roundedRectMask(width: width, height: h, rect: (0.5, 0.5, w - 1, hh - 1), radius: layout.radius)
         guard outline else { return (fill, nil) }
         let line = max(1, layout.scale.rounded())
-        let ring = Shape.roundedRectMask(
-            width: bar.width, height: bar.height, rect: (0, 0, width, h), radius: layout.radius + line / 2)
-        if width > 2 * line {
+        let ring = Shape.roundedRectMask(width: width, height: h, rect: (0, 0, w, hh), radius: layout.radius + line / 2)
+        if w > 2 * line {
             let inner = Shape.roundedRectMask(
-                width: bar.width, height: bar.height, rect: (line, line, width - 2 * line, h - 2 * line),
+                width: width, height: h, rect: (line, line, w - 2 * line, hh - 2 * line),
                 radius: max(0, layout.radius - line / 2))
-            ring.composite(PIXMAN_OP_OUT_REVERSE, source: inner, rect: Rect(x: 0, y: 0, width: bar.width, height: bar.height))
+            ring.composite(PIXMAN_OP_OUT_REVERSE, source: inner, rect: Rect(x: 0, y: 0, width: width, height: h))
         }
         return (fill, ring)
     }

@@ -26,7 +26,7 @@ enum BuiltinFont {
 
     /// The glyph for `scalar` at `size` pixels (nil image for a space).
     static func glyph(_ scalar: Unicode.Scalar, size: Int) -> FontFace.Glyph? {
-        let cell = max(1, size / 9)
+        let cell = max(1, (size + 4) / 8)
         let advance = Double(cell * 6)
         if scalar == " " { return FontFace.Glyph(image: nil, left: 0, top: 0, advance: advance) }
         guard let rows = bitmaps[Character(scalar)] else { return nil }
@@ -40,7 +40,7 @@ enum BuiltinFont {
     }
 
     static func verticalMetrics(size: Int) -> (ascent: Int, descent: Int) {
-        let cell = max(1, size / 9)
+        let cell = max(1, (size + 4) / 8)
         return (cell * 8, cell)
     }
 }

@@ -11,8 +11,8 @@ public enum LabelFormat {
         var out = ""
         var rest = Substring(format)
         while let open = rest.firstIndex(of: "{") {
-            out += rest[..<open]
             guard let close = rest[open...].firstIndex(of: "}") else { break }
+            out += rest[..<open]
             let name = rest[rest.index(after: open)..<close]
             switch name {
             case "percent": out += whole(percent)

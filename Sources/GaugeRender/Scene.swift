@@ -104,7 +104,6 @@ public final class Scene {
         bar.draw(into: dst, clip: area, phase: phase)
         draw(title, color: theme.titleColor, into: dst, clip: area)
         draw(message, color: theme.messageColor, into: dst, clip: area)
-        draw(label, color: labelColor, into: dst, clip: area)
     }
 
     /// Updates to `model` at `time` and draws what changed; returns that rectangle.
@@ -150,10 +149,11 @@ public final class Scene {
         }
         guard let image = label.image, image.width > 0 else {
             label.rect = .zero
+            bar.setLabel(mask: nil, color: labelColor, rect: .zero)
             return old
         }
         let b = layout.bar
-        let fillRight = b.x + Int(bar.fillWidth.rounded())
+        let fillRight = b.x + bar.fillWidth
         let y = b.y + (b.height - image.height) / 2
         var x = fillRight - layout.labelInset - image.width
         let onFill = x >= b.x + layout.labelInset
@@ -164,6 +164,7 @@ public final class Scene {
         guard rect != label.rect || color != labelColor else { return .zero }
         label.rect = rect
         labelColor = color
+        bar.setLabel(mask: image.mask, color: color, rect: rect)
         return old.union(rect)
     }
 

@@ -138,3 +138,17 @@ public final class TextRenderer {
         return first.verticalMetrics(size: size)
     }
 }
+
+extension TextImage {
+    /// Pixels with any coverage (for tests and diagnostics).
+    public var inkPixels: Int {
+        guard let mask else { return 0 }
+        let stride = Int(pixman_image_get_stride(mask.raw))
+        let data = pixman_image_get_data(mask.raw)!.withMemoryRebound(to: UInt8.self, capacity: 1) { $0 }
+        var count = 0
+        for y in 0..<height {
+            for x in 0..<width where data[y * stride + x] > 0 { count += 1 }
+        }
+        return count
+    }
+}

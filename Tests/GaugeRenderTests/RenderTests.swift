@@ -1,0 +1,134 @@
+import GaugeDisplay
+import GaugeRender
+import Testing
+
+@Suite("Rendering")
+struct RenderTests {
+    @Test("the same state in all seven formats decodes to the same picture within each format's precision")
+    func formats() throws {
+        let reference = try Screen(width: 640, height: 360)
+        reference.render(model(42, message: "Ünïcödé ok", title: "Formats"))
+        for format in PixelFormat.allCases {
+            let screen = try Screen(width: 640, height: 360, format: format)
+            screen.render(model(42, message: "Ünïcödé ok", title: "Formats"))
+            // One step of the coarsest channel, twice (the value and one blend on top of it).
+            let step = 256 >> format.minimumChannelBits
+            let tolerance = format.minimumChannelBits == 8 ? 1 : 2 * step + 1
+            let diff = difference(screen.image, reference.image, tolerance: tolerance)
+            #expect(diff.count == 0, "\(format): \(diff.count) pixels off by more than \(tolerance), max \(diff.max)")
+        }
+    }
+
+    @Test("stripes at t and t + half a period differ inside the fill and nowhere else")
+    func stripesMove() throws {
+        let theme = Theme()
+        let a = try Screen(width: 800, height: 480, theme: theme)
+        let b = try Screen(width: 800, height: 480, theme: theme)
+        let m = model(60, message: "Moving")
+        a.render(m, at: 1.0)
+        b.render(m, at: 1.0 + theme.stripeDuration / 2)
+        let fill = a.scene.barRect
+        let fillRect = Rect(x: fill.x, y: fill.y, width: fill.width * 60 / 100, height: fill.height)
+        let diff = difference(a.image, b.image, tolerance: 0)
+        #expect(diff.count > fillRect.area / 10, "stripes did not move: \(diff.count) pixels changed")
+        #expect(fillRect.union(diff.box) == fillRect, "changes outside the fill: \(diff.box) vs \(fillRect)")
+    }
+
+    @Test("the fill at 0% draws nothing")
+    func emptyFill() throws {
+        var blue = Theme()
+        blue.fillColor = Color(red: 0, green: 0, blue: 1)
+        let orange = try Screen(width: 800, height: 480)
+        let other = try Screen(width: 800, height: 480, theme: blue)
+        orange.render(model(0), at: 0.3)
+        other.render(model(0), at: 0.3)
+        #expect(difference(orange.image, other.image, tolerance: 0).count == 0)
+        // ...while at 5% the fill colour shows.
+        orange.render(model(5), at: 0.3)
+        other.render(model(5), at: 0.3)
+        #expect(difference(orange.image, other.image, tolerance: 0).count > 50)
+    }
+
+    /// Mean luma change inside the label's rectangle caused by drawing the label.
+    private func labelLumaShift(fill: Color) throws -> Double {
+        var with = Theme()
+        with.fillColor = fill
+        var without = with
+        without.showLabel = false
+        let a = try Screen(width: 800, height: 480, theme: with)
+        let b = try Screen(width: 800, height: 480, theme: without)
+        a.render(model(50))
+        b.render(model(50))
+        let r = a.scene.labelRect
+        #expect(!r.isEmpty)
+        #expect(a.scene.barRect.union(r) == a.scene.barRect, "label outside the bar")
+        let ia = a.image, ib = b.image
+        var total = 0.0
+        for y in r.y..<r.maxY {
+            for x in r.x..<r.maxX {
+                let p = ia.pixel(x: x, y: y), q = ib.pixel(x: x, y: y)
+                total += 0.299 * (Double(p.r) - Double(q.r)) + 0.587 * (Double(p.g) - Double(q.g)) + 0.114 * (Double(p.b) - Double(q.b))
+            }
+        }
+        return total / Double(r.area)
+    }
+
+    @Test("the label is black on a light fill colour and white on a dark one")
+    func labelContrast() throws {
+        #expect(try labelLumaShift(fill: Color(red: 0.87, green: 0.55, blue: 0.09)) < -5)
+        #expect(try labelLumaShift(fill: Color(red: 0.1, green: 0.1, blue: 0.4)) > 5)
+    }
+
+    @Test("the label sits right-aligned inside the fill with a 6 px inset")
+    func labelPlacement() throws {
+        let screen = try Screen(width: 1920, height: 1080)
+        screen.render(model(42))
+        let bar = screen.scene.barRect
+        let fillRight = bar.x + Int((Double(bar.width) * 0.42).rounded())
+        #expect(screen.scene.labelRect.maxX == fillRight - 6)
+        // 1%: too short to hold it, so it sits just past the head.
+        screen.render(model(1))
+        let head = bar.x + Int((Double(bar.width) * 0.01).rounded())
+        #expect(screen.scene.labelRect.x == head + 6)
+    }
+
+    @Test("a damaged-region render gives the same pixels as a full render of the same state")
+    func damageMatchesFull() throws {
+        let incremental = try Screen(width: 640, height: 360)
+        var m = model(0, message: "Starting", title: "Boot")
+        var t = 0.0
+        let steps: [(Double, String)] = [(5, "Starting"), (5, "Starting"), (37.5, "Loading drivers"), (37.5, "Loading drivers"),
+                                          (36, "Loading drivers"), (80, "Mounting /usr"), (80, ""), (100, "Done"), (2, "Again")]
+        for (value, message) in steps {
+            for _ in 0..<4 {
+                t += 0.037
+                if m.target != value { m.setTarget(value, at: t, duration: 0.1, easing: .easeInOut) }
+                m.message = message
+                let damage = incremental.render(m, at: t)
+                if damage.isEmpty { continue }
+                let full = try Screen(width: 640, height: 360)
+                full.render(m, at: t)
+                let diff = difference(incremental.image, full.image, tolerance: 0)
+                #expect(diff.count == 0, "at t=\(t) value \(m.shown(at: t)): \(diff.count) pixels differ in \(diff.box)")
+            }
+        }
+    }
+
+    @Test("a frame with nothing changed reports no damage; a moving frame only the fill")
+    func damageRects() throws {
+        var still = Theme()
+        still.animate = false
+        let screen = try Screen(width: 800, height: 480, theme: still)
+        let m = model(50, message: "Hello")
+        #expect(screen.render(m, at: 0) == Rect(x: 0, y: 0, width: 800, height: 480))
+        #expect(screen.render(m, at: 0.5).isEmpty)
+        #expect(!screen.scene.isAnimating(m, at: 0.5))
+
+        let moving = try Screen(width: 800, height: 480)
+        moving.render(m, at: 0)
+        let damage = moving.render(m, at: 0.1)
+        let bar = moving.scene.barRect
+        #expect(damage == Rect(x: bar.x, y: bar.y, width: bar.width / 2, height: bar.height))
+        #expect(moving.scene.isAnimating(m, at: 0.1))
+    }
+}

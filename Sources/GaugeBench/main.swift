@@ -107,14 +107,3 @@ for (width, height, format) in [(1920, 1080, PixelFormat.xrgb8888), (800, 480, P
     report("  ratio", changing / memcpyValue, unit: "×")
 }
 print(failures == 0 ? "all targets met" : "\(failures) target(s) missed")
-do {
-    let s = Scene(theme: Theme(), width: 800, height: 480)
-    let b = Buffer(width: 800, height: 480, format: .rgb565)
-    for i in 0..<(800*480) { b.fb.base.storeBytes(of: UInt16(0xffff), toByteOffset: i*2, as: UInt16.self) }
-    var m = ScreenModel(); m.setTarget(42)
-    s.render(m, at: 0, into: b.fb)
-    print("corner", b.fb.base.load(as: UInt16.self))
-    var t = 0.0
-    let u = measure(reps: 2000) { t += 0.8/28; _ = s.update(m, at: t) }
-    print("update only", u)
-}

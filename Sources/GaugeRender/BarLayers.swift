@@ -29,8 +29,28 @@ final class BarLayers {
     private(set) var fillWidth = 0
     private var steady = false
     private var label: (mask: PixmanImage, color: PixmanImage, rect: Rect)?
-    private var leftCache: [Int: PixmanImage] = [:]
-    private var headCache: [Int: PixmanImage] = [:]
+    /// Where bar pixels are composed before their one conversion to the display's format.
+    private let scratch: PixmanImage
+    /// Composed regions in the display's format, by stripe phase; see `Cache`.
+    private var cache = Cache()
+
+    private struct Cache {
+        var format = PIXMAN_a8r8g8b8
+        var interior: PixmanImage?
+        var left: [Int: PixmanImage] = [:]
+        var head: [Int: PixmanImage] = [:]
+        var whole: [Int: PixmanImage] = [:]
+
+        /// Forgets what depends on the fill's width or label.
+        mutating func dropFill() {
+            head.removeAll(keepingCapacity: true)
+            whole.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Most bytes the whole-fill cache may hold across all phases; past it the fill is
+    /// put together from the left cap, the interior tile and the head.
+    static let wholeFillCacheBudget = 1 << 20
 
     init(theme: Theme, layout: Layout) {
         self.theme = theme
@@ -60,6 +80,7 @@ final class BarLayers {
             interiorTile.composite(PIXMAN_OP_OVER, source: outlineColor, mask: Self.column(fullOutline, at: middle), rect: tileRect)
         }
         pixman_image_set_repeat(interiorTile.raw, PIXMAN_REPEAT_NORMAL)
+        scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: bar.width, height: bar.height)
     }
 
     /// The fill's screen rectangle (empty at 0).
@@ -77,7 +98,7 @@ final class BarLayers {
         steady = w == fillWidth
         guard !steady else { return }
         fillWidth = w
-        headCache.removeAll(keepingCapacity: true)
+        cache.dropFill()
         if w > 0 && !hasInterior {
             let masks = Self.makeFillMasks(layout: layout, width: w, outline: theme.outline)
             shortFill = masks.fill
@@ -90,8 +111,8 @@ final class BarLayers {
 
     /// The label drawn over the bar (nil for none).
     func setLabel(mask: PixmanImage?, color: Color, rect: Rect) {
-        headCache.removeAll(keepingCapacity: true)
-        leftCache.removeAll(keepingCapacity: true)
+        cache.dropFill()
+        cache.left.removeAll(keepingCapacity: true)
         if let mask, !rect.isEmpty {
             label = (mask, PixmanImage(solid: color), rect)
         } else {
@@ -100,46 +121,84 @@ final class BarLayers {
     }
 
     /// Draws the bar over `clip` (screen coordinates), background and label included.
+    ///
+    /// Every bar pixel is composed in a8r8g8b8 and converted to the display's format once,
+    /// so a cached region and a freshly drawn one are the same to the bit.
     func draw(into dst: PixmanImage, clip: Rect, phase: Int) {
         let bar = layout.bar
         let area = clip.intersection(bar)
         guard !area.isEmpty else { return }
-        let sourceX = { (x: Int) in x - bar.x - phase }
-        guard hasInterior else {
-            drawLayers(into: dst, part: area, phase: phase)
+        useFormat(pixman_image_get_format(dst.raw))
+        guard steady, hasInterior else {
+            compose(area, into: dst, phase: phase)
+            return
+        }
+        for part in area.subtracting(fillRect) {
+            compose(part, into: dst, phase: phase)
+        }
+        let fill = fillRect
+        let bytesPerPixel = Self.bytesPerPixel(cache.format)
+        if fill.area * bytesPerPixel * layout.stripePeriod <= Self.wholeFillCacheBudget {
+            blit(area.intersection(fill), region: fill, from: cached(\.whole, region: fill, phase: phase), into: dst)
             return
         }
         let cap = layout.capWidth
         let fillRight = bar.x + fillWidth
         var headStart = fillRight - cap
-        if let label, label.rect.intersects(fillRect) { headStart = min(headStart, label.rect.x) }
+        if let label, label.rect.intersects(fill) { headStart = min(headStart, label.rect.x) }
         headStart = max(headStart, bar.x + cap)
         let left = Rect(x: bar.x, y: bar.y, width: cap, height: bar.height)
         let interior = Rect(x: bar.x + cap, y: bar.y, width: headStart - bar.x - cap, height: bar.height)
         let head = Rect(x: headStart, y: bar.y, width: fillRight - headStart, height: bar.height)
-
-        for part in area.subtracting(fillRect) {
-            drawLayers(into: dst, part: part, phase: phase)
-        }
         let i = area.intersection(interior)
-        dst.composite(PIXMAN_OP_SRC, source: interiorTile, rect: i, sourceOrigin: (sourceX(i.x), i.y - bar.y))
-        for (region, isHead) in [(left, false), (head, true)] {
-            let part = area.intersection(region)
-            guard !part.isEmpty else { continue }
-            guard steady else {
-                drawLayers(into: dst, part: part, phase: phase)
-                continue
-            }
-            let cached: PixmanImage
-            if let hit = isHead ? headCache[phase] : leftCache[phase] {
-                cached = hit
-            } else {
-                cached = PixmanImage(format: PIXMAN_a8r8g8b8, width: region.width, height: region.height)
-                drawLayers(into: cached, part: region, phase: phase, origin: (region.x, region.y))
-                if isHead { headCache[phase] = cached } else { leftCache[phase] = cached }
-            }
-            dst.composite(PIXMAN_OP_SRC, source: cached, rect: part, sourceOrigin: (part.x - region.x, part.y - region.y))
+        if !i.isEmpty, let tile = cache.interior {
+            dst.composite(PIXMAN_OP_SRC, source: tile, rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
         }
+        if area.intersects(left) {
+            blit(area.intersection(left), region: left, from: cached(\.left, region: left, phase: phase), into: dst)
+        }
+        if area.intersects(head) {
+            blit(area.intersection(head), region: head, from: cached(\.head, region: head, phase: phase), into: dst)
+        }
+    }
+
+    /// PIXMAN_FORMAT_BPP, which Swift cannot import, in bytes.
+    private static func bytesPerPixel(_ format: pixman_format_code_t) -> Int {
+        let f = format.rawValue
+        return Int(((f >> 24) & 0xff) << ((f >> 22) & 3)) / 8
+    }
+
+    private func useFormat(_ format: pixman_format_code_t) {
+        guard cache.format != format || cache.interior == nil else { return }
+        cache = Cache()
+        cache.format = format
+        let tile = PixmanImage(format: format, width: interiorTile.width, height: interiorTile.height)
+        tile.composite(PIXMAN_OP_SRC, source: interiorTile, rect: Rect(x: 0, y: 0, width: tile.width, height: tile.height))
+        pixman_image_set_repeat(tile.raw, PIXMAN_REPEAT_NORMAL)
+        cache.interior = tile
+    }
+
+    /// `part` composed in the scratch image and converted into `dst`.
+    private func compose(_ part: Rect, into dst: PixmanImage, phase: Int) {
+        let bar = layout.bar
+        drawLayers(into: scratch, part: part, phase: phase, origin: (bar.x, bar.y))
+        dst.composite(PIXMAN_OP_SRC, source: scratch, rect: part, sourceOrigin: (part.x - bar.x, part.y - bar.y))
+    }
+
+    /// `region` at `phase`, composed and converted to the display's format once.
+    private func cached(_ kind: WritableKeyPath<Cache, [Int: PixmanImage]>, region: Rect, phase: Int) -> PixmanImage {
+        if let hit = cache[keyPath: kind][phase] { return hit }
+        let bar = layout.bar
+        drawLayers(into: scratch, part: region, phase: phase, origin: (bar.x, bar.y))
+        let image = PixmanImage(format: cache.format, width: region.width, height: region.height)
+        image.composite(PIXMAN_OP_SRC, source: scratch, rect: Rect(x: 0, y: 0, width: region.width, height: region.height),
+                        sourceOrigin: (region.x - bar.x, region.y - bar.y))
+        cache[keyPath: kind][phase] = image
+        return image
+    }
+
+    private func blit(_ part: Rect, region: Rect, from image: PixmanImage, into dst: PixmanImage) {
+        dst.composite(PIXMAN_OP_SRC, source: image, rect: part, sourceOrigin: (part.x - region.x, part.y - region.y))
     }
 
     /// Every layer of the bar over `part` (screen coordinates), drawn into `dst` whose

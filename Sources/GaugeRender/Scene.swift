@@ -17,6 +17,7 @@ public final class Scene {
     private var label = TextLine()
     private var labelColor = Color.black
     private var phase = 0
+    private var labelValue = -1.0
     private var needsFullRedraw = true
     private var targets: [UnsafeMutableRawPointer: PixmanImage] = [:]
 
@@ -140,7 +141,8 @@ public final class Scene {
     /// The percentage label: right-aligned inside the fill, or just past its head when the
     /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
     private func updateLabel(shown: Double) -> Rect {
-        guard theme.showLabel else { return .zero }
+        guard theme.showLabel, shown != labelValue else { return .zero }
+        labelValue = shown
         let newText = LabelFormat.text(theme.labelFormat, value: shown, max: 100)
         let old = label.rect
         if newText != label.text || label.image == nil {

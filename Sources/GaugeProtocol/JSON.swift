@@ -40,10 +40,11 @@ package enum JSONValue: Equatable, Sendable {
 
     /// The number when it is a whole number an `Int` can hold.
     package var intValue: Int? {
-        guard case .number(let number) = self, number.rounded() == number,
-            number >= -9_007_199_254_740_992, number <= 9_007_199_254_740_992
-        else { return nil }
-        return Int(number)
+        // Checked by hand: `rounded()` and `Int(exactly:)` call libm, which this module
+        // does not link.
+        guard case .number(let number) = self, number > -9e15, number < 9e15 else { return nil }
+        let whole = Int(number)
+        return Double(whole) == number ? whole : nil
     }
 
     package var boolValue: Bool? {

@@ -141,7 +141,11 @@ package struct Status: Equatable, Sendable {
 
     /// `42.5%`: at most two decimals.
     private static func percent(_ value: Double) -> String {
-        PlainDecimal.format((value * 100).rounded() / 100) + "%"
+        // Rounded by hand: `rounded()` needs libm, which this module does not link.
+        let scaled = value * 100
+        guard scaled.isFinite, scaled.magnitude < 1e15 else { return PlainDecimal.format(value) + "%" }
+        let hundredths = Int(scaled + (scaled < 0 ? -0.5 : 0.5))
+        return PlainDecimal.format(Double(hundredths) / 100) + "%"
     }
 
     /// The text in JSON string notation, so that control characters stay visible and

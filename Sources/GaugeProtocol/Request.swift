@@ -68,7 +68,8 @@ package enum Request: Equatable, Sendable {
         return nil
     }
 
-    static func isForbiddenControl(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether `scalar` may not appear in a line: C0 controls but tab, DEL, C1 controls.
+    package static func isForbiddenControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x09: return false
         case 0x00...0x1F, 0x7F...0x9F: return true

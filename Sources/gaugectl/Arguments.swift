@@ -132,6 +132,7 @@ enum ArgumentParser {
 
     private static func helpTopic(_ rest: [String]) throws(UsageError) -> CommandSpec? {
         guard let word = rest.first else { return nil }
+        if word == "-h" || word == "--help" { return try CommandSpec.named("help") }
         guard rest.count == 1 else { throw UsageError("help takes at most one command name") }
         return try CommandSpec.named(word)
     }
@@ -143,6 +144,7 @@ enum ArgumentParser {
             // `send`: everything is the line, except a leading --help or --.
             if let first = rest.first, first == "--help" || first == "-h" { return nil }
             parsed.positionals = rest.first == "--" ? Array(rest.dropFirst()) : rest
+            try checkCount(parsed, for: command)
             return parsed
         }
         var wantsHelp = false
@@ -190,6 +192,11 @@ enum ArgumentParser {
             }
         }
         if wantsHelp { return nil }
+        try checkCount(parsed, for: command)
+        return parsed
+    }
+
+    private static func checkCount(_ parsed: CommandArguments, for command: CommandSpec) throws(UsageError) {
         if parsed.positionals.count < command.positionals.lowerBound {
             throw UsageError("\(command.name) needs \(command.argumentsSynopsis)", command: command)
         }
@@ -197,6 +204,5 @@ enum ArgumentParser {
             let extra = parsed.positionals[command.positionals.upperBound]
             throw UsageError("unexpected argument '\(extra)' for \(command.name)", command: command)
         }
-        return parsed
     }
 }

@@ -125,9 +125,9 @@ enum ArgumentParser {
     }
 
     private static func looksLikeNegativeNumber(_ argument: String) -> Bool {
-        guard argument.hasPrefix("-") else { return false }
-        let rest = argument.dropFirst()
-        return rest.first.map { $0.isASCII && ($0.isNumber || $0 == ".") } ?? false
+        let bytes = Array(argument.utf8)
+        guard bytes.count > 1, bytes[0] == UInt8(ascii: "-") else { return false }
+        return (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[1]) || bytes[1] == UInt8(ascii: ".")
     }
 
     private static func helpTopic(_ rest: [String]) throws(UsageError) -> CommandSpec? {

@@ -58,9 +58,12 @@ enum DaemonConnection {
         return try receiveLine(from: socket, path: path, deadline: deadline)
     }
 
-    private static func timedOut(_ doing: String, _ path: String, _ deadline: Deadline) -> ConnectionFailure {
+    private static func timedOut(
+        _ doing: String, _ path: String, _ deadline: Deadline, because reason: String = ""
+    ) -> ConnectionFailure {
         let limit = deadline.seconds.map { PlainDecimal.format($0) } ?? "?"
-        return ConnectionFailure(message: "timed out after \(limit) s \(doing) \(path)")
+        let why = reason.isEmpty ? "" : " (\(reason))"
+        return ConnectionFailure(message: "timed out after \(limit) s \(doing) \(path)\(why)")
     }
 
     private static func failure(_ what: String, _ path: String, _ code: Int32) -> ConnectionFailure {
@@ -110,7 +113,7 @@ enum DaemonConnection {
                 // non-blocking connect, so retry until the deadline.
                 guard !deadline.hasPassed else {
                     close(fd)
-                    throw timedOut("connecting to (backlog full)", path, deadline)
+                    throw timedOut("connecting to", path, deadline, because: "its listen backlog is full")
                 }
                 let pause = deadline.pollTimeout < 0 ? 10 : min(10, deadline.pollTimeout)
                 poll(nil, 0, pause)

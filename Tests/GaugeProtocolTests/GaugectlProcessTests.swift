@@ -363,7 +363,7 @@ private final class FakeDaemon: @unchecked Sendable {
         }
         let run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
         #expect(run.status == 3)
-        #expect(run.stderr.contains("timed out"))
+        #expect(run.stderr.contains("timed out after 0.5 s connecting to \(path)"))
         #expect(run.seconds < 2)
     }
 

@@ -1,1 +1,88 @@
-print("gaugectl")
+import GaugeProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// gaugectl: sends one request to gauged and reports the outcome in its exit status
+/// (0 ok, 1 the daemon answered err, 2 usage, 3 no daemon or timeout).
+
+enum ExitStatus: Int32 {
+    case ok = 0
+    case daemonError = 1
+    case usage = 2
+    case noDaemon = 3
+}
+
+func printError(_ text: String) {
+    var line = text + "\n"
+    line.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}
+
+func finish(_ status: ExitStatus) -> Never {
+    exit(status.rawValue)
+}
+
+// A daemon that goes away mid-call must give exit status 3, not kill us.
+signal(SIGPIPE, SIG_IGN)
+
+let invocation: Invocation
+do {
+    invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst())) { name in
+        getenv(name).map { String(cString: $0) }
+    }
+} catch {
+    printError("gaugectl: \(error.message)")
+    if let command = error.command {
+        printError("Usage: gaugectl \(command.usage)\nTry 'gaugectl \(command.name) --help'.")
+    } else {
+        printError("Try 'gaugectl --help'.")
+    }
+    finish(.usage)
+}
+
+switch invocation.action {
+case .help(let command):
+    print(command.map(Help.command) ?? Help.overview())
+    finish(.ok)
+case .version:
+    print("gaugectl \(GaugeVersion.current)")
+    finish(.ok)
+case .send(let request):
+    let replyLine: String
+    do {
+        replyLine = try DaemonConnection.exchange(
+            line: request.line, socketPath: invocation.socketPath,
+            deadline: Deadline(seconds: invocation.timeout))
+    } catch {
+        printError("gaugectl: \(error.message)")
+        finish(.noDaemon)
+    }
+    switch Reply.parse(replyLine) {
+    case .ok(let payload):
+        guard let payload else { finish(.ok) }
+        switch request.output {
+        case .payload, .status(json: true):
+            print(payload)
+        case .status(json: false):
+            print(Status.parse(json: payload)?.humanReadable ?? payload)
+        }
+        finish(.ok)
+    case .err(let error):
+        printError("gaugectl: \(error.code.rawValue): \(error.message)")
+        finish(.daemonError)
+    case nil:
+        var shown = String(replyLine.unicodeScalars.prefix(80))
+        if shown.unicodeScalars.count < replyLine.unicodeScalars.count { shown += "…" }
+        printError("gaugectl: \(invocation.socketPath) sent something that is not a gauged reply: \(shown.debugDescription)")
+        finish(.noDaemon)
+    }
+}

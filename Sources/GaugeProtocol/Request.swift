@@ -1,0 +1,214 @@
+/// One request line of the native protocol (SPEC §2), parsed and validated.
+///
+/// Grammar: words are separated by one or more spaces (only U+0020); leading spaces
+/// before the command word and trailing spaces after a keyword argument are ignored; the
+/// command word is lowercase and case-sensitive. A free-text argument (the message of
+/// `progress`, `message`, `title`, the message of `state`, the path of `snapshot`) is
+/// everything after the *one* space that ends the word before it, kept verbatim: further
+/// spaces belong to the text, so every text, including one that starts or ends with
+/// spaces, round-trips through `encoded` (a snapshot path, which must start with `/`,
+/// may follow any number of spaces). No control character other than tab may
+/// appear anywhere in a line.
+package enum Request: Equatable, Sendable {
+    case progress(Double, message: String?)
+    /// Sets the message line; an empty text clears it.
+    case message(String)
+    case title(String)
+    case mode(DisplayMode)
+    case state(RunState, message: String?)
+    case theme([ThemeSetting])
+    case reload
+    case show
+    case hide
+    case ping
+    case status
+    case wait
+    /// PNG of the current frame to an absolute path.
+    case snapshot(path: String)
+    /// Stops the daemon; `retain` leaves the last frame on the display.
+    case quit(retain: Bool)
+
+    /// The command words, in the order help texts list them.
+    package static let commandWords = [
+        "progress", "message", "title", "mode", "state", "theme", "reload", "show", "hide",
+        "ping", "status", "wait", "snapshot", "quit",
+    ]
+
+    /// The range a progress value must lie in.
+    package static let progressRange: ClosedRange<Double> = 0...100
+
+    package static func parse(_ line: String) -> Result<Request, ProtocolError> {
+        if let error = controlCharacterError(in: line) { return .failure(error) }
+        var parser = RequestParser(Array(line.utf8))
+        do {
+            return .success(try parser.request())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Reads a progress value: a plain decimal (`42`, `42.5`, `.5`) in 0...100.
+    /// Not a number → `syntax`; a number outside the range → `range`.
+    package static func parseProgressValue<S: StringProtocol>(_ word: S) -> Result<Double, ProtocolError> {
+        guard let value = PlainDecimal.parse(word) else {
+            return .failure(ProtocolError(.syntax, "progress value '\(Abbreviated(word))' is not a decimal number"))
+        }
+        guard progressRange.contains(value) else {
+            return .failure(ProtocolError(.range, "progress value \(Abbreviated(word)) is outside 0...100"))
+        }
+        return .success(value)
+    }
+
+    /// The first character a line may not hold (C0 controls but tab, DEL, C1 controls),
+    /// as a `syntax` error.
+    package static func controlCharacterError<S: StringProtocol>(in text: S) -> ProtocolError? {
+        for scalar in text.unicodeScalars where isForbiddenControl(scalar) {
+            return ProtocolError(.syntax, "control character \(hexName(scalar)) in line")
+        }
+        return nil
+    }
+
+    /// Whether `scalar` may not appear in a line: C0 controls but tab, DEL, C1 controls.
+    package static func isForbiddenControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09: return false
+        case 0x00...0x1F, 0x7F...0x9F: return true
+        default: return false
+        }
+    }
+
+    private static func hexName(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    /// The request as its wire line, without the trailing newline.
+    package var encoded: String {
+        switch self {
+        case .progress(let value, let message):
+            let number = "progress " + PlainDecimal.format(value)
+            return message.map { number + " " + $0 } ?? number
+        case .message(let text):
+            return text.isEmpty ? "message" : "message " + text
+        case .title(let text):
+            return "title " + text
+        case .mode(let mode):
+            return "mode " + mode.rawValue
+        case .state(let state, let message):
+            let head = "state " + state.rawValue
+            return message.map { head + " " + $0 } ?? head
+        case .theme(let settings):
+            return (["theme"] + settings.map(\.encoded)).joined(separator: " ")
+        case .reload: return "reload"
+        case .show: return "show"
+        case .hide: return "hide"
+        case .ping: return "ping"
+        case .status: return "status"
+        case .wait: return "wait"
+        case .snapshot(let path): return "snapshot " + path
+        case .quit(let retain): return retain ? "quit retain" : "quit"
+        }
+    }
+}
+
+/// Reads one request line word by word (see `Request` for the grammar).
+private struct RequestParser {
+    private static let space = UInt8(ascii: " ")
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    mutating func request() throws(ProtocolError) -> Request {
+        guard let command = nextWord() else {
+            throw ProtocolError(.syntax, "empty line")
+        }
+        switch command {
+        case "progress":
+            guard let word = nextWord() else {
+                throw ProtocolError(.syntax, "progress needs a value 0...100")
+            }
+            let value = try Request.parseProgressValue(word).get()
+            return .progress(value, message: optionalText())
+        case "message":
+            return .message(optionalText() ?? "")
+        case "title":
+            guard let text = optionalText() else {
+                throw ProtocolError(.syntax, "title needs a text")
+            }
+            return .title(text)
+        case "mode":
+            let word = try keyword(of: "mode", expecting: DisplayMode.allCases.map(\.rawValue))
+            try end(of: "mode")
+            return .mode(DisplayMode(rawValue: word)!)
+        case "state":
+            let word = try keyword(of: "state", expecting: RunState.allCases.map(\.rawValue))
+            return .state(RunState(rawValue: word)!, message: optionalText())
+        case "theme":
+            return .theme(try ThemeSetting.parseList(bytes[position...]).get())
+        case "reload": try end(of: command); return .reload
+        case "show": try end(of: command); return .show
+        case "hide": try end(of: command); return .hide
+        case "ping": try end(of: command); return .ping
+        case "status": try end(of: command); return .status
+        case "wait": try end(of: command); return .wait
+        case "snapshot":
+            // An absolute path cannot start with a space, so any run of them separates.
+            while position < bytes.count, bytes[position] == Self.space { position += 1 }
+            let path = String(decoding: bytes[position...], as: UTF8.self)
+            guard !path.isEmpty else {
+                throw ProtocolError(.syntax, "snapshot needs an absolute path")
+            }
+            guard path.utf8.first == UInt8(ascii: "/") else {
+                throw ProtocolError(.syntax, "snapshot path '\(Abbreviated(path))' is not absolute")
+            }
+            return .snapshot(path: path)
+        case "quit":
+            guard let word = nextWord() else { return .quit(retain: false) }
+            guard word == "retain" else {
+                throw ProtocolError(.syntax, "quit takes only 'retain', not '\(Abbreviated(word))'")
+            }
+            try end(of: command)
+            return .quit(retain: true)
+        default:
+            throw ProtocolError(.unknown, "unknown command '\(Abbreviated(command))'")
+        }
+    }
+
+    /// Skips spaces and returns the next word, or nil at the end of the line.
+    private mutating func nextWord() -> String? {
+        while position < bytes.count, bytes[position] == Self.space { position += 1 }
+        guard position < bytes.count else { return nil }
+        let start = position
+        while position < bytes.count, bytes[position] != Self.space { position += 1 }
+        return String(decoding: bytes[start..<position], as: UTF8.self)
+    }
+
+    /// The rest of the line after the one space that ends the previous word, verbatim;
+    /// nil when the line ends right after that word.
+    private mutating func optionalText() -> String? {
+        guard position < bytes.count else { return nil }
+        position += 1  // the separating space
+        defer { position = bytes.count }
+        return String(decoding: bytes[position...], as: UTF8.self)
+    }
+
+    private mutating func keyword(of command: String, expecting choices: [String]) throws(ProtocolError) -> String {
+        let list = choices.joined(separator: "|")
+        guard let word = nextWord() else {
+            throw ProtocolError(.syntax, "\(command) needs one of \(list)")
+        }
+        guard choices.contains(word) else {
+            throw ProtocolError(.syntax, "\(command) must be one of \(list), not '\(Abbreviated(word))'")
+        }
+        return word
+    }
+
+    private mutating func end(of command: String) throws(ProtocolError) {
+        if let extra = nextWord() {
+            throw ProtocolError(.syntax, "unexpected '\(Abbreviated(extra))' after \(command)")
+        }
+    }
+}

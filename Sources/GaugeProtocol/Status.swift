@@ -1,0 +1,159 @@
+/// The whole state of the daemon, as the `status` reply carries it (one line of JSON).
+package struct Status: Equatable, Sendable {
+    /// The display the daemon draws on. With no display open the daemon reports
+    /// `name: "none"`, 0×0 and format `""`.
+    package struct Display: Equatable, Sendable {
+        package var name: String
+        package var width: Int
+        package var height: Int
+        package var format: String
+
+        package init(name: String, width: Int, height: Int, format: String) {
+            self.name = name
+            self.width = width
+            self.height = height
+            self.format = format
+        }
+
+        package static let none = Display(name: "none", width: 0, height: 0, format: "")
+    }
+
+    /// The percentage the bar moves to (0...100).
+    package var target: Double
+    /// The percentage on screen now (mid-transition it lags behind `target`).
+    package var shown: Double
+    package var message: String
+    package var title: String
+    package var mode: DisplayMode
+    package var state: RunState
+    /// Whether the daemon holds the display (`show` / `hide`).
+    package var visible: Bool
+    package var display: Display
+    package var fps: Int
+    /// Whether anything moves (a transition, stripes, an indeterminate animation).
+    package var animating: Bool
+    /// Clients connected now.
+    package var clients: Int
+
+    package init(
+        target: Double = 0, shown: Double = 0, message: String = "", title: String = "",
+        mode: DisplayMode = .determinate, state: RunState = .running, visible: Bool = true,
+        display: Display = .none, fps: Int = 60, animating: Bool = false, clients: Int = 0
+    ) {
+        self.target = target
+        self.shown = shown
+        self.message = message
+        self.title = title
+        self.mode = mode
+        self.state = state
+        self.visible = visible
+        self.display = display
+        self.fps = fps
+        self.animating = animating
+        self.clients = clients
+    }
+
+    /// The JSON object, keys in a fixed order.
+    package var jsonValue: JSONValue {
+        .object([
+            .init("target", .number(target)),
+            .init("shown", .number(shown)),
+            .init("message", .string(message)),
+            .init("title", .string(title)),
+            .init("mode", .string(mode.rawValue)),
+            .init("state", .string(state.rawValue)),
+            .init("visible", .bool(visible)),
+            .init(
+                "display",
+                .object([
+                    .init("name", .string(display.name)),
+                    .init("width", .number(Double(display.width))),
+                    .init("height", .number(Double(display.height))),
+                    .init("format", .string(display.format)),
+                ])),
+            .init("fps", .number(Double(fps))),
+            .init("animating", .bool(animating)),
+            .init("clients", .number(Double(clients))),
+        ])
+    }
+
+    /// One line of JSON, e.g.
+    /// `{"target":42.5,"shown":40,"message":"Copying","title":"",...,"clients":1}`.
+    package func json() -> String {
+        jsonValue.encoded
+    }
+
+    /// Reads what `json()` writes. Keys may come in any order and unknown keys are
+    /// ignored (a newer daemon may add some); a missing or mistyped known key is an error.
+    package static func parse(json text: String) -> Status? {
+        guard let root = JSONValue.parse(text) else { return nil }
+        return Status(root)
+    }
+
+    package init?(_ root: JSONValue) {
+        guard let target = root["target"]?.doubleValue,
+            let shown = root["shown"]?.doubleValue,
+            let message = root["message"]?.stringValue,
+            let title = root["title"]?.stringValue,
+            let mode = root["mode"]?.stringValue.flatMap(DisplayMode.init(rawValue:)),
+            let state = root["state"]?.stringValue.flatMap(RunState.init(rawValue:)),
+            let visible = root["visible"]?.boolValue,
+            let display = root["display"],
+            let name = display["name"]?.stringValue,
+            let width = display["width"]?.intValue,
+            let height = display["height"]?.intValue,
+            let format = display["format"]?.stringValue,
+            let fps = root["fps"]?.intValue,
+            let animating = root["animating"]?.boolValue,
+            let clients = root["clients"]?.intValue
+        else { return nil }
+        self.init(
+            target: target, shown: shown, message: message, title: title, mode: mode,
+            state: state, visible: visible,
+            display: Display(name: name, width: width, height: height, format: format),
+            fps: fps, animating: animating, clients: clients)
+    }
+
+    /// What `gaugectl status` prints: one `label: value` per line, no trailing newline.
+    package var humanReadable: String {
+        let displayText =
+            display.name == Display.none.name
+            ? "none"
+            : "\(display.name) \(display.width)x\(display.height)"
+                + (display.format.isEmpty ? "" : " \(display.format)")
+        let rows: [(String, String)] = [
+            ("progress", Self.percent(target) + (shown == target ? "" : " (shown \(Self.percent(shown)))")),
+            ("state", state.rawValue),
+            ("mode", mode.rawValue),
+            ("title", Self.quoted(title)),
+            ("message", Self.quoted(message)),
+            ("visible", visible ? "yes" : "no"),
+            ("display", displayText),
+            ("fps", String(fps)),
+            ("animating", animating ? "yes" : "no"),
+            ("clients", String(clients)),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { label, value in
+            label + ":" + String(repeating: " ", count: width - label.count + 1) + value
+        }.joined(separator: "\n")
+    }
+
+    /// `42.5%`: at most two decimals.
+    private static func percent(_ value: Double) -> String {
+        // Rounded by hand: `rounded()` needs libm, which this module does not link.
+        let scaled = value * 100
+        guard scaled.isFinite, scaled.magnitude < 1e15 else { return PlainDecimal.format(value) + "%" }
+        let hundredths = Int(scaled + (scaled < 0 ? -0.5 : 0.5))
+        return PlainDecimal.format(Double(hundredths) / 100) + "%"
+    }
+
+    /// The text in JSON string notation, so that control characters stay visible and
+    /// one field stays on one line; `(none)` when empty.
+    private static func quoted(_ text: String) -> String {
+        guard !text.isEmpty else { return "(none)" }
+        var out = ""
+        JSONValue.writeString(text, to: &out)
+        return out
+    }
+}

@@ -1,0 +1,230 @@
+import GaugeProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An option of one command.
+struct OptionSpec: Sendable {
+    var name: String
+    var alias: String?
+    /// The placeholder of its value (`TEXT`); nil for a flag.
+    var valueName: String?
+    var help: String
+}
+
+/// How to show an `ok` reply.
+enum ReplyOutput: Sendable {
+    /// Print the payload, if any, as it came.
+    case payload
+    /// Print the status JSON as text, or verbatim with `json: true`.
+    case status(json: Bool)
+}
+
+/// The line to send and how to show its reply.
+struct OutgoingRequest: Sendable {
+    var line: String
+    var output: ReplyOutput = .payload
+}
+
+/// One `gaugectl` command: its name, help and how it becomes a request line.
+struct CommandSpec: Sendable {
+    var name: String
+    /// What follows the name in the usage line: `N [--message TEXT]`.
+    var argumentsSynopsis: String
+    var summary: String
+    var details: String = ""
+    var options: [OptionSpec] = []
+    var positionals: ClosedRange<Int> = 0...0
+    /// Whether every argument after the name is taken as is (`send`).
+    var takesRawArguments = false
+    var makeRequest: @Sendable (CommandArguments) throws(UsageError) -> OutgoingRequest
+
+    var usage: String {
+        argumentsSynopsis.isEmpty ? name : name + " " + argumentsSynopsis
+    }
+
+    func build(_ arguments: CommandArguments) throws(UsageError) -> OutgoingRequest {
+        do {
+            return try makeRequest(arguments)
+        } catch {
+            var error = error
+            error.command = error.command ?? self
+            throw error
+        }
+    }
+
+    static func named(_ word: String) throws(UsageError) -> CommandSpec {
+        guard let command = all.first(where: { $0.name == word }) else {
+            throw UsageError("unknown command '\(word)'")
+        }
+        return command
+    }
+
+    static let all: [CommandSpec] = [
+        CommandSpec(
+            name: "progress", argumentsSynopsis: "N [--message TEXT]",
+            summary: "Move the bar to N percent (0-100, decimals allowed)",
+            details: "The bar eases from the value it shows to N; with --message the message line changes too.",
+            options: [OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "Also set the message line")],
+            positionals: 1...1,
+            makeRequest: { arguments throws(UsageError) in
+                let value: Double
+                switch Request.parseProgressValue(arguments.positionals[0]) {
+                case .success(let number): value = number
+                case .failure(let error): throw UsageError(error.message)
+                }
+                return try validated(.progress(value, message: arguments.values["--message"]))
+            }),
+        CommandSpec(
+            name: "message", argumentsSynopsis: "[TEXT...]",
+            summary: "Set the message line (no text clears it)",
+            details: "Several words are joined with single spaces.",
+            positionals: 0...Int.max,
+            makeRequest: { arguments throws(UsageError) in
+                try validated(.message(text(arguments)))
+            }),
+        CommandSpec(
+            name: "title", argumentsSynopsis: "TEXT...",
+            summary: "Set the title (an empty TEXT clears it)",
+            details: "Several words are joined with single spaces.",
+            positionals: 1...Int.max,
+            makeRequest: { arguments throws(UsageError) in
+                try validated(.title(text(arguments)))
+            }),
+        CommandSpec(
+            name: "mode", argumentsSynopsis: "determinate|indeterminate",
+            summary: "Show a known fraction, or animate work of unknown length",
+            positionals: 1...1,
+            makeRequest: { arguments throws(UsageError) in
+                guard let mode = DisplayMode(rawValue: arguments.positionals[0]) else {
+                    throw UsageError("mode must be determinate or indeterminate, not '\(arguments.positionals[0])'")
+                }
+                return try validated(.mode(mode))
+            }),
+        stateCommand(.success, summary: "Show that the work succeeded, with an optional final message"),
+        stateCommand(.failure, summary: "Show that the work failed, with an optional final message"),
+        stateCommand(.running, summary: "Go back to the running state, with an optional message"),
+        CommandSpec(
+            name: "theme", argumentsSynopsis: "KEY=VALUE...",
+            summary: "Change theme keys at run time",
+            details: "Example: gaugectl theme fill_color=#ff8800 'message_font=DejaVu Sans'",
+            positionals: 1...Int.max,
+            makeRequest: { arguments throws(UsageError) in
+                var settings: [ThemeSetting] = []
+                for argument in arguments.positionals {
+                    guard let equals = argument.firstIndex(of: "=") else {
+                        throw UsageError("theme expects KEY=VALUE, not '\(argument)'")
+                    }
+                    let key = String(argument[..<equals])
+                    guard ThemeSetting.isValidKey(key) else {
+                        throw UsageError("bad theme key '\(key)' (letters, digits, _ - . only)")
+                    }
+                    settings.append(ThemeSetting(key: key, value: String(argument[argument.index(after: equals)...])))
+                }
+                return try validated(.theme(settings))
+            }),
+        simpleCommand("reload", .reload, summary: "Re-read the theme file"),
+        simpleCommand("show", .show, summary: "Take the display and show the screen"),
+        simpleCommand("hide", .hide, summary: "Release the display (the daemon keeps running)"),
+        CommandSpec(
+            name: "status", argumentsSynopsis: "[--json]",
+            summary: "Print the daemon's state",
+            options: [OptionSpec(name: "--json", valueName: nil, help: "Print the one-line JSON as the daemon sent it")],
+            makeRequest: { arguments throws(UsageError) in
+                OutgoingRequest(line: Request.status.encoded, output: .status(json: arguments.flags.contains("--json")))
+            }),
+        simpleCommand("ping", .ping, summary: "Check that the daemon answers"),
+        simpleCommand(
+            "wait", .wait, summary: "Return once the bar shows its target and nothing moves",
+            details: "Uses the --timeout like every call; --timeout 0 waits without limit."),
+        CommandSpec(
+            name: "snapshot", argumentsSynopsis: "FILE",
+            summary: "Write the current frame to FILE as PNG",
+            details: "A relative FILE is taken from the current directory (the daemon needs an absolute path).",
+            positionals: 1...1,
+            makeRequest: { arguments throws(UsageError) in
+                try validated(.snapshot(path: try absolutePath(arguments.positionals[0])))
+            }),
+        CommandSpec(
+            name: "quit", argumentsSynopsis: "[--retain]",
+            summary: "Stop the daemon",
+            options: [OptionSpec(name: "--retain", valueName: nil, help: "Leave the last frame on the display")],
+            makeRequest: { arguments throws(UsageError) in
+                try validated(.quit(retain: arguments.flags.contains("--retain")))
+            }),
+        CommandSpec(
+            name: "send", argumentsSynopsis: "RAW-LINE...",
+            summary: "Send a protocol line as is and print the reply payload",
+            details: "Words are joined with single spaces; the line is not checked, so the daemon's own errors show.",
+            positionals: 1...Int.max,
+            takesRawArguments: true,
+            makeRequest: { arguments throws(UsageError) in
+                let line = arguments.positionals.joined(separator: " ")
+                guard !line.utf8.contains(UInt8(ascii: "\n")) else {
+                    throw UsageError("a line cannot contain a newline (one request per call)")
+                }
+                return OutgoingRequest(line: line)
+            }),
+        CommandSpec(
+            name: "help", argumentsSynopsis: "[COMMAND]",
+            summary: "Show help for gaugectl or one command",
+            positionals: 0...1,
+            makeRequest: { _ throws(UsageError) in throw UsageError("help is not a request") }),
+    ]
+
+    private static func simpleCommand(
+        _ name: String, _ request: Request, summary: String, details: String = ""
+    ) -> CommandSpec {
+        CommandSpec(
+            name: name, argumentsSynopsis: "", summary: summary, details: details,
+            makeRequest: { _ throws(UsageError) in try validated(request) })
+    }
+
+    private static func stateCommand(_ state: RunState, summary: String) -> CommandSpec {
+        CommandSpec(
+            name: state.rawValue, argumentsSynopsis: "[TEXT...]", summary: summary,
+            details: "Sends 'state \(state.rawValue) [TEXT]'; several words are joined with single spaces.",
+            positionals: 0...Int.max,
+            makeRequest: { arguments throws(UsageError) in
+                try validated(.state(state, message: arguments.positionals.isEmpty ? nil : text(arguments)))
+            })
+    }
+}
+
+/// The positionals joined with single spaces.
+private func text(_ arguments: CommandArguments) -> String {
+    arguments.positionals.joined(separator: " ")
+}
+
+/// The request's line, after checking that the daemon would accept it (so a newline in
+/// a message or a bad theme key is a usage error here, not a broken request there).
+private func validated(_ request: Request) throws(UsageError) -> OutgoingRequest {
+    let line = request.encoded
+    if let control = line.unicodeScalars.first(where: Request.isForbiddenControl) {
+        let hex = String(control.value, radix: 16, uppercase: true)
+        let name = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        throw UsageError("arguments cannot contain control characters such as newlines (found \(name))")
+    }
+    if case .failure(let error) = Request.parse(line) {
+        throw UsageError(error.message)
+    }
+    return OutgoingRequest(line: line)
+}
+
+/// `path` made absolute against the current directory.
+private func absolutePath(_ path: String) throws(UsageError) -> String {
+    if path.hasPrefix("/") { return path }
+    guard let buffer = getcwd(nil, 0) else {
+        throw UsageError("cannot read the current directory; give an absolute path")
+    }
+    defer { free(buffer) }
+    var directory = String(cString: buffer)
+    var relative = Substring(path)
+    while relative.hasPrefix("./") {
+        relative = relative.dropFirst(2).drop { $0 == "/" }
+    }
+    if relative == "." { relative = "" }
+    if !directory.hasSuffix("/") { directory += "/" }
+    return directory + relative
+}

@@ -1,0 +1,391 @@
+import Foundation
+import GaugeProtocol
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Runs the built `gaugectl` binary against a fake daemon on a temporary Unix socket.
+// `swift build --build-tests` builds every product, so the binary sits next to the
+// test bundle; GAUGECTL overrides where it is looked for.
+
+private let gaugectlPath: String? = {
+    var candidates: [String] = []
+    if let override = ProcessInfo.processInfo.environment["GAUGECTL"] { candidates.append(override) }
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    candidates.append(runner.deletingLastPathComponent().appendingPathComponent("gaugectl").path)
+    if let executable = Bundle.main.executableURL {
+        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("gaugectl").path)
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    candidates.append(root.appendingPathComponent(".build/debug/gaugectl").path)
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}()
+
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+private struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var seconds: Double
+}
+
+private func gaugectl(
+    _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+) throws -> Run {
+    guard let path = gaugectlPath else {
+        Issue.record("gaugectl binary not found next to the test bundle; run `swift build --build-tests` first")
+        throw CancellationError()
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["GAUGE_SOCKET"] = nil
+    env.merge(environment) { $1 }
+    process.environment = env
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    let start = Date()
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self), seconds: Date().timeIntervalSince(start))
+}
+
+/// A directory under /tmp (socket paths must stay short) removed on deinit.
+private final class TemporaryDirectory: @unchecked Sendable {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/gaugectl-test.XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// A Unix stream socket bound to `path`; listening unless `listen` is false.
+private func boundSocket(at path: String, backlog: Int32 = 8, listen shouldListen: Bool = true) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    precondition(fd >= 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    precondition(bytes.count < MemoryLayout.size(ofValue: address.sun_path))
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    precondition(bound == 0, "bind failed: \(errno)")
+    if shouldListen { precondition(listen(fd, backlog) == 0) }
+    return fd
+}
+
+/// A stand-in for gauged: accepts one client, reads one line, then answers as told.
+private final class FakeDaemon: @unchecked Sendable {
+    enum Behaviour {
+        /// Send these bytes, then close.
+        case reply(String)
+        /// Send these bytes after a pause, then close.
+        case replyAfter(Double, String)
+        /// Keep the connection open without a word until the client leaves.
+        case silent
+        /// Close right after reading the request.
+        case close
+    }
+
+    let directory = TemporaryDirectory()
+    let path: String
+    private let listener: Int32
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ behaviour: Behaviour) {
+        path = directory.file("gauged.sock")
+        listener = boundSocket(at: path)
+        let thread = Thread { [self] in serve(behaviour) }
+        thread.start()
+    }
+
+    deinit { close(listener) }
+
+    private func serve(_ behaviour: Behaviour) {
+        defer { finished.signal() }
+        let client = accept(listener, nil, nil)
+        guard client >= 0 else { return }
+        defer { close(client) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count = read(client, &buffer, buffer.count)
+            if count <= 0 { return }
+            lock.withLock { bytes += buffer[..<count] }
+            if buffer[..<count].contains(UInt8(ascii: "\n")) { break }
+        }
+        switch behaviour {
+        case .reply(let text):
+            _ = text.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        case .replyAfter(let seconds, let text):
+            usleep(UInt32(seconds * 1_000_000))
+            _ = text.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        case .silent:
+            while read(client, &buffer, buffer.count) > 0 {}
+        case .close:
+            break
+        }
+    }
+
+    /// What the client sent, once the exchange is over (or after a few seconds).
+    var received: String {
+        shutdown(listener, Int32(SHUT_RDWR))  // unblocks accept when no client came
+        _ = finished.wait(timeout: .now() + 5)
+        return lock.withLock { String(decoding: bytes, as: UTF8.self) }
+    }
+}
+
+@Suite struct GaugectlProcessTests {
+    @Test func binaryIsBuilt() {
+        #expect(gaugectlPath != nil, "gaugectl not found; run `swift build --build-tests`")
+    }
+
+    @Test func okReplyPayloadGoesToStdout() throws {
+        let daemon = FakeDaemon(.reply("ok pong\n"))
+        let run = try gaugectl(["--socket", daemon.path, "ping"])
+        #expect(run.status == 0)
+        #expect(run.stdout == "pong\n")
+        #expect(run.stderr == "")
+        #expect(daemon.received == "ping\n")
+    }
+
+    @Test func sendsExactlyTheRequestLine() throws {
+        let daemon = FakeDaemon(.reply("ok\n"))
+        let run = try gaugectl(["--socket", daemon.path, "progress", "42", "--message", "hello"])
+        #expect(run.status == 0)
+        #expect(run.stdout == "")
+        #expect(daemon.received == "progress 42 hello\n")
+    }
+
+    @Test(arguments: [
+        (["progress", "42.50"], "progress 42.5"),
+        (["progress", "-m", "Copying files", "7"], "progress 7 Copying files"),
+        (["progress", "--message=Grüße 日本語", ".5"], "progress 0.5 Grüße 日本語"),
+        (["message"], "message"),
+        (["message", "hello", "world"], "message hello world"),
+        (["message", "--", "-5 degrees"], "message -5 degrees"),
+        (["title", "Installing Debian"], "title Installing Debian"),
+        (["title", ""], "title "),
+        (["mode", "indeterminate"], "mode indeterminate"),
+        (["success", "All", "done"], "state success All done"),
+        (["failure"], "state failure"),
+        (["running", "again"], "state running again"),
+        (["theme", "fill_color=#ff8800", "message_font=DejaVu Sans"], "theme fill_color=#ff8800 message_font=\"DejaVu Sans\""),
+        (["reload"], "reload"),
+        (["show"], "show"),
+        (["hide"], "hide"),
+        (["status", "--json"], "status"),
+        (["wait"], "wait"),
+        (["snapshot", "/tmp/a b.png"], "snapshot /tmp/a b.png"),
+        (["quit"], "quit"),
+        (["quit", "--retain"], "quit retain"),
+        (["send", "progress", "400"], "progress 400"),
+        (["send", "--", "--weird"], "--weird"),
+    ])
+    func commandsBecomeTheirLines(arguments: [String], line: String) throws {
+        let daemon = FakeDaemon(.reply("ok\n"))
+        let run = try gaugectl(["--socket", daemon.path] + arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(daemon.received == line + "\n")
+    }
+
+    @Test func socketComesFromTheEnvironmentAndOptionsMayUseEquals() throws {
+        let daemon = FakeDaemon(.reply("ok\n"))
+        let run = try gaugectl(["--timeout=2", "show"], environment: ["GAUGE_SOCKET": daemon.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(daemon.received == "show\n")
+
+        let second = FakeDaemon(.reply("ok\n"))
+        let overridden = try gaugectl(
+            ["--socket=\(second.path)", "hide"], environment: ["GAUGE_SOCKET": "/nonexistent/socket"])
+        #expect(overridden.status == 0, "\(overridden.stderr)")
+        #expect(second.received == "hide\n")
+    }
+
+    @Test func relativeSnapshotPathIsMadeAbsolute() throws {
+        let daemon = FakeDaemon(.reply("ok\n"))
+        let work = TemporaryDirectory()
+        let run = try gaugectl(["--socket", daemon.path, "snapshot", "./frame.png"], directory: work.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(daemon.received == "snapshot \(work.path)/frame.png\n")
+    }
+
+    @Test func errReplyExitsOneWithTheMessageOnStderr() throws {
+        let daemon = FakeDaemon(.reply("err range progress value 400 is outside 0...100\n"))
+        let run = try gaugectl(["--socket", daemon.path, "send", "progress 400"])
+        #expect(run.status == 1)
+        #expect(run.stdout == "")
+        #expect(run.stderr == "gaugectl: range: progress value 400 is outside 0...100\n")
+    }
+
+    @Test func statusIsShownAsTextOrAsJSON() throws {
+        let status = Status(
+            target: 42.5, shown: 40, message: "Copying \"files\"", title: "Installing",
+            display: .init(name: "memory", width: 800, height: 600, format: "xrgb8888"), clients: 1)
+        let daemon = FakeDaemon(.reply(Reply.ok(status.json()).encoded))
+        let text = try gaugectl(["--socket", daemon.path, "status"])
+        #expect(text.status == 0)
+        #expect(text.stdout == status.humanReadable + "\n")
+
+        let jsonDaemon = FakeDaemon(.reply(Reply.ok(status.json()).encoded))
+        let json = try gaugectl(["--socket", jsonDaemon.path, "status", "--json"])
+        #expect(json.status == 0)
+        #expect(json.stdout == status.json() + "\n")
+        #expect(Status.parse(json: String(json.stdout.dropLast())) == status)
+    }
+
+    @Test(arguments: [
+        [], ["frobnicate"], ["progress"], ["progress", "4x"], ["progress", "150"], ["progress", "-1"],
+        ["progress", "NaN"], ["progress", "1e2"], ["progress", "42", "extra"], ["progress", "42", "--message"],
+        ["mode"], ["mode", "sideways"], ["title"], ["theme"], ["theme", "novalue"], ["theme", "bad key=1"],
+        ["snapshot"], ["ping", "extra"], ["status", "--verbose"], ["quit", "now"], ["send"],
+        ["send", "two\nlines"], ["message", "a\nb"], ["message", "--bogus"], ["status", "--socket", "/x"],
+        ["--timeout", "abc", "ping"], ["--timeout", "-1", "ping"], ["--timeout"], ["--socket"],
+        ["--bogus", "ping"], ["help", "frobnicate"], ["quit", "--retain=yes"],
+    ] as [[String]])
+    func usageErrorsExitTwo(arguments: [String]) throws {
+        let run = try gaugectl(["--socket", "/nonexistent/gauged.sock"] + arguments)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        #expect(run.stderr.hasPrefix("gaugectl: "))
+        #expect(run.stderr.contains("--help"))
+        #expect(run.stdout == "")
+    }
+
+    @Test(arguments: [
+        ["--help"], ["-h"], ["progress", "--help"], ["status", "-h"], ["help"], ["help", "theme"],
+        ["--version"], ["send", "--help"], ["--socket", "/x", "quit", "--help"],
+    ] as [[String]])
+    func helpAndVersionExitZero(arguments: [String]) throws {
+        let run = try gaugectl(arguments)
+        #expect(run.status == 0)
+        #expect(!run.stdout.isEmpty)
+        #expect(run.stderr == "")
+    }
+
+    @Test func overviewListsEveryCommandAndTheCompletionKnowsThem() throws {
+        let run = try gaugectl(["--help"])
+        let section = run.stdout.components(separatedBy: "Commands:\n")[1].components(separatedBy: "\n\n")[0]
+        let commands = section.split(separator: "\n").map { $0.split(separator: " ")[0] }
+        #expect(commands.count >= 18)
+        let completion = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("tools/completion/gaugectl.bash"), encoding: .utf8)
+        let line = completion.split(separator: "\n").first { $0.contains("local commands=") }
+        for command in commands {
+            #expect(line?.contains(" \(command)") == true || line?.contains("\"\(command) ") == true, "\(command)")
+            let help = try gaugectl([String(command), "--help"])
+            #expect(help.status == 0, "\(command)")
+        }
+    }
+
+    // MARK: exit 3: no daemon, within the timeout
+
+    @Test func missingSocketExitsThreeAtOnce() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("absent.sock")
+        let run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains(path))
+        #expect(run.seconds < 2)
+    }
+
+    @Test func socketNobodyListensOnExitsThree() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("stale.sock")
+        close(boundSocket(at: path, listen: false))  // a stale socket file, as after a crash
+        let run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains(path))
+        #expect(run.stderr.contains("refused"))
+        #expect(run.seconds < 2)
+    }
+
+    @Test func silentDaemonTimesOutWithExitThree() throws {
+        let daemon = FakeDaemon(.silent)
+        let run = try gaugectl(["--socket", daemon.path, "--timeout", "0.5", "wait"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains(daemon.path))
+        #expect(run.stderr.contains("timed out"))
+        #expect(run.seconds >= 0.45)
+        #expect(run.seconds < 2)
+        #expect(daemon.received == "wait\n")
+    }
+
+    @Test func listenerThatNeverAcceptsTimesOutWithExitThree() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("busy.sock")
+        let listener = boundSocket(at: path, backlog: 0)
+        defer { close(listener) }
+        // Fill the backlog with clients nobody accepts.
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<4 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                raw.copyBytes(from: Array(path.utf8))
+            }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            fillers.append(fd)
+        }
+        let run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("timed out after 0.5 s connecting to \(path)"))
+        #expect(run.seconds < 2)
+    }
+
+    @Test func daemonClosingWithoutReplyExitsThree() throws {
+        let daemon = FakeDaemon(.close)
+        let run = try gaugectl(["--socket", daemon.path, "--timeout", "2", "ping"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("without a reply"))
+        #expect(daemon.received == "ping\n")
+    }
+
+    @Test func somethingElseOnTheSocketExitsThree() throws {
+        let daemon = FakeDaemon(.reply("HTTP/1.1 400 Bad Request\r\n"))
+        let run = try gaugectl(["--socket", daemon.path, "ping"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("not a gauged reply"))
+    }
+
+    @Test func timeoutZeroWaitsAsLongAsItTakes() throws {
+        let daemon = FakeDaemon(.replyAfter(0.4, "ok\n"))
+        let run = try gaugectl(["--socket", daemon.path, "--timeout", "0", "wait"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.seconds >= 0.35)
+    }
+}

@@ -1,0 +1,257 @@
+import GaugeProtocol
+import Testing
+
+private func parse(_ line: String) -> Request? {
+    try? Request.parse(line).get()
+}
+
+private func errorCode(_ line: String) -> ErrorCode? {
+    if case .failure(let error) = Request.parse(line) { return error.code }
+    return nil
+}
+
+@Suite struct RequestParsing {
+    @Test(arguments: [
+        ("progress 42", Request.progress(42, message: nil)),
+        ("progress 42.5", .progress(42.5, message: nil)),
+        ("progress .5", .progress(0.5, message: nil)),
+        ("progress 99.5", .progress(99.5, message: nil)),
+        ("progress 0", .progress(0, message: nil)),
+        ("progress 100", .progress(100, message: nil)),
+        ("progress 100.000", .progress(100, message: nil)),
+        ("progress +7", .progress(7, message: nil)),
+        ("progress -0", .progress(0, message: nil)),
+        ("progress 7.", .progress(7, message: nil)),
+        ("progress 42 Copying files", .progress(42, message: "Copying files")),
+        ("progress   42   x", .progress(42, message: "  x")),
+        ("progress 42 ", .progress(42, message: "")),
+        ("message Hello, world", .message("Hello, world")),
+        ("message", .message("")),
+        ("message ", .message("")),
+        ("message  two leading", .message(" two leading")),
+        ("message tab\there", .message("tab\there")),
+        ("message Grüße 日本語 🎉", .message("Grüße 日本語 🎉")),
+        ("title Installing Debian", .title("Installing Debian")),
+        ("title ", .title("")),
+        ("mode determinate", .mode(.determinate)),
+        ("mode indeterminate", .mode(.indeterminate)),
+        ("mode  indeterminate  ", .mode(.indeterminate)),
+        ("state running", .state(.running, message: nil)),
+        ("state success All done", .state(.success, message: "All done")),
+        ("state failure disk full", .state(.failure, message: "disk full")),
+        ("theme fill_color=#ff8800", .theme([ThemeSetting(key: "fill_color", value: "#ff8800")])),
+        (
+            "theme fill_color=#ff8800 message_font=\"DejaVu Sans\"",
+            .theme([
+                ThemeSetting(key: "fill_color", value: "#ff8800"),
+                ThemeSetting(key: "message_font", value: "DejaVu Sans"),
+            ])
+        ),
+        ("theme  a=1   b=\"\"  c=", .theme([.init(key: "a", value: "1"), .init(key: "b", value: ""), .init(key: "c", value: "")])),
+        ("theme t=\"say \\\"hi\\\" \\\\ ok\"", .theme([.init(key: "t", value: "say \"hi\" \\ ok")])),
+        ("theme k=a=b", .theme([.init(key: "k", value: "a=b")])),
+        ("reload", .reload),
+        ("show", .show),
+        ("hide", .hide),
+        ("ping", .ping),
+        ("status", .status),
+        ("wait", .wait),
+        ("  ping  ", .ping),
+        ("snapshot /tmp/frame.png", .snapshot(path: "/tmp/frame.png")),
+        ("snapshot   /tmp/with space.png", .snapshot(path: "/tmp/with space.png")),
+        ("quit", .quit(retain: false)),
+        ("quit retain", .quit(retain: true)),
+    ])
+    func parses(line: String, expected: Request) {
+        #expect(parse(line) == expected)
+    }
+
+    @Test(arguments: [
+        // SPEC §2 bad numbers
+        ("progress NaN", ErrorCode.syntax),
+        ("progress nan", .syntax),
+        ("progress inf", .syntax),
+        ("progress -inf", .syntax),
+        ("progress infinity", .syntax),
+        ("progress 1e400", .syntax),
+        ("progress 1e2", .syntax),
+        ("progress 4x", .syntax),
+        ("progress 0x10", .syntax),
+        ("progress 4,5", .syntax),
+        ("progress .", .syntax),
+        ("progress -", .syntax),
+        ("progress +-1", .syntax),
+        ("progress 1.2.3", .syntax),
+        ("progress", .syntax),
+        ("progress ", .syntax),
+        ("progress -1", .range),
+        ("progress 100.5", .range),
+        ("progress 100.0000001", .range),
+        ("progress -0.001", .range),
+        ("progress 1000", .range),
+        ("progress " + String(repeating: "9", count: 400), .range),
+        // words
+        ("frobnicate", .unknown),
+        ("PING", .unknown),
+        ("Progress 4", .unknown),
+        ("ping\t", .unknown),
+        ("", .syntax),
+        ("   ", .syntax),
+        ("ping now", .syntax),
+        ("status --json", .syntax),
+        ("title", .syntax),
+        ("mode", .syntax),
+        ("mode fast", .syntax),
+        ("mode Determinate", .syntax),
+        ("mode determinate extra", .syntax),
+        ("state", .syntax),
+        ("state done", .syntax),
+        ("theme", .syntax),
+        ("theme ", .syntax),
+        ("theme novalue", .syntax),
+        ("theme =x", .syntax),
+        ("theme bad/key=1", .syntax),
+        ("theme a=\"unterminated", .syntax),
+        ("theme a=\"x\"y", .syntax),
+        ("theme a=x\"y", .syntax),
+        ("snapshot", .syntax),
+        ("snapshot ", .syntax),
+        ("snapshot relative/path", .syntax),
+        ("snapshot frame.png", .syntax),
+        ("quit now", .syntax),
+        ("quit retain please", .syntax),
+        // control characters (tab is allowed in text)
+        ("message a\u{1}b", .syntax),
+        ("message a\rb", .syntax),
+        ("message a\nb", .syntax),
+        ("message a\u{7F}b", .syntax),
+        ("message a\u{85}b", .syntax),
+        ("title \u{1B}[31mred", .syntax),
+    ])
+    func rejects(line: String, code: ErrorCode) {
+        #expect(errorCode(line) == code, "\(line.debugDescription)")
+    }
+
+    @Test func unknownCommandIsNamedInTheMessage() throws {
+        guard case .failure(let error) = Request.parse("frobnicate 1 2") else {
+            Issue.record("parsed")
+            return
+        }
+        #expect(error.code == .unknown)
+        #expect(error.message.contains("frobnicate"))
+    }
+
+    @Test func longUnknownWordIsAbbreviatedInTheMessage() {
+        guard case .failure(let error) = Request.parse(String(repeating: "x", count: 4000)) else {
+            Issue.record("parsed")
+            return
+        }
+        #expect(error.code == .unknown)
+        #expect(error.message.count < 100)
+    }
+
+    @Test func progressValueIsParsedExactly() throws {
+        #expect(try Request.parseProgressValue("33.333").get() == 33.333)
+        #expect(try Request.parseProgressValue("0.1").get() == 0.1)
+    }
+}
+
+@Suite struct RequestEncoding {
+    static let samples: [Request] = [
+        .progress(42, message: nil),
+        .progress(42.5, message: "Copying files"),
+        .progress(0.1, message: nil),
+        .progress(33.333333333333336, message: nil),
+        .progress(1e-7, message: nil),
+        .progress(100, message: ""),
+        .progress(0, message: "  padded  "),
+        .message(""),
+        .message("Hello"),
+        .message(" leading and trailing "),
+        .message("tab\tand \"quotes\" and \\ backslash"),
+        .message("日本語のメッセージ 🎉 Ünïcödé"),
+        .title(""),
+        .title("Installing"),
+        .mode(.determinate),
+        .mode(.indeterminate),
+        .state(.running, message: nil),
+        .state(.success, message: "Done"),
+        .state(.failure, message: ""),
+        .theme([ThemeSetting(key: "fill_color", value: "#ff8800")]),
+        .theme([
+            ThemeSetting(key: "message_font", value: "DejaVu Sans"),
+            ThemeSetting(key: "empty", value: ""),
+            ThemeSetting(key: "q", value: "a \"b\" \\c\\"),
+            ThemeSetting(key: "logo", value: "/usr/share/gauge/logo.png"),
+        ]),
+        .reload, .show, .hide, .ping, .status, .wait,
+        .snapshot(path: "/tmp/frame.png"),
+        .snapshot(path: "/tmp/dir with spaces/frame .png "),
+        .quit(retain: false),
+        .quit(retain: true),
+    ]
+
+    @Test(arguments: samples)
+    func roundTrips(request: Request) {
+        let line = request.encoded
+        #expect(!line.contains("\n"))
+        #expect(parse(line) == request, "\(line.debugDescription)")
+    }
+
+    @Test func encodesCanonicalLines() {
+        #expect(Request.progress(42, message: "hello").encoded == "progress 42 hello")
+        #expect(Request.progress(42.5, message: nil).encoded == "progress 42.5")
+        #expect(Request.progress(1e-7, message: nil).encoded == "progress 0.0000001")
+        #expect(Request.message("").encoded == "message")
+        #expect(Request.state(.success, message: "ok").encoded == "state success ok")
+        #expect(Request.quit(retain: true).encoded == "quit retain")
+        #expect(
+            Request.theme([.init(key: "a", value: "b c"), .init(key: "d", value: "e")]).encoded
+                == "theme a=\"b c\" d=e")
+    }
+
+    @Test func everyCommandWordIsKnown() {
+        for word in Request.commandWords {
+            if case .failure(let error) = Request.parse(word) {
+                #expect(error.code != .unknown, "\(word)")
+            }
+        }
+    }
+}
+
+@Suite struct PlainDecimalTests {
+    @Test(arguments: [
+        (0.0, "0"), (-0.0, "0"), (42, "42"), (42.5, "42.5"), (100, "100"), (0.1, "0.1"),
+        (1e-5, "0.00001"), (1.5e-7, "0.00000015"), (1e16, "10000000000000000"),
+        (1.25e20, "125000000000000000000"), (-3, "-3"), (-0.25, "-0.25"),
+        (Double.nan, "0"), (Double.infinity, "0"),
+    ])
+    func formats(value: Double, text: String) {
+        #expect(PlainDecimal.format(value) == text)
+    }
+
+    @Test func formatReadsBackExactly() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let value = Double.random(in: 0...100, using: &generator)
+            let text = PlainDecimal.format(value)
+            #expect(!text.contains("e"))
+            #expect(PlainDecimal.parse(text) == value, "\(text)")
+        }
+        for exponent in -30...30 {
+            let value = 1.2345 * pow10(exponent)
+            #expect(PlainDecimal.parse(PlainDecimal.format(value)) == value)
+        }
+    }
+
+    private func pow10(_ exponent: Int) -> Double {
+        var result = 1.0
+        for _ in 0..<abs(exponent) { result *= 10 }
+        return exponent < 0 ? 1 / result : result
+    }
+
+    @Test(arguments: ["", "+", "-", ".", "1e5", "0x1", "inf", "nan", " 1", "1 ", "1.2.3", "1-", "٣"])
+    func refuses(text: String) {
+        #expect(PlainDecimal.parse(text) == nil)
+    }
+}

@@ -1,0 +1,149 @@
+import GaugeProtocol
+import Testing
+
+@Suite struct StatusTests {
+    static let sample = Status(
+        target: 42.5, shown: 40, message: "Copying files", title: "Installing", mode: .determinate,
+        state: .running, visible: true,
+        display: .init(name: "memory", width: 800, height: 600, format: "xrgb8888"),
+        fps: 60, animating: true, clients: 1)
+
+    @Test func writesOneLineWithFixedKeysAndPlainNumbers() {
+        #expect(
+            Self.sample.json()
+                == #"{"target":42.5,"shown":40,"message":"Copying files","title":"Installing","mode":"determinate","state":"running","visible":true,"display":{"name":"memory","width":800,"height":600,"format":"xrgb8888"},"fps":60,"animating":true,"clients":1}"#
+        )
+        var tiny = Self.sample
+        tiny.shown = 0.0000001
+        tiny.target = 0
+        #expect(tiny.json().hasPrefix(#"{"target":0,"shown":0.0000001,"#))
+    }
+
+    static let nastyStrings = [
+        "", "plain", "\"quoted\"", "back\\slash", "line\nbreak", "cr\r\nlf", "tab\there",
+        "nul\u{0}byte", "bell\u{7}esc\u{1B}del\u{7F}", "c1\u{85}\u{9F}", "\u{8}\u{C}", "sep\u{2028}\u{2029}",
+        "emoji 🎉👩‍👩‍👧 flag 🇩🇪", "CJK 日本語 中文 한국어", "combining e\u{301}", "slash / </script>",
+        "\u{FFFF}\u{10FFFF}", String(repeating: "é", count: 3000),
+    ]
+
+    @Test(arguments: nastyStrings)
+    func roundTripsNastyStrings(text: String) throws {
+        var status = Self.sample
+        status.message = text
+        status.title = String(text.reversed())
+        status.display.name = text
+        let json = status.json()
+        #expect(!json.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" })
+        #expect(Status.parse(json: json) == status)
+        #expect(Reply.parse(Reply.ok(json).encoded) == .ok(json))
+    }
+
+    @Test func roundTripsEveryEnumAndRandomNumbers() {
+        var generator = SystemRandomNumberGenerator()
+        for mode in DisplayMode.allCases {
+            for state in RunState.allCases {
+                var status = Self.sample
+                status.mode = mode
+                status.state = state
+                status.visible.toggle()
+                status.animating.toggle()
+                status.target = Double.random(in: 0...100, using: &generator)
+                status.shown = Double.random(in: 0...100, using: &generator)
+                status.clients = Int.random(in: 0...64, using: &generator)
+                status.display = .none
+                #expect(Status.parse(json: status.json()) == status)
+            }
+        }
+    }
+
+    @Test func readsKeysInAnyOrderAndIgnoresUnknownOnes() {
+        let json = """
+            { "clients": 2, "animating": false, "fps": 30, "extra": [1, {"x": null}],
+              "display": {"format": "rgb565", "height": 480, "width": 640, "name": "fbdev"},
+              "visible": false, "state": "success", "mode": "indeterminate",
+              "title": "T", "message": "M", "shown": 1.0e2, "target": 100 }
+            """
+        let status = Status.parse(json: json)
+        #expect(
+            status
+                == Status(
+                    target: 100, shown: 100, message: "M", title: "T", mode: .indeterminate,
+                    state: .success, visible: false,
+                    display: .init(name: "fbdev", width: 640, height: 480, format: "rgb565"),
+                    fps: 30, animating: false, clients: 2))
+    }
+
+    @Test func refusesMissingOrMistypedFields() {
+        let good = Self.sample.json()
+        #expect(Status.parse(json: good) != nil)
+        #expect(Status.parse(json: good.replacing(#""fps":60"#, with: #""fps":60.5"#, maxReplacements: 1)) == nil)
+        #expect(Status.parse(json: good.replacing(#""fps":60"#, with: #""fps":"60""#, maxReplacements: 1)) == nil)
+        #expect(Status.parse(json: good.replacing(#""mode":"determinate""#, with: #""mode":"sideways""#, maxReplacements: 1)) == nil)
+        #expect(Status.parse(json: good.replacing(#""visible":true,"#, with: "", maxReplacements: 1)) == nil)
+        #expect(Status.parse(json: "[]") == nil)
+        #expect(Status.parse(json: "") == nil)
+    }
+
+    @Test func humanReadableNamesEveryField() {
+        let text = Self.sample.humanReadable
+        #expect(!text.hasSuffix("\n"))
+        for label in ["progress:", "state:", "mode:", "title:", "message:", "visible:", "display:", "fps:", "animating:", "clients:"] {
+            #expect(text.contains(label), "\(label)")
+        }
+        #expect(text.contains("42.5% (shown 40%)"))
+        #expect(text.contains("memory 800x600 xrgb8888"))
+        var multiline = Self.sample
+        multiline.message = "a\nb"
+        #expect(multiline.humanReadable.split(separator: "\n").count == text.split(separator: "\n").count)
+    }
+}
+
+@Suite struct JSONTests {
+    @Test(arguments: [
+        ("null", JSONValue.null), ("true", .bool(true)), ("false", .bool(false)),
+        ("0", .number(0)), ("-0", .number(0)), ("42.5", .number(42.5)), ("-1e3", .number(-1000)),
+        ("1E+2", .number(100)), ("2.5e-1", .number(0.25)),
+        (#""""#, .string("")), (#""a\"b\\c\/d""#, .string("a\"b\\c/d")),
+        (#""\b\f\n\r\t""#, .string("\u{8}\u{C}\n\r\t")),
+        (#""\u0041\u00e9\u65E5""#, .string("Aé日")),
+        (#""\ud83c\udf89""#, .string("🎉")),
+        (#""\uD834\uDD1E""#, .string("𝄞")),
+        (#""raw 🎉 日本""#, .string("raw 🎉 日本")),
+        ("[]", .array([])), ("[1, [2, []], {}]", .array([.number(1), .array([.number(2), .array([])]), .object([])])),
+        (" {\"a\" : 1 , \"b\":[true,null]} \n", .object([.init("a", .number(1)), .init("b", .array([.bool(true), .null]))])),
+    ])
+    func reads(text: String, value: JSONValue) {
+        #expect(JSONValue.parse(text) == value, "\(text)")
+    }
+
+    @Test(arguments: [
+        "", " ", "nul", "tru", "01", "1.", ".5", "-", "+1", "1e", "1e400", "NaN", "Infinity", "0x10",
+        "\"unterminated", "\"bad \\x escape\"", "\"raw\nnewline\"", "\"raw\ttab\"", "\"\\u12\"", "\"\\u12G4\"",
+        "\"\\ud83c\"", "\"\\ud83c\\u0041\"", "\"\\udf89\"", "[1,]", "[1 2]", "{\"a\"}", "{\"a\":1,}",
+        "{a:1}", "{\"a\":1} x", "[] []", "'single'",
+        String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000),
+    ])
+    func refuses(text: String) {
+        #expect(JSONValue.parse(text) == nil, "\(text)")
+    }
+
+    @Test func nestingUpToTheLimitIsRead() {
+        let depth = JSONValue.maxDepth
+        let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        #expect(JSONValue.parse(text) != nil)
+    }
+
+    @Test func escapesControlCharactersAsUnicodeEscapes() {
+        #expect(JSONValue.string("\u{1}\u{1F}\u{7F}\u{2028}").encoded == #""\u0001\u001f\u007f\u2028""#)
+        #expect(JSONValue.string("q\"b\\n\n").encoded == #""q\"b\\n\n""#)
+        #expect(JSONValue.number(1e21).encoded == "1000000000000000000000")
+    }
+
+    @Test func writerAndReaderAgree() {
+        let value = JSONValue.object([
+            .init("s", .string("x\u{0}y\n🎉")), .init("n", .number(-12.75)), .init("a", .array([.null, .bool(false)])),
+            .init("o", .object([.init("", .string(""))])),
+        ])
+        #expect(JSONValue.parse(value.encoded) == value)
+    }
+}

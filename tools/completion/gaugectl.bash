@@ -1,0 +1,85 @@
+# bash completion for gaugectl (install as /usr/share/bash-completion/completions/gaugectl)
+
+_gaugectl() {
+    local cur prev words cword
+    if declare -F _init_completion >/dev/null 2>&1; then
+        _init_completion || return
+    else
+        COMPREPLY=()
+        cur="${COMP_WORDS[COMP_CWORD]}"
+        prev="${COMP_WORDS[COMP_CWORD-1]}"
+        words=("${COMP_WORDS[@]}")
+        cword=$COMP_CWORD
+    fi
+
+    local commands="progress message title mode success failure running theme reload show hide status ping wait snapshot quit send help"
+    local global_options="--socket --timeout --help -h --version"
+
+    # The command is the first word after the global options (and their values).
+    local i command=""
+    for ((i = 1; i < cword; i++)); do
+        case "${words[i]}" in
+            --socket | --timeout) ((i++)) ;;
+            -*) ;;
+            *) command="${words[i]}"; break ;;
+        esac
+    done
+
+    if [[ -z $command ]]; then
+        case "$prev" in
+            --socket)
+                COMPREPLY=($(compgen -f -- "$cur"))
+                return
+                ;;
+            --timeout)
+                COMPREPLY=($(compgen -W "0.5 1 5 10 30 0" -- "$cur"))
+                return
+                ;;
+        esac
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$global_options" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+        fi
+        return
+    fi
+
+    case "$command" in
+        progress)
+            [[ $prev == --message || $prev == -m ]] && return
+            COMPREPLY=($(compgen -W "--message --help" -- "$cur"))
+            ;;
+        mode)
+            COMPREPLY=($(compgen -W "determinate indeterminate --help" -- "$cur"))
+            ;;
+        status)
+            COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
+            ;;
+        quit)
+            COMPREPLY=($(compgen -W "--retain --help" -- "$cur"))
+            ;;
+        snapshot)
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "--help" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            ;;
+        theme)
+            COMPREPLY=($(compgen -W "--help" -- "$cur"))
+            ;;
+        send)
+            if ((i + 1 == cword)); then
+                COMPREPLY=($(compgen -W "progress message title mode state theme reload show hide ping status wait snapshot quit" -- "$cur"))
+            fi
+            ;;
+        help)
+            COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+            ;;
+        *)
+            COMPREPLY=($(compgen -W "--help" -- "$cur"))
+            ;;
+    esac
+}
+
+complete -F _gaugectl gaugectl

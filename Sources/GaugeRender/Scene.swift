@@ -57,7 +57,7 @@ public final class Scene {
     /// True while the picture changes with time for this model (stripes moving, a value easing).
     public func isAnimating(_ model: ScreenModel, at time: Double) -> Bool {
         if !model.isSettled(at: time) { return true }
-        return theme.animate && model.shown(at: time) > 0
+        return theme.animate && (model.mode == .indeterminate || model.shown(at: time) > 0)
     }
 
     /// Moves the scene to `model` at `time` and returns the rectangle that changed
@@ -71,7 +71,9 @@ public final class Scene {
             needsFullRedraw = false
         }
 
-        let shown = model.shown(at: time)
+        // Work of unknown length: the whole bar striped, its stripes sweeping (barber pole).
+        let indeterminate = model.mode == .indeterminate
+        let shown = indeterminate ? 100 : model.shown(at: time)
         let oldFill = bar.fillRect
         let oldFillWidth = bar.fillWidth
         bar.setFillWidth(layout.fillWidth(for: shown))
@@ -90,7 +92,7 @@ public final class Scene {
         damage = damage.union(updateText(&message, model.message, size: layout.messageSize, bold: false) {
             Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap, width: $0.width, height: $0.height)
         })
-        damage = damage.union(updateLabel(shown: shown))
+        damage = damage.union(updateLabel(shown: shown, hidden: indeterminate))
         return damage.intersection(screen)
     }
 
@@ -140,8 +142,16 @@ public final class Scene {
 
     /// The percentage label: right-aligned inside the fill, or just past its head when the
     /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
-    private func updateLabel(shown: Double) -> Rect {
-        guard theme.showLabel, shown != labelValue else { return .zero }
+    private func updateLabel(shown: Double, hidden: Bool) -> Rect {
+        if !theme.showLabel || hidden {
+            guard label.image != nil || !label.rect.isEmpty else { return .zero }
+            let old = label.rect
+            label = TextLine()
+            labelValue = -1
+            bar.setLabel(mask: nil, color: labelColor, rect: .zero)
+            return old
+        }
+        guard shown != labelValue else { return .zero }
         labelValue = shown
         let newText = LabelFormat.text(theme.labelFormat, value: shown, max: 100)
         let old = label.rect

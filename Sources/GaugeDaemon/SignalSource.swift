@@ -6,7 +6,8 @@ import Glibc
 /// an asynchronous signal handler.
 ///
 /// Create it before any other thread starts (the mask is per thread; threads created later
-/// inherit it). `close()` restores the mask that was in force before.
+/// inherit it). `close()` restores the mask that was in force before. Creating one also
+/// ignores SIGPIPE process-wide: a client that vanishes must cost an EPIPE, not the daemon.
 package final class SignalSource {
     package typealias Handler = (_ signal: Int32) -> Void
 
@@ -22,6 +23,7 @@ package final class SignalSource {
     package init(loop: EventLoop, signals: [Int32] = SignalSource.defaultSignals, handler: @escaping Handler) throws(SystemError) {
         self.loop = loop
         self.handler = handler
+        Self.ignoreBrokenPipe()
         sigemptyset(&mask)
         try add(signals)
         do {

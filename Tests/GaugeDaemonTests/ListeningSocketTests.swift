@@ -106,4 +106,22 @@ import Testing
             try ListeningSocket.adopt(fd: fds[0])
         }
     }
+
+    @Test func usesThePassedSocketWhenThereIsOne() throws {
+        let directory = TemporaryDirectory()
+        let passedPath = directory.appending("passed.sock")
+        let passed = try Syscall.socket(domain: AF_UNIX, type: sockStream)
+        try Syscall.bind(passed, to: UnixSocketAddress(passedPath))
+        try Syscall.listen(passed, backlog: 8)
+        let ownPath = directory.appending("own.sock")
+
+        let adopted = try ListeningSocket.passedOrBound(path: ownPath, passed: passed..<(passed + 1))
+        #expect(adopted.fd == passed && adopted.path == nil)
+        #expect(try Syscall.lstat(ownPath) == nil)
+        adopted.close()
+
+        let bound = try ListeningSocket.passedOrBound(path: ownPath, passed: 3..<3)
+        #expect(bound.path == ownPath)
+        bound.close()
+    }
 }

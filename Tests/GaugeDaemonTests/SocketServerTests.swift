@@ -84,6 +84,22 @@ import Testing
         #expect(refused.allSatisfy { $0.closedByPeer })
     }
 
+    @Test func aBusyClientDoesNotDelayAnother() throws {
+        let fixture = try ServerFixture()
+        let busy = try fixture.client()
+        let line = Array("progress 50\n".utf8)
+        let sent = busy.send(Array([[UInt8]](repeating: line, count: 10_000).joined()))
+        try #require(sent >= 64 * 1024)
+        let quiet = try fixture.client()
+        quiet.send("ping\n")
+        try pump(fixture.loop) { quiet.lines.count == 1 }
+        #expect(quiet.lines == ["ok ping"])
+        // The busy client's backlog was not worked off first.
+        #expect(busy.lines.count < sent / line.count)
+        try pump(fixture.loop) { busy.lines.count == sent / line.count }
+        #expect(busy.lines.count == sent / line.count)
+    }
+
     @Test func aDeferredReplyHoldsBackLaterRepliesOfThatClientOnly() throws {
         var waiting: [ClientConnection] = []
         let fixture = try ServerFixture { connection, item in
@@ -101,6 +117,7 @@ import Testing
         try pump(fixture.loop, for: 0.05)
         #expect(patient.lines == ["ok first"])
         #expect(waiting.first?.isAwaitingReply == true)
+        #expect(waiting.first?.queuedLineCount == 3)
 
         // Others keep being served meanwhile.
         other.send("again\n")

@@ -42,6 +42,15 @@ package final class ListeningSocket {
         close()
     }
 
+    /// The daemon's socket: the first one systemd passed (`passed`, normally
+    /// `SocketActivation.takeFromEnvironment()`), else `path` bound by the daemon.
+    package static func passedOrBound(
+        path: String, groupID: UInt32? = nil, passed: Range<Int32>
+    ) throws(ListenerError) -> ListeningSocket {
+        if let fd = passed.first { return try adopt(fd: fd) }
+        return try bind(path: path, groupID: groupID)
+    }
+
     /// Binds and listens on `path` (`@name` for the abstract namespace):
     /// creates the parent directories (0755) as needed, refuses to start if a live daemon
     /// answers on the path, removes a stale socket file, binds, sets the file's mode to

@@ -53,7 +53,7 @@ import Testing
         leaving.send("ping\nhalf a li")
         staying.send("one\n")
         try pump(fixture.loop) { leaving.lines.count == 1 && staying.lines.count == 1 }
-        Syscall.close(leaving.fd)  // the TestClient's deinit closes it again: harmless EBADF
+        leaving.close()
         staying.send("two\n")
         try pump(fixture.loop) { staying.lines.count == 2 && fixture.server.clientCount == 1 }
         #expect(staying.lines == ["ok one", "ok two"])

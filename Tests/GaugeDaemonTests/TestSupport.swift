@@ -58,7 +58,17 @@ final class TestClient {
         _ = try Syscall.connect(fd, to: UnixSocketAddress(path))
     }
 
-    deinit { Syscall.close(fd) }
+    private var isClosed = false
+
+    deinit { close() }
+
+    /// Closes once: tests run in parallel, and a second close could hit a descriptor
+    /// another test opened meanwhile.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Syscall.close(fd)
+    }
 
     /// Sends what the socket takes now; returns the count.
     @discardableResult

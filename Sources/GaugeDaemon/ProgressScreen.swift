@@ -31,7 +31,9 @@ package final class ProgressScreen {
 
     private func rebuildScene() {
         let scene = Scene(theme: theme, width: size.width, height: size.height, scale: scale)
-        for font in scene.unavailableFonts { log("font \(font) unavailable") }
+        for font in scene.unavailableFonts where font == theme.font || font == theme.boldFont {
+            log("font \(font) unavailable; using fallbacks")
+        }
         self.scene = scene
     }
 

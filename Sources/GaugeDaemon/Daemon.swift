@@ -235,7 +235,7 @@ package final class Daemon {
 
     private func signal(_ number: Int32) {
         switch number {
-        case SIGHUP:
+        case SIGHUP where terminal == nil:
             _ = reloadTheme()
             scheduleFrames()
         case SIGWINCH:
@@ -263,7 +263,7 @@ package final class Daemon {
             }
         case .terminal:
             do {
-                return try TerminalDisplay()
+                return try TerminalDisplay(scale: 3)
             } catch {
                 throw DaemonError("\(error)")
             }

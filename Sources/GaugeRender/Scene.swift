@@ -11,6 +11,10 @@ public final class Scene {
     let layout: Layout
     private let text: TextRenderer
     private var bar: BarLayers
+    /// The bar's layers for each state seen so far (each state has its own fill colour).
+    private var bars: [RunState: BarLayers] = [:]
+    private var state = RunState.running
+    private var mark = TextLine()
 
     private var title = TextLine()
     private var message = TextLine()
@@ -30,6 +34,7 @@ public final class Scene {
         layout = Layout(theme: theme, width: width, height: height, scale: scale)
         self.text = text ?? TextRenderer(theme: theme)
         bar = BarLayers(theme: theme, layout: layout)
+        bars[.running] = bar
     }
 
     /// Fonts the theme names that could not be opened.
@@ -42,6 +47,8 @@ public final class Scene {
     public var labelRect: Rect { label.rect }
     public var titleRect: Rect { title.rect }
     public var messageRect: Rect { message.rect }
+    /// Where the success or failure mark is drawn (empty while running).
+    public var markRect: Rect { mark.rect }
 
     /// The next frame must redraw the whole screen (a new buffer, a mode set).
     public func invalidate() { needsFullRedraw = true }
@@ -54,9 +61,11 @@ public final class Scene {
         return Int(frac * Double(layout.stripePeriod)) % layout.stripePeriod
     }
 
-    /// True while the picture changes with time for this model (stripes moving, a value easing).
+    /// True while the picture changes with time for this model (stripes moving, a value
+    /// easing). Once the work has succeeded or failed the stripes stand still.
     public func isAnimating(_ model: ScreenModel, at time: Double) -> Bool {
         if !model.isSettled(at: time) { return true }
+        if model.state != .running { return false }
         return theme.animate && (model.mode == .indeterminate || model.shown(at: time) > 0)
     }
 
@@ -71,6 +80,10 @@ public final class Scene {
             needsFullRedraw = false
         }
 
+        if model.state != state {
+            damage = damage.union(switchState(to: model.state))
+        }
+
         // Work of unknown length: the whole bar striped, its stripes sweeping (barber pole).
         let indeterminate = model.mode == .indeterminate
         let shown = indeterminate ? 100 : model.shown(at: time)
@@ -80,7 +93,7 @@ public final class Scene {
         if bar.fillWidth != oldFillWidth {
             damage = damage.union(oldFill.union(bar.fillRect))
         }
-        let newPhase = bar.fillWidth > 0 ? stripePhase(at: time) : phase
+        let newPhase = bar.fillWidth > 0 && state == .running ? stripePhase(at: time) : phase
         if newPhase != phase {
             phase = newPhase
             damage = damage.union(bar.fillRect)
@@ -107,6 +120,28 @@ public final class Scene {
         bar.draw(into: dst, clip: area, phase: phase)
         draw(title, color: theme.titleColor, into: dst, clip: area)
         draw(message, color: theme.messageColor, into: dst, clip: area)
+        draw(mark, color: theme.fillColor(for: state), into: dst, clip: area)
+    }
+
+    /// The bar in the state's colours (built on first use), and the state's mark.
+    private func switchState(to next: RunState) -> Rect {
+        state = next
+        let old = bar.fillRect.union(label.rect).union(mark.rect)
+        var stateTheme = theme
+        stateTheme.fillColor = theme.fillColor(for: next)
+        let layers = bars[next] ?? BarLayers(theme: stateTheme, layout: layout)
+        bars[next] = layers
+        bar = layers
+        labelValue = -1
+        label.rect = .zero
+        mark = TextLine()
+        if theme.showMark, let mask = Mark.mask(for: next, size: layout.bar.height + 2 * layout.labelInset) {
+            let b = layout.bar
+            let gap = layout.labelInset * 2
+            let rect = Rect(x: b.maxX + gap, y: b.y + (b.height - mask.height) / 2, width: mask.width, height: mask.height)
+            mark = TextLine(text: next.rawValue, image: TextImage(mask: mask, width: mask.width, height: mask.height, ascent: 0, truncated: false, missingGlyphs: 0), rect: rect.intersection(Rect(x: 0, y: 0, width: width, height: height)))
+        }
+        return old.union(layout.bar).union(mark.rect)
     }
 
     /// Updates to `model` at `time` and draws what changed; returns that rectangle.
@@ -170,7 +205,7 @@ public final class Scene {
         var x = fillRight - layout.labelInset - image.width
         let onFill = x >= b.x + layout.labelInset
         if !onFill { x = fillRight + layout.labelInset }
-        let under = onFill ? theme.fillColor : theme.trackColor
+        let under = onFill ? theme.fillColor(for: state) : theme.trackColor
         let color = (under.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
         let rect = Rect(x: x, y: y, width: image.width, height: image.height)
         guard rect != label.rect || color != labelColor else { return .zero }

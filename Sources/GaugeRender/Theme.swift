@@ -13,6 +13,12 @@ public struct Theme: Equatable, Sendable {
     /// The thin darker outline around the fill.
     public var outline = true
 
+    /// The fill once the work has succeeded / failed, and the colour of its check / cross.
+    public var successColor = Color(red: 0.30, green: 0.69, blue: 0.31)
+    public var failureColor = Color(red: 0.86, green: 0.24, blue: 0.20)
+    /// Draw a check or cross beside the bar on success or failure.
+    public var showMark = true
+
     public var stripeColor = Color.white.withAlpha(0.2)
     /// Width of one stripe period (stripe plus gap), in pixels.
     public var stripeWidth = 28.0
@@ -59,6 +65,15 @@ public struct Theme: Equatable, Sendable {
 
     public init() {}
 
+    /// The fill colour for a state.
+    public func fillColor(for state: RunState) -> Color {
+        switch state {
+        case .running: fillColor
+        case .success: successColor
+        case .failure: failureColor
+        }
+    }
+
     /// Sets one key as written in a theme file or a `theme key=value` request.
     public mutating func set(_ key: String, _ value: String) throws(ThemeError) {
         guard let setter = Self.setters[key] else { throw .unknownKey(key) }
@@ -84,6 +99,9 @@ public struct Theme: Equatable, Sendable {
         "fill_color": color(\.fillColor),
         "flat": bool(\.flat),
         "outline": bool(\.outline),
+        "success_color": color(\.successColor),
+        "failure_color": color(\.failureColor),
+        "show_mark": bool(\.showMark),
         "stripe_color": color(\.stripeColor),
         "stripe_width": number(\.stripeWidth, 4...400),
         "stripe_duration": number(\.stripeDuration, 0.05...60),

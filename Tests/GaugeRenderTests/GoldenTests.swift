@@ -34,3 +34,35 @@ struct GoldenTests {
         try expectGolden(screen.image, "1280x800-padded-42")
     }
 }
+
+@Suite("States")
+struct StateTests {
+    @Test("success and failure: their own fill colour, a mark, the message kept, stripes still", arguments: [RunState.success, .failure])
+    func finished(state: RunState) throws {
+        let screen = try Screen(width: 800, height: 480)
+        var m = model(state == .success ? 100 : 63, message: state == .success ? "Installed" : "Disk full")
+        screen.render(m, at: 0)
+        m.state = state
+        let damage = screen.render(m, at: 0.1)
+        #expect(damage.contains(x: screen.scene.barRect.x, y: screen.scene.barRect.y))
+        #expect(!screen.scene.isAnimating(m, at: 0.2))
+        #expect(screen.render(m, at: 0.7).isEmpty, "stripes must stand still once finished")
+        let mark = screen.scene.markRect
+        #expect(!mark.isEmpty && mark.x > screen.scene.barRect.maxX)
+        let expected = Theme().fillColor(for: state)
+        var markPixels = 0
+        let image = screen.image
+        for y in mark.y..<mark.maxY {
+            for x in mark.x..<mark.maxX {
+                let p = image.pixel(x: x, y: y)
+                if abs(Int(p.r) - Int(expected.red * 255)) < 3, abs(Int(p.g) - Int(expected.green * 255)) < 3 { markPixels += 1 }
+            }
+        }
+        #expect(markPixels > mark.area / 8, "the mark is drawn in the state colour")
+        try expectGolden(image, "800x480-\(state.rawValue)")
+        // Back to running: the mark goes away.
+        m.state = .running
+        screen.render(m, at: 1)
+        #expect(screen.scene.markRect.isEmpty)
+    }
+}

@@ -100,10 +100,12 @@ public final class Scene {
         }
 
         damage = damage.union(updateText(&title, model.title, size: layout.titleSize, bold: true) {
-            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.y - self.layout.textGap - $0.height, width: $0.width, height: $0.height)
+            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.y - self.layout.textGap - $0.height - self.labelClearance(.above),
+                 width: $0.width, height: $0.height)
         })
         damage = damage.union(updateText(&message, model.message, size: layout.messageSize, bold: false) {
-            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap, width: $0.width, height: $0.height)
+            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap + self.labelClearance(.below),
+                 width: $0.width, height: $0.height)
         })
         damage = damage.union(updateLabel(shown: shown, hidden: indeterminate))
         return damage.intersection(screen)
@@ -121,6 +123,7 @@ public final class Scene {
         draw(title, color: theme.titleColor, into: dst, clip: area)
         draw(message, color: theme.messageColor, into: dst, clip: area)
         draw(mark, color: theme.fillColor(for: state), into: dst, clip: area)
+        if theme.labelPosition != .inside { draw(label, color: labelColor, into: dst, clip: area) }
     }
 
     /// The bar in the state's colours (built on first use), and the state's mark.
@@ -138,7 +141,8 @@ public final class Scene {
         if theme.showMark, let mask = Mark.mask(for: next, size: layout.bar.height + 2 * layout.labelInset) {
             let b = layout.bar
             let gap = layout.labelInset * 2
-            let rect = Rect(x: b.maxX + gap, y: b.y + (b.height - mask.height) / 2, width: mask.width, height: mask.height)
+            let x = theme.labelPosition == .right ? b.x - gap - mask.width : b.maxX + gap
+            let rect = Rect(x: x, y: b.y + (b.height - mask.height) / 2, width: mask.width, height: mask.height)
             mark = TextLine(text: next.rawValue, image: TextImage(mask: mask, width: mask.width, height: mask.height, ascent: 0, truncated: false, missingGlyphs: 0), rect: rect.intersection(Rect(x: 0, y: 0, width: width, height: height)))
         }
         return old.union(layout.bar).union(mark.rect)
@@ -175,6 +179,14 @@ public final class Scene {
         return old.union(line.rect)
     }
 
+    /// Room the label takes between the bar and the title (above) or message (below).
+    private func labelClearance(_ side: LabelPosition) -> Int {
+        guard theme.showLabel, theme.labelPosition == side else { return 0 }
+        return labelLineHeight + layout.labelInset
+    }
+
+    private lazy var labelLineHeight: Int = text.render("0", size: layout.labelSize, bold: true).height
+
     /// The percentage label: right-aligned inside the fill, or just past its head when the
     /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
     private func updateLabel(shown: Double, hidden: Bool) -> Rect {
@@ -200,18 +212,35 @@ public final class Scene {
             return old
         }
         let b = layout.bar
-        let fillRight = b.x + bar.fillWidth
-        let y = b.y + (b.height - image.height) / 2
-        var x = fillRight - layout.labelInset - image.width
-        let onFill = x >= b.x + layout.labelInset
-        if !onFill { x = fillRight + layout.labelInset }
-        let under = onFill ? theme.fillColor(for: state) : theme.trackColor
-        let color = (under.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
-        let rect = Rect(x: x, y: y, width: image.width, height: image.height)
+        let inset = layout.labelInset
+        let w = image.width, h = image.height
+        let centredY = b.y + (b.height - h) / 2
+        let color: Color
+        let rect: Rect
+        switch theme.labelPosition {
+        case .inside:
+            let fillRight = b.x + bar.fillWidth
+            var x = fillRight - inset - w
+            let onFill = x >= b.x + inset
+            if !onFill { x = fillRight + inset }
+            let under = onFill ? theme.fillColor(for: state) : theme.trackColor
+            color = (under.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
+            rect = Rect(x: x, y: centredY, width: w, height: h)
+        case .above, .below, .left, .right:
+            color = (theme.background.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
+            switch theme.labelPosition {
+            case .above: rect = Rect(x: b.maxX - w, y: b.y - inset - h, width: w, height: h)
+            case .below: rect = Rect(x: b.maxX - w, y: b.maxY + inset, width: w, height: h)
+            case .left: rect = Rect(x: b.x - 2 * inset - w, y: centredY, width: w, height: h)
+            default: rect = Rect(x: b.maxX + 2 * inset, y: centredY, width: w, height: h)
+            }
+        }
         guard rect != label.rect || color != labelColor else { return .zero }
         label.rect = rect
         labelColor = color
-        bar.setLabel(mask: image.mask, color: color, rect: rect)
+        if theme.labelPosition == .inside {
+            bar.setLabel(mask: image.mask, color: color, rect: rect)
+        }
         return old.union(rect)
     }
 

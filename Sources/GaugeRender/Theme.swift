@@ -42,6 +42,8 @@ public struct Theme: Equatable, Sendable {
     /// The label's opacity (its colour is black or white, whichever contrasts).
     public var labelAlpha = 0.6
     public var showLabel = true
+    /// Inside the fill (right-aligned at its head), or above, below, left or right of the bar.
+    public var labelPosition = LabelPosition.inside
 
     public var titleSize = 22.0
     public var titleColor = Color.white
@@ -116,6 +118,12 @@ public struct Theme: Equatable, Sendable {
         "label_inset": number(\.labelInset, 0...400),
         "label_alpha": number(\.labelAlpha, 0...1),
         "show_label": bool(\.showLabel),
+        "label_position": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let p = LabelPosition(rawValue: v) else {
+                throw .badValue(key: "label_position", value: v, expected: LabelPosition.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            theme.labelPosition = p
+        },
         "title_size": number(\.titleSize, 4...400),
         "title_color": color(\.titleColor),
         "message_size": number(\.messageSize, 4...400),
@@ -158,6 +166,11 @@ public struct Theme: Equatable, Sendable {
             }
         }
     }
+}
+
+/// Where the percentage label sits.
+public enum LabelPosition: String, CaseIterable, Sendable {
+    case inside, above, below, left, right
 }
 
 /// Why a theme key was not taken.

@@ -66,3 +66,27 @@ struct StateTests {
         #expect(screen.scene.markRect.isEmpty)
     }
 }
+
+@Suite("Label")
+struct LabelTests {
+    @Test("the label above, below, left or right of the bar, clear of the title and message",
+          arguments: [LabelPosition.above, .below, .left, .right])
+    func positions(position: LabelPosition) throws {
+        var theme = Theme()
+        theme.labelPosition = position
+        theme.labelFormat = "Step {value} of {max}"
+        let screen = try Screen(width: 800, height: 480, theme: theme)
+        screen.render(model(30, message: "Copying files", title: "Updating"))
+        let bar = screen.scene.barRect, label = screen.scene.labelRect
+        #expect(!label.isEmpty && !label.intersects(bar))
+        #expect(!label.intersects(screen.scene.titleRect) && !label.intersects(screen.scene.messageRect))
+        switch position {
+        case .above: #expect(label.maxY <= bar.y && label.maxX == bar.maxX)
+        case .below: #expect(label.y >= bar.maxY && label.maxX == bar.maxX)
+        case .left: #expect(label.maxX <= bar.x)
+        case .right: #expect(label.x >= bar.maxX)
+        case .inside: break
+        }
+        try expectGolden(screen.image, "800x480-label-\(position.rawValue)")
+    }
+}

@@ -34,6 +34,7 @@ package final class ProgressScreen {
         for font in scene.unavailableFonts where font == theme.font || font == theme.boldFont {
             log("font \(font) unavailable; using fallbacks")
         }
+        if let problem = scene.logoProblem { log(problem) }
         self.scene = scene
     }
 

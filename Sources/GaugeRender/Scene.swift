@@ -15,6 +15,9 @@ public final class Scene {
     private var bars: [RunState: BarLayers] = [:]
     private var state = RunState.running
     private var mark = TextLine()
+    private var logo: (image: PixmanImage, rect: Rect)?
+    /// Why the theme's logo is not shown, for the log (nil when shown or none asked for).
+    public private(set) var logoProblem: String?
 
     private var title = TextLine()
     private var message = TextLine()
@@ -35,6 +38,16 @@ public final class Scene {
         self.text = text ?? TextRenderer(theme: theme)
         bar = BarLayers(theme: theme, layout: layout)
         bars[.running] = bar
+        if !theme.logo.isEmpty {
+            do throws(PNG.Error) {
+                let image = try Logo.load(theme.logo, scale: scale)
+                let cy = Int((Double(height) * theme.logoCenter).rounded())
+                let rect = Rect(x: (width - image.width) / 2, y: cy - image.height / 2, width: image.width, height: image.height)
+                logo = (image, rect)
+            } catch {
+                logoProblem = error.description
+            }
+        }
     }
 
     /// Fonts the theme names that could not be opened.
@@ -118,6 +131,10 @@ public final class Scene {
         let dst = image(for: buffer)
         for part in area.subtracting(layout.bar) {
             dst.fill(part, color: theme.background)
+        }
+        if let logo {
+            let l = area.intersection(logo.rect)
+            dst.composite(PIXMAN_OP_OVER, source: logo.image, rect: l, sourceOrigin: (l.x - logo.rect.x, l.y - logo.rect.y))
         }
         bar.draw(into: dst, clip: area, phase: phase)
         draw(title, color: theme.titleColor, into: dst, clip: area)

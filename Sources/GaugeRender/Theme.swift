@@ -52,6 +52,11 @@ public struct Theme: Equatable, Sendable {
     /// Gap between the bar and the title above it / the message below it.
     public var textGap = 16.0
 
+    /// A PNG drawn centred above the bar (none when empty), scaled with the screen.
+    public var logo = ""
+    /// Vertical centre of the logo as a fraction of the screen height.
+    public var logoCenter = 0.4
+
     public var font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
     public var boldFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
     /// Fonts tried in order for characters the main font lacks.
@@ -129,6 +134,8 @@ public struct Theme: Equatable, Sendable {
         "message_size": number(\.messageSize, 4...400),
         "message_color": color(\.messageColor),
         "text_gap": number(\.textGap, 0...2000),
+        "logo": { (theme: inout Theme, v: String) throws(ThemeError) in theme.logo = v },
+        "logo_center": number(\.logoCenter, 0...1),
         "font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.font = v },
         "bold_font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.boldFont = v },
         "fallback_fonts": { (theme: inout Theme, v: String) throws(ThemeError) in

@@ -1,3 +1,4 @@
+import Glibc
 import GaugeDisplay
 import GaugeRender
 import Testing
@@ -88,5 +89,56 @@ struct LabelTests {
         case .inside: break
         }
         try expectGolden(screen.image, "800x480-label-\(position.rawValue)")
+    }
+}
+
+@Suite("Logo and scale")
+struct LogoTests {
+    /// A 40x30 logo: opaque blue with a half-transparent red band at the bottom.
+    static func writeLogo() throws -> String {
+        var rgba: [UInt8] = []
+        for y in 0..<30 {
+            for _ in 0..<40 { rgba += y < 20 ? [0, 0, 255, 255] : [255, 0, 0, 128] }
+        }
+        let path = "/tmp/gauge-test-logo-\(getpid()).png"
+        try PNG.write(PNG.Image(width: 40, height: 30, rgba: rgba), to: path)
+        return path
+    }
+
+    @Test("a PNG logo is drawn centred above the bar, blended, and scaled with the screen", arguments: [1.0, 2.0])
+    func logo(scale: Double) throws {
+        var theme = Theme()
+        theme.logo = try Self.writeLogo()
+        let display = try MemoryDisplay(width: 1280, height: 800)
+        let scene = Scene(theme: theme, width: 1280, height: 800, scale: scale)
+        #expect(scene.logoProblem == nil)
+        scene.render(model(50), at: 0, into: display.framebuffer)
+        let cy = Int(800 * 0.4)
+        let s = Int(scale)
+        let top = display.pixel(x: 640, y: cy - 15 * s + 2)
+        #expect(top.b == 255 && top.r == 0)
+        let band = display.pixel(x: 640, y: cy + 15 * s - 2)
+        #expect(band.r > 120 && band.r < 136 && band.b == 0, "half-transparent red over black: \(band)")
+        #expect(display.pixel(x: 640 - 20 * s - 2, y: cy) == (0, 0, 0))
+        #expect(display.pixel(x: 640 - 20 * s + 2, y: cy).b == 255)
+        if scale == 2 { #expect(scene.barRect.height == 48) }
+    }
+
+    @Test("a missing logo is reported, not fatal")
+    func missing() throws {
+        var theme = Theme()
+        theme.logo = "/nonexistent/logo.png"
+        let scene = Scene(theme: theme, width: 640, height: 360)
+        #expect(scene.logoProblem?.contains("/nonexistent/logo.png") == true)
+    }
+
+    @Test("scale 2 doubles every measure of the look")
+    func scale2() throws {
+        let display = try MemoryDisplay(width: 2560, height: 1600)
+        let scene = Scene(theme: Theme(), width: 2560, height: 1600, scale: 2)
+        scene.render(model(42, message: "HiDPI panel", title: "Scale 2"), at: 0, into: display.framebuffer)
+        #expect(scene.barRect.height == 48)
+        #expect(scene.barRect.width == 1280)
+        try expectGolden(PNG.image(of: display.framebuffer), "2560x1600-scale2-42")
     }
 }

@@ -36,6 +36,7 @@ package final class Daemon {
         if let path = options.themePath {
             Self.loadTheme(path, into: &theme, log: log)
         }
+        if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
         let display = try Self.openDisplay(options.display, log: log)
         terminal = display as? TerminalDisplay
         let scale = options.scale ?? Self.autoScale(display)
@@ -181,6 +182,7 @@ package final class Daemon {
                 return ProtocolError(.io, error.description)
             }
         }
+        if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
         screen.replaceTheme(theme)
         log.info("theme reloaded")
         return nil

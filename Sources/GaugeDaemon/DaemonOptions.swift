@@ -17,6 +17,8 @@ package struct DaemonOptions: Equatable, Sendable {
     package var fps = 60
     /// Forced scale; nil picks it from the display's physical size.
     package var scale: Double?
+    /// Forced rotation in degrees (overrides the theme's).
+    package var rotate: Int?
     package var verbose = false
     /// `none` leaves the VT alone; nil uses the active one.
     package var vt: String?
@@ -38,6 +40,7 @@ package struct DaemonOptions: Equatable, Sendable {
           --theme FILE       theme file (key = value lines); SIGHUP or `reload` re-reads it
           --fps N            frame rate while something moves (default 60)
           --scale N          1 or 2 (default: from the display's physical size)
+          --rotate DEGREES   0, 90, 180 or 270: turn the picture for a panel on its side
           --vt TTY|none      the console to put in graphics mode (default: the active VT)
           --max-clients N    clients served at once (default 64)
           --demo             play a scripted demo sequence, then quit
@@ -90,6 +93,9 @@ package struct DaemonOptions: Equatable, Sendable {
             case "--scale":
                 guard let v = required(), let n = Double(v), n == 1 || n == 2 else { return .error("--scale takes 1 or 2") }
                 options.scale = n
+            case "--rotate":
+                guard let v = required(), let n = Int(v), [0, 90, 180, 270].contains(n) else { return .error("--rotate takes 0, 90, 180 or 270") }
+                options.rotate = n
             case "--vt":
                 guard let v = required(), !v.isEmpty else { return .error("--vt needs a tty path or none") }
                 options.vt = v

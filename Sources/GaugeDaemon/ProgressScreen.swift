@@ -10,7 +10,9 @@ package final class ProgressScreen {
     package private(set) var model = ScreenModel()
     package private(set) var theme: Theme
     package private(set) var visible = true
+    /// The display as the scene sees it: the panel, turned when the theme says so.
     package private(set) var display: (any Display)?
+    private var panel: (any Display)?
     private var scene: Scene?
     private let scale: Double
     private let log: (String) -> Void
@@ -18,10 +20,9 @@ package final class ProgressScreen {
     /// `display` may be nil: the daemon then keeps serving and snapshots still work.
     package init(theme: Theme, display: (any Display)?, scale: Double = 1, log: @escaping (String) -> Void) {
         self.theme = theme
-        self.display = display
         self.scale = scale
         self.log = log
-        rebuildScene()
+        replaceDisplay(display)
     }
 
     private var size: (width: Int, height: Int) {
@@ -82,8 +83,9 @@ package final class ProgressScreen {
 
     package func replaceTheme(_ next: Theme) {
         guard next != theme else { return }
+        let turned = next.rotation != theme.rotation
         theme = next
-        rebuildScene()
+        if turned { replaceDisplay(panel) } else { rebuildScene() }
     }
 
     package func show() {
@@ -96,7 +98,15 @@ package final class ProgressScreen {
 
     /// A new display (or none): the scene is laid out for its size.
     package func replaceDisplay(_ next: (any Display)?) {
+        panel = next
         display = next
+        if let next, theme.rotation != .none {
+            do {
+                display = try RotatedDisplay(next, rotation: theme.rotation)
+            } catch {
+                log("cannot turn \(next.name) by \(theme.rotation.rawValue)°: \(error)")
+            }
+        }
         rebuildScene()
     }
 

@@ -66,6 +66,9 @@ public struct Theme: Equatable, Sendable {
         "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
     ]
 
+    /// The whole screen turned clockwise, for panels mounted on their side (`--rotate` wins).
+    public var rotation = Rotation.none
+
     /// Seconds a new value takes to ease in.
     public var transitionDuration = 0.4
     public var easing = Easing.easeInOut
@@ -141,6 +144,12 @@ public struct Theme: Equatable, Sendable {
         "fallback_fonts": { (theme: inout Theme, v: String) throws(ThemeError) in
             theme.fallbackFonts = v.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         },
+        "rotation": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let degrees = Int(v), let r = Rotation(degrees: degrees) else {
+                throw .badValue(key: "rotation", value: v, expected: "0, 90, 180 or 270")
+            }
+            theme.rotation = r
+        },
         "transition_duration": number(\.transitionDuration, 0...60),
         "easing": { (theme: inout Theme, v: String) throws(ThemeError) in
             guard let e = Easing(rawValue: v) else { throw .badValue(key: "easing", value: v, expected: Easing.allCases.map(\.rawValue).joined(separator: ", ")) }
@@ -178,6 +187,13 @@ public struct Theme: Equatable, Sendable {
 /// Where the percentage label sits.
 public enum LabelPosition: String, CaseIterable, Sendable {
     case inside, above, below, left, right
+}
+
+/// How far the picture is turned, clockwise, to suit a panel mounted on its side or upside down.
+public enum Rotation: Int, CaseIterable, Sendable {
+    case none = 0, quarter = 90, half = 180, threeQuarters = 270
+
+    public init?(degrees: Int) { self.init(rawValue: degrees) }
 }
 
 /// Why a theme key was not taken.

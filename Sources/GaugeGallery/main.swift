@@ -32,6 +32,8 @@ let entries: [Entry] = [
           theme: { $0.labelPosition = .above; $0.labelFormat = "Step {value} of {max}" }, model: progress(30)),
     Entry(name: "label-right", caption: "label_position = right", theme: { $0.labelPosition = .right }, model: progress(80)),
     Entry(name: "indeterminate", caption: "mode indeterminate: barber pole", model: { m in m.mode = .indeterminate; m.message = "Waiting for the network"; m.title = "Starting" }),
+    Entry(name: "circles", caption: "indeterminate_style = circles", theme: { $0.indeterminateStyle = .circles }, model: { m in m.mode = .indeterminate; m.message = "Waiting for the network"; m.title = "Starting" }),
+    Entry(name: "ring", caption: "indeterminate_style = ring", time: 0.5, theme: { $0.indeterminateStyle = .ring }, model: { m in m.mode = .indeterminate; m.message = "Checking file systems"; m.title = "Starting" }),
     Entry(name: "success", caption: "state success", model: { m in m.setTarget(100); m.state = .success; m.message = "Installed"; m.title = "Done" }),
     Entry(name: "failure", caption: "state failure", model: { m in m.setTarget(63); m.state = .failure; m.message = "No space left on device"; m.title = "Update failed" }),
     Entry(name: "cjk", caption: "UTF-8 message with per-glyph font fallback", model: progress(55, "正在安装软件包 · Größe · インストール中")),

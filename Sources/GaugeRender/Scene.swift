@@ -16,6 +16,16 @@ public final class Scene {
     private var state = RunState.running
     private var mark = TextLine()
     private var logo: (image: PixmanImage, rect: Rect)?
+    private var mode = DisplayMode.determinate
+    /// When the mode last changed and the value the bar showed then: entering and leaving
+    /// indeterminate mode eases over `transitionDuration` instead of jumping.
+    private var modeSwitch: (time: Double, from: Double)?
+    private var lastShown = 0.0
+    private var hasFrame = false
+    private var barOpacity = 1.0
+    private var indicatorOpacity = 0.0
+    private var indicatorFrame = -1
+    private lazy var indicator = IndicatorLayers(theme: theme, layout: layout)
     /// Why the theme's logo is not shown, for the log (nil when shown or none asked for).
     public private(set) var logoProblem: String?
 
@@ -78,7 +88,10 @@ public final class Scene {
     /// easing). Once the work has succeeded or failed the stripes stand still.
     public func isAnimating(_ model: ScreenModel, at time: Double) -> Bool {
         if !model.isSettled(at: time) { return true }
+        if model.mode != mode { return true }
+        if let s = modeSwitch, time < s.time + theme.transitionDuration { return true }
         if model.state != .running { return false }
+        if model.mode == .indeterminate && theme.indeterminateStyle != .barberPole { return true }
         return theme.animate && (model.mode == .indeterminate || model.shown(at: time) > 0)
     }
 
@@ -97,16 +110,15 @@ public final class Scene {
             damage = damage.union(switchState(to: model.state))
         }
 
-        // Work of unknown length: the whole bar striped, its stripes sweeping (barber pole).
         let indeterminate = model.mode == .indeterminate
-        let shown = indeterminate ? 100 : model.shown(at: time)
+        let shown = updateMode(model, at: time, damage: &damage)
         let oldFill = bar.fillRect
         let oldFillWidth = bar.fillWidth
         bar.setFillWidth(layout.fillWidth(for: shown))
         if bar.fillWidth != oldFillWidth {
             damage = damage.union(oldFill.union(bar.fillRect))
         }
-        let newPhase = bar.fillWidth > 0 && state == .running ? stripePhase(at: time) : phase
+        let newPhase = bar.fillWidth > 0 && state == .running && barOpacity > 0 ? stripePhase(at: time) : phase
         if newPhase != phase {
             phase = newPhase
             damage = damage.union(bar.fillRect)
@@ -124,6 +136,51 @@ public final class Scene {
         return damage.intersection(screen)
     }
 
+    /// Work of unknown length: the barber pole fills the bar and sweeps its stripes; the
+    /// circles and ring fade in where the bar was. Both ways ease over `transitionDuration`.
+    /// Returns the value the bar shows.
+    private func updateMode(_ model: ScreenModel, at time: Double, damage: inout Rect) -> Double {
+        if model.mode != mode {
+            // The first frame shows the mode as it is; later changes ease.
+            if hasFrame { modeSwitch = (time, lastShown) }
+            mode = model.mode
+        }
+        hasFrame = true
+        var blend = 1.0
+        if let s = modeSwitch {
+            let d = theme.transitionDuration
+            if d > 0, time < s.time + d {
+                blend = Easing.easeInOut((time - s.time) / d)
+            } else {
+                modeSwitch = nil
+            }
+        }
+        let indeterminate = mode == .indeterminate
+        var shown = model.shown(at: time)
+        var newIndicatorOpacity = 0.0
+        if theme.indeterminateStyle == .barberPole {
+            let settled = indeterminate ? 100 : shown
+            shown = modeSwitch.map { $0.from + (settled - $0.from) * blend } ?? settled
+        } else {
+            newIndicatorOpacity = indeterminate ? blend : 1 - blend
+            if modeSwitch == nil { newIndicatorOpacity = indeterminate ? 1 : 0 }
+        }
+        lastShown = shown
+        if newIndicatorOpacity != indicatorOpacity {
+            indicatorOpacity = newIndicatorOpacity
+            barOpacity = 1 - newIndicatorOpacity
+            damage = damage.union(layout.bar).union(indicator.rect).union(label.rect)
+        }
+        if indicatorOpacity > 0 {
+            let frame = indicator.frame(at: time)
+            if frame != indicatorFrame {
+                indicatorFrame = frame
+                damage = damage.union(indicator.rect)
+            }
+        }
+        return shown
+    }
+
     /// Draws the current frame over `clip` into `buffer`.
     public func draw(into buffer: Framebuffer, clip: Rect) {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
@@ -136,7 +193,17 @@ public final class Scene {
             let l = area.intersection(logo.rect)
             dst.composite(PIXMAN_OP_OVER, source: logo.image, rect: l, sourceOrigin: (l.x - logo.rect.x, l.y - logo.rect.y))
         }
-        bar.draw(into: dst, clip: area, phase: phase)
+        if barOpacity > 0 {
+            bar.draw(into: dst, clip: area, phase: phase)
+            if barOpacity < 1 {
+                dst.fill(area.intersection(layout.bar), color: theme.background.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
+            }
+        } else {
+            dst.fill(area.intersection(layout.bar), color: theme.background)
+        }
+        if indicatorOpacity > 0 {
+            indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: indicatorOpacity)
+        }
         draw(title, color: theme.titleColor, into: dst, clip: area)
         draw(message, color: theme.messageColor, into: dst, clip: area)
         draw(mark, color: theme.fillColor(for: state), into: dst, clip: area)

@@ -69,6 +69,21 @@ public struct Theme: Equatable, Sendable {
     /// The whole screen turned clockwise, for panels mounted on their side (`--rotate` wins).
     public var rotation = Rotation.none
 
+    /// What shows in indeterminate mode.
+    public var indeterminateStyle = IndeterminateStyle.barberPole
+    /// Side of the circles / ring indicator in pixels at scale 1.
+    public var indicatorSize = 48.0
+    /// Seconds for one turn of the ring, or for one circle to grow.
+    public var indicatorPeriod = 1.2
+    /// The timing function of the ring's turn and of each circle's growth.
+    public var indicatorTiming = Easing.easeInOut
+    public var circleColors = [
+        Color(red: 0.87, green: 0.55, blue: 0.09), Color(red: 0.95, green: 0.95, blue: 0.95),
+        Color(red: 0.25, green: 0.65, blue: 0.84), Color(red: 0.35, green: 0.80, blue: 0.56),
+    ]
+    public var ringDrops = 10
+    public var ringDirection = Direction.clockwise
+
     /// Seconds a new value takes to ease in.
     public var transitionDuration = 0.4
     public var easing = Easing.easeInOut
@@ -149,6 +164,35 @@ public struct Theme: Equatable, Sendable {
                 throw .badValue(key: "rotation", value: v, expected: "0, 90, 180 or 270")
             }
             theme.rotation = r
+        },
+        "indeterminate_style": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let style = IndeterminateStyle(rawValue: v) else {
+                throw .badValue(key: "indeterminate_style", value: v, expected: IndeterminateStyle.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            theme.indeterminateStyle = style
+        },
+        "indicator_size": number(\.indicatorSize, 8...1000),
+        "indicator_period": number(\.indicatorPeriod, 0.1...60),
+        "indicator_timing": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let e = Easing(rawValue: v) else { throw .badValue(key: "indicator_timing", value: v, expected: Easing.allCases.map(\.rawValue).joined(separator: ", ")) }
+            theme.indicatorTiming = e
+        },
+        "circle_colors": { (theme: inout Theme, v: String) throws(ThemeError) in
+            var colors: [Color] = []
+            for part in v.split(separator: " ", omittingEmptySubsequences: true) {
+                guard let c = Color(parsing: String(part)) else { throw .badValue(key: "circle_colors", value: v, expected: "colours separated by spaces") }
+                colors.append(c)
+            }
+            guard !colors.isEmpty else { throw .badValue(key: "circle_colors", value: v, expected: "at least one colour") }
+            theme.circleColors = colors
+        },
+        "ring_drops": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let n = Int(v), (2...64).contains(n) else { throw .badValue(key: "ring_drops", value: v, expected: "a whole number from 2 to 64") }
+            theme.ringDrops = n
+        },
+        "ring_direction": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let d = Direction(rawValue: v) else { throw .badValue(key: "ring_direction", value: v, expected: "clockwise or counterclockwise") }
+            theme.ringDirection = d
         },
         "transition_duration": number(\.transitionDuration, 0...60),
         "easing": { (theme: inout Theme, v: String) throws(ThemeError) in

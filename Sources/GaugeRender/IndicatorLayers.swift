@@ -25,7 +25,7 @@ final class IndicatorLayers {
     private let period: Double
     private let theme: Theme
     private let size: Int
-    private var cache: [Int: PixmanImage] = [:]
+    private var cache: [PixmanImage?]
     private var cacheFormat = PIXMAN_a8r8g8b8
     private let background: PixmanImage
 
@@ -41,6 +41,7 @@ final class IndicatorLayers {
         // 50 distinct frames a second are smooth to the eye and bound the cache.
         frameCount = max(2, Int((period * 50).rounded()))
         background = PixmanImage(solid: theme.background)
+        cache = Array(repeating: nil, count: frameCount)
     }
 
     func frame(at time: Double) -> Int {
@@ -55,7 +56,10 @@ final class IndicatorLayers {
         let origin = (area.x - rect.x, area.y - rect.y)
         if opacity >= 1 {
             let format = pixman_image_get_format(dst.raw)
-            if format != cacheFormat { cache = [:]; cacheFormat = format }
+            if format != cacheFormat {
+                cache = Array(repeating: nil, count: frameCount)
+                cacheFormat = format
+            }
             let composed: PixmanImage
             if let hit = cache[index] {
                 composed = hit
@@ -68,7 +72,7 @@ final class IndicatorLayers {
                 composed.composite(PIXMAN_OP_SRC, source: scratch, rect: whole)
                 cache[index] = composed
             }
-            dst.composite(PIXMAN_OP_SRC, source: composed, rect: area, sourceOrigin: origin)
+            dst.copy(from: composed, rect: area, sourceOrigin: origin)
         } else {
             let alpha = PixmanImage(solid: Color.white.withAlpha(opacity))
             dst.composite(PIXMAN_OP_OVER, source: shapes(frame: index), mask: alpha, rect: area, sourceOrigin: origin)

@@ -186,6 +186,13 @@ public final class Scene {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
         guard !area.isEmpty else { return }
         let dst = image(for: buffer)
+        // An opaque indicator frame covering the whole area hides everything under it.
+        if indicatorOpacity >= 1, indicator.rect.union(area) == indicator.rect,
+            !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect)
+        {
+            indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: 1)
+            return
+        }
         for part in area.subtracting(layout.bar) {
             dst.fill(part, color: theme.background)
         }
@@ -337,6 +344,19 @@ public final class Scene {
     }
 
     private func image(for buffer: Framebuffer) -> PixmanImage {
+        if let last = lastTarget, last.base == buffer.base, last.width == buffer.width, last.height == buffer.height,
+            last.stride == buffer.stride, last.format == buffer.format
+        {
+            return last.image
+        }
+        let image = wrappedImage(for: buffer)
+        lastTarget = (buffer.base, buffer.width, buffer.height, buffer.stride, buffer.format, image)
+        return image
+    }
+
+    private var lastTarget: (base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat, image: PixmanImage)?
+
+    private func wrappedImage(for buffer: Framebuffer) -> PixmanImage {
         if let cached = targets[buffer.base], cached.width == buffer.width, cached.height == buffer.height,
             pixman_image_get_format(cached.raw) == buffer.format.pixman,
             Int(pixman_image_get_stride(cached.raw)) == buffer.stride

@@ -34,6 +34,8 @@ let entries: [Entry] = [
     Entry(name: "indeterminate", caption: "mode indeterminate: barber pole", model: { m in m.mode = .indeterminate; m.message = "Waiting for the network"; m.title = "Starting" }),
     Entry(name: "circles", caption: "indeterminate_style = circles", theme: { $0.indeterminateStyle = .circles }, model: { m in m.mode = .indeterminate; m.message = "Waiting for the network"; m.title = "Starting" }),
     Entry(name: "ring", caption: "indeterminate_style = ring", time: 0.5, theme: { $0.indeterminateStyle = .ring }, model: { m in m.mode = .indeterminate; m.message = "Checking file systems"; m.title = "Starting" }),
+    Entry(name: "box", caption: "style = box, cover_color = #00000099", theme: { $0.style = .box; $0.coverColor = Color.black.withAlpha(0.6); $0.background = Color(parsing: "#334d80")! }, model: progress(30, "Copying files", title: "Updating firmware")),
+    Entry(name: "logo", caption: "logo = data/gauge-logo.png", theme: { $0.logo = "data/gauge-logo.png" }, model: progress(42, "Starting services", title: "")),
     Entry(name: "success", caption: "state success", model: { m in m.setTarget(100); m.state = .success; m.message = "Installed"; m.title = "Done" }),
     Entry(name: "failure", caption: "state failure", model: { m in m.setTarget(63); m.state = .failure; m.message = "No space left on device"; m.title = "Update failed" }),
     Entry(name: "cjk", caption: "UTF-8 message with per-glyph font fallback", model: progress(55, "正在安装软件包 · Größe · インストール中")),

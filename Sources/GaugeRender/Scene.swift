@@ -25,7 +25,15 @@ public final class Scene {
     private var barOpacity = 1.0
     private var indicatorOpacity = 0.0
     private var indicatorFrame = -1
-    private lazy var indicator = IndicatorLayers(theme: theme, layout: layout)
+    private lazy var indicator = IndicatorLayers(theme: surfaceTheme, layout: layout)
+    /// The colour around everything (the background, dimmed by the cover in the box style)
+    /// and the colour under the bar (that, or the box's panel over it).
+    private let screenColor: Color
+    private let surfaceColor: Color
+    /// The theme as the bar sees it: its background is the surface under it.
+    private let surfaceTheme: Theme
+    private var panelMask: PixmanImage?
+    private var badge: (mask: PixmanImage, rect: Rect)?
     /// Why the theme's logo is not shown, for the log (nil when shown or none asked for).
     public private(set) var logoProblem: String?
 
@@ -46,7 +54,18 @@ public final class Scene {
         self.scale = scale
         layout = Layout(theme: theme, width: width, height: height, scale: scale)
         self.text = text ?? TextRenderer(theme: theme)
-        bar = BarLayers(theme: theme, layout: layout)
+        let box = theme.style == .box
+        screenColor = box ? theme.coverColor.over(theme.background) : theme.background
+        surfaceColor = box ? theme.boxColor.over(screenColor) : screenColor
+        var surfaceTheme = theme
+        surfaceTheme.background = surfaceColor
+        self.surfaceTheme = surfaceTheme
+        if box {
+            let p = layout.panel
+            panelMask = Shape.roundedRectMask(
+                width: p.width, height: p.height, rect: (0, 0, Double(p.width), Double(p.height)), radius: theme.boxRadius * scale)
+        }
+        bar = BarLayers(theme: surfaceTheme, layout: layout)
         bars[.running] = bar
         if !theme.logo.isEmpty {
             do throws(PNG.Error) {
@@ -125,8 +144,10 @@ public final class Scene {
         }
 
         damage = damage.union(updateText(&title, model.title, size: layout.titleSize, bold: true) {
-            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.y - self.layout.textGap - $0.height - self.labelClearance(.above),
-                 width: $0.width, height: $0.height)
+            let y = self.theme.style == .box
+                ? self.layout.panel.y + self.layout.bar.x - self.layout.panel.x
+                : self.layout.bar.y - self.layout.textGap - $0.height - self.labelClearance(.above)
+            return Rect(x: (self.width - $0.width) / 2, y: y, width: $0.width, height: $0.height)
         })
         damage = damage.union(updateText(&message, model.message, size: layout.messageSize, bold: false) {
             Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap + self.labelClearance(.below),
@@ -194,7 +215,12 @@ public final class Scene {
             return
         }
         for part in area.subtracting(layout.bar) {
-            dst.fill(part, color: theme.background)
+            dst.fill(part, color: screenColor)
+            if let panelMask {
+                let p = part.intersection(layout.panel)
+                dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: surfaceColor), mask: panelMask, rect: p,
+                              maskOrigin: (p.x - layout.panel.x, p.y - layout.panel.y))
+            }
         }
         if let logo {
             let l = area.intersection(logo.rect)
@@ -203,10 +229,10 @@ public final class Scene {
         if barOpacity > 0 {
             bar.draw(into: dst, clip: area, phase: phase)
             if barOpacity < 1 {
-                dst.fill(area.intersection(layout.bar), color: theme.background.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
+                dst.fill(area.intersection(layout.bar), color: surfaceColor.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
             }
         } else {
-            dst.fill(area.intersection(layout.bar), color: theme.background)
+            dst.fill(area.intersection(layout.bar), color: surfaceColor)
         }
         if indicatorOpacity > 0 {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: indicatorOpacity)
@@ -214,14 +240,19 @@ public final class Scene {
         draw(title, color: theme.titleColor, into: dst, clip: area)
         draw(message, color: theme.messageColor, into: dst, clip: area)
         draw(mark, color: theme.fillColor(for: state), into: dst, clip: area)
-        if theme.labelPosition != .inside { draw(label, color: labelColor, into: dst, clip: area) }
+        if let badge {
+            let b = area.intersection(badge.rect)
+            dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: theme.fillColor(for: state)), mask: badge.mask, rect: b,
+                          maskOrigin: (b.x - badge.rect.x, b.y - badge.rect.y))
+        }
+        if theme.labelPosition != .inside || theme.style == .box { draw(label, color: labelColor, into: dst, clip: area) }
     }
 
     /// The bar in the state's colours (built on first use), and the state's mark.
     private func switchState(to next: RunState) -> Rect {
         state = next
         let old = bar.fillRect.union(label.rect).union(mark.rect)
-        var stateTheme = theme
+        var stateTheme = surfaceTheme
         stateTheme.fillColor = theme.fillColor(for: next)
         let layers = bars[next] ?? BarLayers(theme: stateTheme, layout: layout)
         bars[next] = layers
@@ -270,9 +301,33 @@ public final class Scene {
         return old.union(line.rect)
     }
 
+    /// The box style's value badge: the label on a pill of the fill colour, above the
+    /// bar and centred on the fill's head (kept within the bar's span).
+    private func updateBadge(image: TextImage, old: Rect) -> Rect {
+        let b = layout.bar
+        let padX = Int((8 * scale).rounded())
+        let badgeHeight = Layout.badgeHeight(labelSize: layout.labelSize, scale: scale)
+        let badgeWidth = image.width + 2 * padX
+        let head = b.x + bar.fillWidth
+        let x = min(max(b.x, head - badgeWidth / 2), b.maxX - badgeWidth)
+        let rect = Rect(x: x, y: b.y - layout.textGap / 2 - badgeHeight, width: badgeWidth, height: badgeHeight)
+        if badge?.rect.width != badgeWidth || badge?.rect.height != badgeHeight {
+            let mask = Shape.roundedRectMask(width: badgeWidth, height: badgeHeight,
+                                             rect: (0, 0, Double(badgeWidth), Double(badgeHeight)), radius: Double(badgeHeight) / 2)
+            badge = (mask, rect)
+        } else if let mask = badge?.mask {
+            badge = (mask, rect)
+        }
+        let fill = theme.fillColor(for: state)
+        labelColor = (fill.isLight ? Color.black : Color.white).withAlpha(max(theme.labelAlpha, 0.8))
+        label.rect = Rect(x: rect.x + padX, y: rect.y + (badgeHeight - image.height) / 2, width: image.width, height: image.height)
+        bar.setLabel(mask: nil, color: labelColor, rect: .zero)
+        return old.union(rect)
+    }
+
     /// Room the label takes between the bar and the title (above) or message (below).
     private func labelClearance(_ side: LabelPosition) -> Int {
-        guard theme.showLabel, theme.labelPosition == side else { return 0 }
+        guard theme.style == .plain, theme.showLabel, theme.labelPosition == side else { return 0 }
         return labelLineHeight + layout.labelInset
     }
 
@@ -308,6 +363,9 @@ public final class Scene {
         let centredY = b.y + (b.height - h) / 2
         let color: Color
         let rect: Rect
+        if theme.style == .box {
+            return updateBadge(image: image, old: old.union(badge?.rect ?? .zero))
+        }
         switch theme.labelPosition {
         case .inside:
             let fillRight = b.x + bar.fillWidth

@@ -69,6 +69,16 @@ public struct Theme: Equatable, Sendable {
     /// The whole screen turned clockwise, for panels mounted on their side (`--rotate` wins).
     public var rotation = Rotation.none
 
+    /// `plain`: the bar on the background; `box`: a centred panel holding the title, the
+    /// bar with a value badge riding its head, and the message.
+    public var style = ScreenStyle.plain
+    /// The box style's panel colour, corner radius and inner padding.
+    public var boxColor = Color(red: 0.16, green: 0.16, blue: 0.17)
+    public var boxRadius = 14.0
+    public var boxPadding = 24.0
+    /// Dims the whole screen behind the panel (box style); transparent for none.
+    public var coverColor = Color.black.withAlpha(0)
+
     /// What shows in indeterminate mode.
     public var indeterminateStyle = IndeterminateStyle.barberPole
     /// Side of the circles / ring indicator in pixels at scale 1.
@@ -165,6 +175,14 @@ public struct Theme: Equatable, Sendable {
             }
             theme.rotation = r
         },
+        "style": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let style = ScreenStyle(rawValue: v) else { throw .badValue(key: "style", value: v, expected: "plain or box") }
+            theme.style = style
+        },
+        "box_color": color(\.boxColor),
+        "box_radius": number(\.boxRadius, 0...200),
+        "box_padding": number(\.boxPadding, 0...400),
+        "cover_color": color(\.coverColor),
         "indeterminate_style": { (theme: inout Theme, v: String) throws(ThemeError) in
             guard let style = IndeterminateStyle(rawValue: v) else {
                 throw .badValue(key: "indeterminate_style", value: v, expected: IndeterminateStyle.allCases.map(\.rawValue).joined(separator: ", "))
@@ -226,6 +244,11 @@ public struct Theme: Equatable, Sendable {
             }
         }
     }
+}
+
+/// The screen's arrangement.
+public enum ScreenStyle: String, CaseIterable, Sendable {
+    case plain, box
 }
 
 /// Where the percentage label sits.

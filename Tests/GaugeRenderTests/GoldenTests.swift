@@ -142,3 +142,34 @@ struct LogoTests {
         try expectGolden(PNG.image(of: display.framebuffer), "2560x1600-scale2-42")
     }
 }
+
+@Suite("Box style")
+struct BoxTests {
+    @Test("a centred panel with the title, the bar, a badge riding the head, and a dimming cover")
+    func box() throws {
+        var theme = Theme()
+        theme.style = .box
+        theme.coverColor = Color.black.withAlpha(0.6)
+        theme.background = Color(red: 0.2, green: 0.3, blue: 0.5)
+        let screen = try Screen(width: 800, height: 480, theme: theme)
+        var m = model(30, message: "Copying files", title: "Updating firmware")
+        screen.render(m, at: 0)
+        let bar = screen.scene.barRect
+        // Centred on screen, the title above and the message below inside the panel.
+        #expect(abs((bar.y + bar.height / 2) - 240) < 40)
+        #expect(screen.scene.titleRect.maxY < bar.y && screen.scene.messageRect.y > bar.maxY)
+        // The badge sits above the bar, centred on the fill's head.
+        let head = bar.x + bar.width * 30 / 100
+        let badge1 = screen.scene.labelRect
+        #expect(badge1.maxY < bar.y && abs(badge1.x + badge1.width / 2 - head) <= 2)
+        try expectGolden(screen.image, "800x480-box-30")
+        // The cover dims the background: 0.4 of (51, 76, 128).
+        let corner = screen.image.pixel(x: 5, y: 5)
+        #expect(abs(Int(corner.b) - 51) <= 2 && abs(Int(corner.r) - 20) <= 2)
+        // The badge rides along with the head.
+        m.setTarget(80)
+        screen.render(m, at: 1)
+        let badge2 = screen.scene.labelRect
+        #expect(badge2.x > badge1.x + bar.width / 3)
+    }
+}

@@ -1,1 +1,127 @@
+#define _GNU_SOURCE
 #include "CGaugeLinux.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* epoll */
+const uint32_t CGL_EPOLLIN = EPOLLIN;
+const uint32_t CGL_EPOLLOUT = EPOLLOUT;
+const uint32_t CGL_EPOLLERR = EPOLLERR;
+const uint32_t CGL_EPOLLHUP = EPOLLHUP;
+const uint32_t CGL_EPOLLRDHUP = EPOLLRDHUP;
+const int CGL_EPOLL_CLOEXEC = EPOLL_CLOEXEC;
+
+/* timerfd / signalfd / clocks */
+const int CGL_TFD_NONBLOCK = TFD_NONBLOCK;
+const int CGL_TFD_CLOEXEC = TFD_CLOEXEC;
+const int CGL_SFD_NONBLOCK = SFD_NONBLOCK;
+const int CGL_SFD_CLOEXEC = SFD_CLOEXEC;
+const int CGL_CLOCK_MONOTONIC = CLOCK_MONOTONIC;
+
+/* sockets */
+const int CGL_AF_UNIX = AF_UNIX;
+const int CGL_SOCK_STREAM = SOCK_STREAM;
+const int CGL_SOCK_DGRAM = SOCK_DGRAM;
+const int CGL_SOCK_NONBLOCK = SOCK_NONBLOCK;
+const int CGL_SOCK_CLOEXEC = SOCK_CLOEXEC;
+const int CGL_SOL_SOCKET = SOL_SOCKET;
+const int CGL_SO_PEERCRED = SO_PEERCRED;
+const int CGL_SO_TYPE = SO_TYPE;
+const int CGL_SO_DOMAIN = SO_DOMAIN;
+const int CGL_SO_ACCEPTCONN = SO_ACCEPTCONN;
+const int CGL_MSG_NOSIGNAL = MSG_NOSIGNAL;
+const int CGL_MSG_DONTWAIT = MSG_DONTWAIT;
+const int CGL_SOMAXCONN = SOMAXCONN;
+
+/* console */
+const unsigned long CGL_KDGETMODE = KDGETMODE;
+const unsigned long CGL_KDSETMODE = KDSETMODE;
+const int CGL_KD_TEXT = KD_TEXT;
+const int CGL_KD_GRAPHICS = KD_GRAPHICS;
+const unsigned long CGL_VT_GETSTATE = VT_GETSTATE;
+const unsigned long CGL_VT_GETMODE = VT_GETMODE;
+const unsigned long CGL_VT_SETMODE = VT_SETMODE;
+const unsigned long CGL_VT_RELDISP = VT_RELDISP;
+const int CGL_VT_AUTO = VT_AUTO;
+const int CGL_VT_PROCESS = VT_PROCESS;
+const int CGL_VT_ACKACQ = VT_ACKACQ;
+
+/* framebuffer */
+const unsigned long CGL_FBIOGET_VSCREENINFO = FBIOGET_VSCREENINFO;
+const unsigned long CGL_FBIOPUT_VSCREENINFO = FBIOPUT_VSCREENINFO;
+const unsigned long CGL_FBIOGET_FSCREENINFO = FBIOGET_FSCREENINFO;
+const unsigned long CGL_FBIOPAN_DISPLAY = FBIOPAN_DISPLAY;
+const unsigned long CGL_FBIOBLANK = FBIOBLANK;
+const int CGL_FB_BLANK_UNBLANK = FB_BLANK_UNBLANK;
+
+/* Layouts the Swift side reads field by field or sizes buffers for. */
+_Static_assert(sizeof(struct signalfd_siginfo) == 128, "signalfd_siginfo is read whole");
+_Static_assert(sizeof(struct ucred) == 12, "SO_PEERCRED option length");
+_Static_assert(sizeof(uint64_t) == 8, "timerfd expiration count");
+_Static_assert(sizeof(struct vt_stat) == 6, "VT_GETSTATE argument");
+_Static_assert(sizeof(struct vt_mode) == 8, "VT_GETMODE/VT_SETMODE argument");
+_Static_assert(sizeof(struct fb_var_screeninfo) == 160, "FBIOGET_VSCREENINFO argument");
+_Static_assert(sizeof(struct fb_fix_screeninfo) == (sizeof(long) == 8 ? 80 : 68),
+               "FBIOGET_FSCREENINFO argument");
+#if defined(__x86_64__)
+_Static_assert(sizeof(struct epoll_event) == 12, "epoll_event is packed on x86-64");
+#else
+_Static_assert(sizeof(struct epoll_event) == 16, "epoll_event is naturally aligned");
+#endif
+_Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == 108, "sun_path length");
+
+int CGL_ioctl_ptr(int fd, unsigned long request, void *argument) {
+    return ioctl(fd, request, argument);
+}
+
+int CGL_ioctl_value(int fd, unsigned long request, unsigned long argument) {
+    return ioctl(fd, request, argument);
+}
+
+int CGL_fcntl_value(int fd, int command, int argument) {
+    return fcntl(fd, command, argument);
+}
+
+int CGL_open(const char *path, int flags, mode_t mode) {
+    return open(path, flags, mode);
+}
+
+int CGL_accept4(int fd, int flags) {
+    return accept4(fd, NULL, NULL, flags);
+}
+
+int CGL_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
+    struct ucred credentials;
+    socklen_t length = sizeof(credentials);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) {
+        return -1;
+    }
+    if (length != sizeof(credentials)) {
+        errno = EINVAL;
+        return -1;
+    }
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+}
+
+socklen_t CGL_sockaddr_un_init(struct sockaddr_un *address, const char *path, size_t length) {
+    memset(address, 0, sizeof(*address));
+    address->sun_family = AF_UNIX;
+    /* A filesystem path needs room for its terminating NUL; an abstract name does not. */
+    int abstract = length > 0 && path[0] == '\0';
+    size_t room = sizeof(address->sun_path) - (abstract ? 0 : 1);
+    if (length == 0 || length > room) {
+        return 0;
+    }
+    memcpy(address->sun_path, path, length);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length + (abstract ? 0 : 1));
+}
+
+const char *CGL_strerror(int error) {
+    const char *text = strerrordesc_np(error);
+    return text != NULL ? text : "unknown error";
+}

@@ -1,15 +1,102 @@
 #ifndef CGAUGELINUX_H
 #define CGAUGELINUX_H
-/* Platform headers and the ioctl numbers / macros Swift cannot import directly. */
+/*
+ * Platform headers and what Swift cannot import from them directly:
+ *  - macros that are not plain integer literals (enum-backed glibc flags, _IOR/_IOW ioctl
+ *    numbers) exported as `CGL_`-prefixed constants, defined once in CGaugeLinux.c;
+ *  - fixed-arity wrappers for variadic calls (ioctl, fcntl, open), which Swift cannot call;
+ *  - GNU-only API (accept4, struct ucred, strerrordesc_np), compiled with _GNU_SOURCE in the
+ *    .c file so Swift never needs that feature macro.
+ * Struct sizes the Swift side relies on are checked with _Static_assert in CGaugeLinux.c.
+ */
 #include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 #include <linux/fb.h>
 #include <linux/kd.h>
 #include <linux/vt.h>
+
+/* epoll */
+extern const uint32_t CGL_EPOLLIN;
+extern const uint32_t CGL_EPOLLOUT;
+extern const uint32_t CGL_EPOLLERR;
+extern const uint32_t CGL_EPOLLHUP;
+extern const uint32_t CGL_EPOLLRDHUP;
+extern const int CGL_EPOLL_CLOEXEC;
+
+/* timerfd / signalfd / clocks */
+extern const int CGL_TFD_NONBLOCK;
+extern const int CGL_TFD_CLOEXEC;
+extern const int CGL_SFD_NONBLOCK;
+extern const int CGL_SFD_CLOEXEC;
+extern const int CGL_CLOCK_MONOTONIC;
+
+/* sockets */
+extern const int CGL_AF_UNIX;
+extern const int CGL_SOCK_STREAM;
+extern const int CGL_SOCK_DGRAM;
+extern const int CGL_SOCK_NONBLOCK;
+extern const int CGL_SOCK_CLOEXEC;
+extern const int CGL_SOL_SOCKET;
+extern const int CGL_SO_PEERCRED;
+extern const int CGL_SO_TYPE;
+extern const int CGL_SO_DOMAIN;
+extern const int CGL_SO_ACCEPTCONN;
+extern const int CGL_MSG_NOSIGNAL;
+extern const int CGL_MSG_DONTWAIT;
+extern const int CGL_SOMAXCONN;
+
+/* console (linux/kd.h, linux/vt.h) */
+extern const unsigned long CGL_KDGETMODE;
+extern const unsigned long CGL_KDSETMODE;
+extern const int CGL_KD_TEXT;
+extern const int CGL_KD_GRAPHICS;
+extern const unsigned long CGL_VT_GETSTATE;
+extern const unsigned long CGL_VT_GETMODE;
+extern const unsigned long CGL_VT_SETMODE;
+extern const unsigned long CGL_VT_RELDISP;
+extern const int CGL_VT_AUTO;
+extern const int CGL_VT_PROCESS;
+extern const int CGL_VT_ACKACQ;
+
+/* framebuffer (linux/fb.h) */
+extern const unsigned long CGL_FBIOGET_VSCREENINFO;
+extern const unsigned long CGL_FBIOPUT_VSCREENINFO;
+extern const unsigned long CGL_FBIOGET_FSCREENINFO;
+extern const unsigned long CGL_FBIOPAN_DISPLAY;
+extern const unsigned long CGL_FBIOBLANK;
+extern const int CGL_FB_BLANK_UNBLANK;
+
+/* Fixed-arity forms of variadic calls. Each returns what the call returns and leaves errno. */
+int CGL_ioctl_ptr(int fd, unsigned long request, void *argument);
+int CGL_ioctl_value(int fd, unsigned long request, unsigned long argument);
+int CGL_fcntl_value(int fd, int command, int argument);
+int CGL_open(const char *path, int flags, mode_t mode);
+
+/* accept4(2): glibc declares it only under _GNU_SOURCE. */
+int CGL_accept4(int fd, int flags);
+
+/* SO_PEERCRED without exposing `struct ucred` (glibc hides it without _GNU_SOURCE).
+   Returns 0 and fills the out-parameters, or -1 with errno set. */
+int CGL_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
+
+/* Fills a sockaddr_un from `length` path bytes (not NUL-terminated; a leading NUL byte means
+   the abstract namespace) and returns the address length to pass to bind/connect/sendto,
+   or 0 if the path does not fit. */
+socklen_t CGL_sockaddr_un_init(struct sockaddr_un *address, const char *path, size_t length);
+
+/* A description of an errno value that is safe to call from any thread (never NULL). */
+const char *CGL_strerror(int error);
 
 #endif

@@ -269,10 +269,13 @@ public final class DRMDisplay: DeviceDisplay {
 
     // MARK: - Release, acquire, close
 
-    /// Drops DRM master (hide, VT switched away); frames are refused until `acquire()`.
+    /// Puts the saved CRTCs back (normally the text console) and drops DRM master (hide,
+    /// VT switched away), so the console or the next master can show itself; frames are
+    /// refused until `acquire()`.
     public func release() {
         guard !closed, isActive else { return }
         isActive = false
+        restoreCrtcs()
         _ = drmDropMaster(fd)
     }
 

@@ -1,0 +1,476 @@
+import CDRM
+import CPixman
+import GaugeRender
+import Glibc
+
+/// KMS dumb buffers through libdrm (`--display drm[:/dev/dri/cardN]`).
+///
+/// Every connected connector shows the same frame (see `DRMHeadPlan` for which heads and
+/// modes). Two dumb buffers, shared by all heads since they have one size, are flipped
+/// with `drmModePageFlip` on vblank; while a flip is pending `beginFrame()` returns nil,
+/// so there is never more than one flip per vblank nor a frame queued behind one. The
+/// flip's completion arrives on `eventDescriptor`; the daemon calls `handleEvents()`.
+/// The back buffer lacks the damage of the previous frame (`staleRegion`, buffer age 2).
+///
+/// Drivers that only update the screen when told (virtio-gpu, udl, command-mode panels)
+/// are told with `drmModeDirtyFB` and the damage; drivers answering ENOSYS/EOPNOTSUPP are
+/// not asked again. A driver that cannot page flip gets one buffer, drawn in place and
+/// marked dirty.
+public final class DRMDisplay: DeviceDisplay {
+    public let path: String
+    public let width: Int
+    public let height: Int
+    public let format: PixelFormat
+    public let physicalSize: (width: Int, height: Int)?
+    public private(set) var summary: String
+    /// The card's descriptor: readable when a page flip has finished.
+    public let fd: Int32
+
+    public var name: String { "drm \(path) \(driver)" }
+    public var eventDescriptor: Int32? { fd }
+    /// A page flip has been queued and not yet finished.
+    public var isFlipPending: Bool { flipsPending > 0 }
+    /// False after `release()` until `acquire()`.
+    public private(set) var isActive = true
+
+    private let driver: String
+    private var heads: [Head]
+    private var buffers: [DumbBuffer] = []
+    private var damage: BufferDamage
+    private var flipsPending = 0
+    /// Page flips work; false once the driver refused one (then one buffer, drawn in place).
+    private var flipping = true
+    /// Worth calling `drmModeDirtyFB`; false once the driver said it has no use for it.
+    private var dirtyWanted = true
+    private var closed = false
+
+    private struct Head {
+        var connector: UInt32
+        var name: String
+        var crtc: UInt32
+        var mode: drmModeModeInfo
+        /// What the CRTC showed before us, restored on close.
+        var saved: drmModeCrtcPtr?
+    }
+
+    private struct DumbBuffer {
+        var handle: UInt32 = 0
+        var fb: UInt32 = 0
+        var pitch = 0
+        var size = 0
+        var map: UnsafeMutableRawPointer?
+    }
+
+    /// Opens `path` (default `/dev/dri/card0`), becomes DRM master, lights every connected
+    /// connector it can and shows a black frame. Fails, closing everything, when the card
+    /// has no dumb buffers, no connected connector, or another process is DRM master.
+    public init(path: String = "/dev/dri/card0") throws(DisplayError) {
+        self.path = path
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw DisplayError("drm \(path): cannot open: \(Self.errnoText())") }
+        self.fd = fd
+        var built = false
+        var heads: [Head] = []
+        defer {
+            if !built {
+                for head in heads { drmModeFreeCrtc(head.saved) }
+                Glibc.close(fd)
+            }
+        }
+
+        var capability: UInt64 = 0
+        guard drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &capability) == 0, capability != 0 else {
+            throw DisplayError("drm \(path): no dumb buffer support")
+        }
+        // Root opening a card nobody holds is master already; this fails when someone
+        // else (a compositor, X, another splash) is.
+        if drmSetMaster(fd) != 0 {
+            throw DisplayError("drm \(path): cannot become DRM master (\(Self.errnoText())): the card is in use")
+        }
+        driver = Self.driverName(fd: fd)
+
+        guard let resources = drmModeGetResources(fd) else {
+            throw DisplayError("drm \(path): not a modesetting device (\(Self.errnoText()))")
+        }
+        defer { drmModeFreeResources(resources) }
+        let crtcs = Array(UnsafeBufferPointer(start: resources.pointee.crtcs, count: Int(resources.pointee.count_crtcs)))
+        var connectors: [DRMHeadPlan.Connector] = []
+        var modeInfos: [UInt32: [drmModeModeInfo]] = [:]
+        var millimetres: [UInt32: (Int, Int)] = [:]
+        for index in 0..<Int(resources.pointee.count_connectors) {
+            guard let connector = drmModeGetConnector(fd, resources.pointee.connectors[index]) else { continue }
+            defer { drmModeFreeConnector(connector) }
+            let c = connector.pointee
+            let modes = Array(UnsafeBufferPointer(start: c.modes, count: Int(c.count_modes)))
+            modeInfos[c.connector_id] = modes
+            millimetres[c.connector_id] = (Int(c.mmWidth), Int(c.mmHeight))
+            let typeName = drmModeGetConnectorTypeName(c.connector_type).map { String(cString: $0) } ?? "Unknown"
+            connectors.append(DRMHeadPlan.Connector(
+                id: c.connector_id,
+                name: "\(typeName)-\(c.connector_type_id)",
+                connected: c.connection == DRM_MODE_CONNECTED,
+                modes: modes.map {
+                    DRMHeadPlan.Mode(
+                        width: Int($0.hdisplay), height: Int($0.vdisplay), refresh: Int($0.vrefresh),
+                        preferred: $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0)
+                },
+                currentEncoder: c.encoder_id,
+                encoders: Array(UnsafeBufferPointer(start: c.encoders, count: Int(c.count_encoders)))))
+        }
+        var encoders: [DRMHeadPlan.Encoder] = []
+        for index in 0..<Int(resources.pointee.count_encoders) {
+            guard let encoder = drmModeGetEncoder(fd, resources.pointee.encoders[index]) else { continue }
+            encoders.append(DRMHeadPlan.Encoder(
+                id: encoder.pointee.encoder_id, crtc: encoder.pointee.crtc_id,
+                possibleCrtcs: encoder.pointee.possible_crtcs))
+            drmModeFreeEncoder(encoder)
+        }
+
+        let plan: DRMHeadPlan
+        switch DRMHeadPlan.make(connectors: connectors, encoders: encoders, crtcs: crtcs) {
+        case .success(let made): plan = made
+        case .failure(let error): throw DisplayError("drm \(path) (\(driver)): \(error.message)")
+        }
+        for head in plan.heads {
+            heads.append(Head(
+                connector: head.connector, name: head.connectorName, crtc: head.crtc,
+                mode: modeInfos[head.connector]![head.modeIndex], saved: drmModeGetCrtc(fd, head.crtc)))
+        }
+        self.heads = heads
+        width = plan.width
+        height = plan.height
+        let mm = millimetres[plan.heads[0].connector]!
+        physicalSize = mm.0 > 0 && mm.1 > 0 ? (mm.0, mm.1) : nil
+        damage = BufferDamage(count: 2, screen: Rect(x: 0, y: 0, width: plan.width, height: plan.height))
+
+        var preferredDepth: UInt64 = 0
+        _ = drmGetCap(fd, UInt64(DRM_CAP_DUMB_PREFERRED_DEPTH), &preferredDepth)
+        var chosen: PixelFormat?
+        var refusals: [String] = []
+        for candidate in Self.formatOrder(preferredDepth: Int(preferredDepth)) {
+            do throws(DisplayError) {
+                buffers = try (0..<2).map { _ throws(DisplayError) in try Self.makeBuffer(fd: fd, width: plan.width, height: plan.height, format: candidate) }
+                chosen = candidate
+                break
+            } catch {
+                for buffer in buffers { Self.destroy(buffer, fd: fd) }
+                buffers = []
+                refusals.append(error.message)
+            }
+        }
+        guard let chosen else {
+            throw DisplayError("drm \(path) (\(driver)): no dumb framebuffer: \(refusals.joined(separator: "; "))")
+        }
+        format = chosen
+        summary = ""
+
+        // Buffer 1 goes on screen black; frames start in buffer 0.
+        for (index, head) in heads.enumerated() {
+            var connector = head.connector
+            var mode = head.mode
+            if drmModeSetCrtc(fd, head.crtc, buffers[1].fb, 0, 0, &connector, 1, &mode) != 0 {
+                let why = Self.errnoText()
+                if index == 0 {
+                    for buffer in buffers { Self.destroy(buffer, fd: fd) }
+                    throw DisplayError("drm \(path) (\(driver)): cannot set \(Self.modeText(mode)) on \(head.name): \(why)")
+                }
+                self.heads[index].crtc = 0
+            }
+        }
+        let lit = self.heads.filter { $0.crtc != 0 }
+        for head in self.heads where head.crtc == 0 { drmModeFreeCrtc(head.saved) }
+        self.heads = lit
+        built = true
+        markDirty(buffers[1], Rect(x: 0, y: 0, width: width, height: height))
+        summary = describe(skipped: plan.skipped)
+    }
+
+    deinit {
+        close(retain: false)
+    }
+
+    /// XRGB8888 unless the driver prefers 16-bit depth; the other as the fallback.
+    package static func formatOrder(preferredDepth: Int) -> [PixelFormat] {
+        preferredDepth == 16 ? [.rgb565, .xrgb8888] : [.xrgb8888, .rgb565]
+    }
+
+    package static func fourcc(_ format: PixelFormat) -> UInt32? {
+        switch format {
+        case .xrgb8888: GAUGE_DRM_FORMAT_XRGB8888
+        case .rgb565: GAUGE_DRM_FORMAT_RGB565
+        default: nil
+        }
+    }
+
+    // MARK: - Frames
+
+    public func beginFrame() -> FrameTarget? {
+        guard !closed, isActive, flipsPending == 0, !buffers.isEmpty else { return nil }
+        if !flipping {
+            return FrameTarget(buffer: framebuffer(buffers[frontIndex]), staleRegion: .zero)
+        }
+        return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
+    }
+
+    public func present(damage drawn: Rect) throws {
+        guard !closed, isActive, flipsPending == 0 else { return }
+        let area = drawn.intersection(damage.screen)
+        if !flipping {
+            markDirty(buffers[frontIndex], area)
+            return
+        }
+        let back = damage.back
+        let buffer = buffers[back]
+        let userData = Unmanaged.passUnretained(self).toOpaque()
+        var failure: Int32 = 0
+        for head in heads {
+            if drmModePageFlip(fd, head.crtc, buffer.fb, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData) == 0 {
+                flipsPending += 1
+            } else if failure == 0 {
+                failure = errno
+            }
+        }
+        if flipsPending == 0 {
+            switch failure {
+            case EINVAL, ENOSYS, EOPNOTSUPP:
+                // No page flips here: show this buffer for good and draw into it from now on.
+                try setCrtcs(to: buffer.fb)
+                flipping = false
+                frontOverride = back
+                summary = describe(skipped: [])
+                markDirty(buffer, damage.screen)
+                return
+            default:
+                throw DisplayError("drm \(path): page flip failed: \(Self.errnoText(failure))")
+            }
+        }
+        self.damage.presented(drawn: area)
+        markDirty(buffer, area)
+    }
+
+    /// Reads the card's events (page flips done). True when a frame can be started.
+    @discardableResult
+    public func handleEvents() -> Bool {
+        guard !closed else { return false }
+        var context = drmEventContext()
+        context.version = 2
+        context.page_flip_handler = { _, _, _, _, userData in
+            guard let userData else { return }
+            Unmanaged<DRMDisplay>.fromOpaque(userData).takeUnretainedValue().flipFinished()
+        }
+        // Non-blocking: with nothing to read this returns at once.
+        _ = drmHandleEvent(fd, &context)
+        return flipsPending == 0 && isActive
+    }
+
+    private func flipFinished() {
+        if flipsPending > 0 { flipsPending -= 1 }
+    }
+
+    // MARK: - Release, acquire, close
+
+    /// Puts the saved CRTCs back (normally the text console) and drops DRM master (hide,
+    /// VT switched away), so the console or the next master can show itself; frames are
+    /// refused until `acquire()`.
+    public func release() {
+        guard !closed, isActive else { return }
+        isActive = false
+        restoreCrtcs()
+        _ = drmDropMaster(fd)
+    }
+
+    /// Takes DRM master back and puts our front buffer on every head again; the next
+    /// frame's `staleRegion` is the whole screen.
+    public func acquire() throws(DisplayError) {
+        guard !closed else { throw DisplayError("drm \(path): closed") }
+        guard !isActive else { return }
+        if drmSetMaster(fd) != 0 {
+            throw DisplayError("drm \(path): cannot take DRM master back: \(Self.errnoText())")
+        }
+        isActive = true
+        // Flips queued before the release have completed or been dropped.
+        flipsPending = 0
+        damage.invalidateAll()
+        try setCrtcs(to: buffers[frontIndex].fb)
+        markDirty(buffers[frontIndex], damage.screen)
+    }
+
+    /// Restores what every CRTC showed before (normally the text console's framebuffer),
+    /// or with `retain` keeps the last frame on screen: with `DRM_IOCTL_MODE_CLOSEFB`
+    /// (Linux 6.8+) our buffer stays on the CRTC after we exit; on older kernels the frame
+    /// is copied into the saved (console) framebuffer, which the kernel shows again once
+    /// we exit, and which the console leaves alone while the VT stays in graphics mode.
+    public func close(retain: Bool) {
+        guard !closed else { return }
+        closed = true
+        var kept: UInt32 = 0
+        if isActive, !buffers.isEmpty {
+            let front = buffers[frontIndex]
+            if retain {
+                var closefb = gauge_drm_mode_closefb(fb_id: front.fb, pad: 0)
+                if drmIoctl(fd, GAUGE_DRM_IOCTL_MODE_CLOSEFB, &closefb) == 0 {
+                    kept = front.fb
+                } else {
+                    for head in heads { copyFrame(from: front, into: head.saved) }
+                    restoreCrtcs()
+                }
+            } else {
+                restoreCrtcs()
+            }
+        }
+        for buffer in buffers {
+            Self.destroy(buffer, fd: fd, removeFramebuffer: buffer.fb != kept)
+        }
+        buffers = []
+        for head in heads { drmModeFreeCrtc(head.saved) }
+        heads = []
+        Glibc.close(fd)
+    }
+
+    // MARK: - Helpers
+
+    /// When flipping fails for good, the buffer drawn in place from then on.
+    private var frontOverride: Int?
+
+    /// The buffer on screen.
+    private var frontIndex: Int { frontOverride ?? (damage.back + 1) % damage.count }
+
+    private func framebuffer(_ buffer: DumbBuffer) -> Framebuffer {
+        Framebuffer(base: buffer.map!, width: width, height: height, stride: buffer.pitch, format: format)
+    }
+
+    private func setCrtcs(to fb: UInt32) throws(DisplayError) {
+        for head in heads {
+            var connector = head.connector
+            var mode = head.mode
+            if drmModeSetCrtc(fd, head.crtc, fb, 0, 0, &connector, 1, &mode) != 0 {
+                throw DisplayError("drm \(path): cannot show our buffer on \(head.name): \(Self.errnoText())")
+            }
+        }
+    }
+
+    private func restoreCrtcs() {
+        for head in heads {
+            guard let saved = head.saved else { continue }
+            var connector = head.connector
+            var mode = saved.pointee.mode
+            if saved.pointee.buffer_id != 0, saved.pointee.mode_valid != 0 {
+                _ = drmModeSetCrtc(fd, saved.pointee.crtc_id, saved.pointee.buffer_id,
+                                   saved.pointee.x, saved.pointee.y, &connector, 1, &mode)
+            } else {
+                _ = drmModeSetCrtc(fd, saved.pointee.crtc_id, 0, 0, 0, nil, 0, nil)
+            }
+        }
+    }
+
+    /// Tells the driver which part of `buffer` changed, for drivers that copy to the
+    /// screen only when told. Stops asking once the driver says it has no use for it.
+    private func markDirty(_ buffer: DumbBuffer, _ area: Rect) {
+        guard dirtyWanted, !area.isEmpty else { return }
+        var clip = drmModeClip(
+            x1: UInt16(clamping: area.x), y1: UInt16(clamping: area.y),
+            x2: UInt16(clamping: area.maxX), y2: UInt16(clamping: area.maxY))
+        let result = drmModeDirtyFB(fd, buffer.fb, &clip, 1)
+        if result != 0 {
+            let code = result < 0 ? -result : errno
+            if code == ENOSYS || code == EOPNOTSUPP { dirtyWanted = false }
+        }
+    }
+
+    /// Copies the frame in `source` into the framebuffer `saved` showed (for `retain` on
+    /// kernels without CLOSEFB), converting the format with pixman. Best effort.
+    private func copyFrame(from source: DumbBuffer, into saved: drmModeCrtcPtr?) {
+        guard let saved, saved.pointee.buffer_id != 0, let fbInfo = drmModeGetFB(fd, saved.pointee.buffer_id) else { return }
+        defer { drmModeFreeFB(fbInfo) }
+        let info = fbInfo.pointee
+        let target: pixman_format_code_t
+        switch (info.bpp, info.depth) {
+        case (32, 24): target = PIXMAN_x8r8g8b8
+        case (16, 16): target = PIXMAN_r5g6b5
+        default: return
+        }
+        guard info.handle != 0 else { return }
+        var offset: UInt64 = 0
+        guard drmModeMapDumbBuffer(fd, info.handle, &offset) == 0 else { return }
+        let size = Int(info.pitch) * Int(info.height)
+        guard let map = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)),
+              map != UnsafeMutableRawPointer(bitPattern: -1) else { return }
+        defer { munmap(map, size) }
+        let src = pixman_image_create_bits(
+            format.pixman, Int32(width), Int32(height),
+            source.map!.assumingMemoryBound(to: UInt32.self), Int32(source.pitch))
+        let dst = pixman_image_create_bits(
+            target, Int32(info.width), Int32(info.height), map.assumingMemoryBound(to: UInt32.self), Int32(info.pitch))
+        if let src, let dst {
+            pixman_image_composite32(
+                PIXMAN_OP_SRC, src, nil, dst, 0, 0, 0, 0, Int32(saved.pointee.x), Int32(saved.pointee.y),
+                Int32(min(width, Int(info.width))), Int32(min(height, Int(info.height))))
+        }
+        if let src { pixman_image_unref(src) }
+        if let dst { pixman_image_unref(dst) }
+    }
+
+    private func describe(skipped: [String]) -> String {
+        let mode = heads.first.map { Self.modeText($0.mode) } ?? "\(width)x\(height)"
+        let names = heads.map(\.name).joined(separator: "+")
+        var text = "drm \(path) driver \(driver) \(names) \(mode) \(format.rawValue) "
+        text += flipping ? "double-buffered page flips" : "single buffer (no page flip)"
+        if dirtyWanted { text += ", dirtyfb" }
+        for reason in skipped { text += "; skipped \(reason)" }
+        return text
+    }
+
+    private static func makeBuffer(fd: Int32, width: Int, height: Int, format: PixelFormat) throws(DisplayError) -> DumbBuffer {
+        guard let fourcc = fourcc(format) else { throw DisplayError("\(format.rawValue) has no DRM format") }
+        var buffer = DumbBuffer()
+        var pitch: UInt32 = 0
+        var size: UInt64 = 0
+        guard drmModeCreateDumbBuffer(
+            fd, UInt32(width), UInt32(height), UInt32(format.bytesPerPixel * 8), 0, &buffer.handle, &pitch, &size) == 0
+        else { throw DisplayError("\(format.rawValue) dumb buffer: \(errnoText())") }
+        buffer.pitch = Int(pitch)
+        buffer.size = Int(size)
+        let handles: [UInt32] = [buffer.handle, 0, 0, 0]
+        let pitches: [UInt32] = [pitch, 0, 0, 0]
+        let offsets: [UInt32] = [0, 0, 0, 0]
+        guard drmModeAddFB2(fd, UInt32(width), UInt32(height), fourcc, handles, pitches, offsets, &buffer.fb, 0) == 0 else {
+            let why = errnoText()
+            destroy(buffer, fd: fd)
+            throw DisplayError("\(format.rawValue) framebuffer: \(why)")
+        }
+        var offset: UInt64 = 0
+        guard drmModeMapDumbBuffer(fd, buffer.handle, &offset) == 0,
+              let map = mmap(nil, buffer.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)),
+              map != UnsafeMutableRawPointer(bitPattern: -1)
+        else {
+            let why = errnoText()
+            destroy(buffer, fd: fd)
+            throw DisplayError("\(format.rawValue) buffer map: \(why)")
+        }
+        // Dumb buffers come zeroed, which is black in both formats; say so anyway.
+        memset(map, 0, buffer.size)
+        buffer.map = map
+        return buffer
+    }
+
+    private static func destroy(_ buffer: DumbBuffer, fd: Int32, removeFramebuffer: Bool = true) {
+        if let map = buffer.map { munmap(map, buffer.size) }
+        if buffer.fb != 0, removeFramebuffer { _ = drmModeRmFB(fd, buffer.fb) }
+        if buffer.handle != 0 { _ = drmModeDestroyDumbBuffer(fd, buffer.handle) }
+    }
+
+    private static func driverName(fd: Int32) -> String {
+        guard let version = drmGetVersion(fd) else { return "unknown" }
+        defer { drmFreeVersion(version) }
+        guard let name = version.pointee.name else { return "unknown" }
+        return String(cString: name)
+    }
+
+    private static func modeText(_ mode: drmModeModeInfo) -> String {
+        "\(mode.hdisplay)x\(mode.vdisplay)@\(mode.vrefresh)"
+    }
+
+    static func errnoText(_ code: Int32 = errno) -> String {
+        String(cString: strerror(code))
+    }
+}

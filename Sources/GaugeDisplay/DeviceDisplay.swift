@@ -1,0 +1,30 @@
+/// A display on a kernel device (DRM card, fbdev): what the daemon does with it beyond
+/// drawing frames.
+///
+/// The daemon's loop, one thread:
+/// - watch `eventDescriptor` (when not nil) for input and call `handleEvents()` when it is
+///   readable; it returns true once a frame can be started again (a page flip finished);
+/// - per frame: `beginFrame()` first, and only when it gives a target, `scene.update`,
+///   `scene.draw(into: target.buffer, clip: damage.union(target.staleRegion))`, then
+///   `present(damage:)` with what was drawn. A nil target means "not now": keep the
+///   damage for later, do not advance the scene;
+/// - on `hide` or a VT switch away: `release()`; on `show` or the switch back: `acquire()`,
+///   then redraw everything (`scene.invalidate()`; the buffers are marked stale whole too);
+/// - on exit: `close(retain:)`, once; the display is unusable after it.
+public protocol DeviceDisplay: Display {
+    /// For the log: device, driver, mode, format and buffering on one line.
+    var summary: String { get }
+    /// A descriptor that becomes readable when `handleEvents()` has work (DRM page-flip
+    /// events), or nil when the display never has events (fbdev).
+    var eventDescriptor: Int32? { get }
+    /// Reads pending events without blocking. True when a frame can be started now.
+    @discardableResult func handleEvents() -> Bool
+    /// Gives the device up for another user (drops DRM master); frames are refused
+    /// until `acquire()`.
+    func release()
+    /// Takes the device back and shows our buffers again; the next frame must be whole.
+    func acquire() throws(DisplayError)
+    /// Puts the device back as it was found (the saved CRTC, the console's pan offset),
+    /// or with `retain` leaves the last frame on the screen where the kernel allows it.
+    func close(retain: Bool)
+}

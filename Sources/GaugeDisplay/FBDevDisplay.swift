@@ -1,0 +1,215 @@
+import CGaugeLinux
+import GaugeRender
+import Glibc
+
+/// The Linux framebuffer device (`--display fbdev[:/dev/fbN]`), mapped.
+///
+/// Any truecolor layout `FBPixelLayout` knows, stride from `line_length`. Two ways to
+/// show a frame:
+/// - pan-flipping, when the virtual screen holds two pages (`yres_virtual >= 2 * yres`)
+///   and `FBIOPAN_DISPLAY` works: frames alternate between the pages, drawn in place, and
+///   the hidden page lacks the previous frame's damage (`staleRegion`, as on DRM);
+/// - otherwise a shadow buffer in ordinary memory, in the same format, takes the frame
+///   and only the damage is copied into the mapping. Drawing composites read the
+///   destination back, and reading video memory is slow; copying is a plain write.
+public final class FBDevDisplay: DeviceDisplay {
+    public let path: String
+    public let width: Int
+    public let height: Int
+    public let format: PixelFormat
+    public let physicalSize: (width: Int, height: Int)?
+    public let summary: String
+    /// Bytes from one row to the next in the mapping (`line_length`).
+    public let stride: Int
+    /// True when frames are shown by panning between two pages.
+    public let isPanFlipping: Bool
+
+    public var name: String { "fbdev \(path) \(driver)" }
+    public var eventDescriptor: Int32? { nil }
+    public private(set) var isActive = true
+
+    private let fd: Int32
+    private let driver: String
+    private let map: UnsafeMutableRawPointer
+    private let mapSize: Int
+    private let savedVar: fb_var_screeninfo
+    private var shadow: UnsafeMutableRawPointer?
+    private var shadowStride = 0
+    private var pages: BufferDamage
+    private var closed = false
+
+    /// Opens and maps `path`, unblanks it, and decides how to flip. Fails for a device
+    /// that is not truecolor or has a layout Gauge cannot draw.
+    public init(path: String = "/dev/fb0") throws(DisplayError) {
+        self.path = path
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw DisplayError("fbdev \(path): cannot open: \(DRMDisplay.errnoText())") }
+        var mapped = false
+        defer { if !mapped { Glibc.close(fd) } }
+
+        var variable = fb_var_screeninfo()
+        var fixed = fb_fix_screeninfo()
+        guard CGL_ioctl_ptr(fd, CGL_FBIOGET_VSCREENINFO, &variable) == 0,
+              CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) == 0 else {
+            throw DisplayError("fbdev \(path): not a framebuffer (\(DRMDisplay.errnoText()))")
+        }
+        driver = withUnsafeBytes(of: fixed.id) { bytes in
+            String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        guard fixed.type == FB_TYPE_PACKED_PIXELS,
+              fixed.visual == FB_VISUAL_TRUECOLOR || fixed.visual == FB_VISUAL_DIRECTCOLOR else {
+            throw DisplayError("fbdev \(path) (\(driver)): not a packed truecolor framebuffer (type \(fixed.type), visual \(fixed.visual))")
+        }
+        let layout = FBPixelLayout(variable)
+        guard let format = layout.pixelFormat else {
+            throw DisplayError("fbdev \(path) (\(driver)): pixel layout \(layout.description) not supported")
+        }
+        let width = Int(variable.xres), height = Int(variable.yres)
+        let stride = Int(fixed.line_length)
+        guard width > 0, height > 0, stride >= width * format.bytesPerPixel else {
+            throw DisplayError("fbdev \(path) (\(driver)): bad geometry \(width)x\(height) stride \(stride)")
+        }
+        let visibleBytes = stride * Int(variable.yres_virtual)
+        let mapSize = min(Int(fixed.smem_len), max(visibleBytes, stride * height))
+        guard mapSize >= stride * height,
+              let map = mmap(nil, mapSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
+              map != UnsafeMutableRawPointer(bitPattern: -1) else {
+            throw DisplayError("fbdev \(path) (\(driver)): cannot map \(mapSize) bytes: \(DRMDisplay.errnoText())")
+        }
+        mapped = true
+        self.fd = fd
+        self.map = map
+        self.mapSize = mapSize
+        self.width = width
+        self.height = height
+        self.format = format
+        self.stride = stride
+        savedVar = variable
+        let mm = (Int(Int32(bitPattern: variable.width)), Int(Int32(bitPattern: variable.height)))
+        physicalSize = mm.0 > 0 && mm.1 > 0 ? mm : nil
+
+        // Two pages, and the driver pans: flip between them. Probe by panning to where the
+        // screen already is, which changes nothing on screen.
+        var probe = variable
+        let twoPages = Int(variable.yres_virtual) >= 2 * height && mapSize >= 2 * height * stride
+        isPanFlipping = twoPages && fixed.ypanstep != 0 && CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &probe) == 0
+        let screen = Rect(x: 0, y: 0, width: width, height: height)
+        if isPanFlipping {
+            pages = BufferDamage(count: 2, screen: screen)
+            // Page 0 is shown now if yoffset is 0; then draw into page 1 first.
+            if variable.yoffset == 0 { pages.presented(drawn: .zero) }
+        } else {
+            pages = BufferDamage(count: 1, screen: screen)
+            shadowStride = MemoryDisplay.packedStride(width: width, format: format)
+            let shadow = UnsafeMutableRawPointer.allocate(byteCount: shadowStride * height, alignment: 64)
+            shadow.initializeMemory(as: UInt8.self, repeating: 0, count: shadowStride * height)
+            self.shadow = shadow
+        }
+        _ = CGL_ioctl_value(fd, CGL_FBIOBLANK, UInt(CGL_FB_BLANK_UNBLANK))
+        summary = "fbdev \(path) driver \(driver) \(width)x\(height) \(format.rawValue) stride \(stride) "
+            + (isPanFlipping ? "double-buffered pan flips" : "shadow buffer, damage copied")
+    }
+
+    deinit {
+        close(retain: false)
+    }
+
+    // MARK: - Frames
+
+    public func beginFrame() -> FrameTarget? {
+        guard !closed, isActive else { return nil }
+        if let shadow {
+            // The shadow always holds the last frame whole; what the mapping lacks is
+            // copied in `present`.
+            return FrameTarget(
+                buffer: Framebuffer(base: shadow, width: width, height: height, stride: shadowStride, format: format),
+                staleRegion: .zero)
+        }
+        return FrameTarget(
+            buffer: Framebuffer(base: map + pageOffset(pages.back), width: width, height: height, stride: stride, format: format),
+            staleRegion: pages.backStale)
+    }
+
+    public func present(damage drawn: Rect) throws {
+        guard !closed, isActive else { return }
+        let area = drawn.intersection(pages.screen)
+        if let shadow {
+            // After an acquire the mapping lacks everything the shadow has.
+            copy(area.union(pages.backStale), from: shadow)
+            pages.presented(drawn: area)
+            return
+        }
+        var pan = savedVar
+        pan.xoffset = 0
+        pan.yoffset = UInt32(pages.back * height)
+        if CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan) != 0 {
+            throw DisplayError("fbdev \(path): pan failed: \(DRMDisplay.errnoText())")
+        }
+        pages.presented(drawn: area)
+    }
+
+    /// No events on fbdev; a frame can always be started while active.
+    @discardableResult
+    public func handleEvents() -> Bool { isActive }
+
+    /// Stops drawing (hide, VT switched away: the console owns the framebuffer then).
+    public func release() {
+        isActive = false
+    }
+
+    /// Draws again; the whole screen is redrawn since the console has drawn over it.
+    public func acquire() throws(DisplayError) {
+        guard !closed else { throw DisplayError("fbdev \(path): closed") }
+        isActive = true
+        pages.invalidateAll()
+        if shadow == nil {
+            var pan = savedVar
+            pan.xoffset = 0
+            pan.yoffset = UInt32(((pages.back + 1) % pages.count) * height)
+            _ = CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan)
+        }
+        _ = CGL_ioctl_value(fd, CGL_FBIOBLANK, UInt(CGL_FB_BLANK_UNBLANK))
+    }
+
+    /// Pans back to where the console had the screen (unless `retain` and a frame is on
+    /// another page: then that page stays) and unmaps. The pixels are left as they are;
+    /// the console repaints when the VT returns to text mode.
+    public func close(retain: Bool) {
+        guard !closed else { return }
+        closed = true
+        if isPanFlipping, !retain {
+            var pan = savedVar
+            _ = CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan)
+        }
+        munmap(map, mapSize)
+        shadow?.deallocate()
+        shadow = nil
+        Glibc.close(fd)
+    }
+
+    // MARK: - Helpers
+
+    private func pageOffset(_ page: Int) -> Int { page * height * stride }
+
+    /// Copies `area` of the shadow into the mapping, row by row.
+    private func copy(_ area: Rect, from shadow: UnsafeMutableRawPointer) {
+        let area = area.intersection(pages.screen)
+        guard !area.isEmpty else { return }
+        let bpp = format.bytesPerPixel
+        let bytes = area.width * bpp
+        for y in area.y..<area.maxY {
+            memcpy(map + y * stride + area.x * bpp, shadow + y * shadowStride + area.x * bpp, bytes)
+        }
+    }
+}
+
+extension FBPixelLayout {
+    init(_ variable: fb_var_screeninfo) {
+        func field(_ f: fb_bitfield) -> Field {
+            Field(offset: Int(f.offset), length: Int(f.length), msbRight: f.msb_right != 0)
+        }
+        self.init(
+            bitsPerPixel: Int(variable.bits_per_pixel), red: field(variable.red), green: field(variable.green),
+            blue: field(variable.blue), transp: field(variable.transp))
+    }
+}

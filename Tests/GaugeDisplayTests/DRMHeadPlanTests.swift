@@ -1,0 +1,112 @@
+@testable import GaugeDisplay
+import Testing
+
+private typealias Plan = DRMHeadPlan
+private let fullHD = Plan.Mode(width: 1920, height: 1080, refresh: 60, preferred: true)
+private let hd = Plan.Mode(width: 1280, height: 720, refresh: 60)
+private let xga = Plan.Mode(width: 1024, height: 768, refresh: 60)
+
+private func plan(_ connectors: [Plan.Connector], _ encoders: [Plan.Encoder], crtcs: [UInt32] = [31, 32]) throws -> Plan {
+    try Plan.make(connectors: connectors, encoders: encoders, crtcs: crtcs).get()
+}
+
+@Test func singleConnectorAtItsPreferredMode() throws {
+    let modes = [xga, fullHD, hd]   // preferred flag wins over list order
+    let p = try plan([Plan.Connector(id: 1, modes: modes, encoders: [10])], [Plan.Encoder(id: 10, possibleCrtcs: 0b11)])
+    #expect(p.width == 1920 && p.height == 1080)
+    #expect(p.heads == [Plan.Head(connector: 1, connectorName: "connector-1", crtc: 31, modeIndex: 1)])
+}
+
+@Test func withoutAPreferredFlagTheFirstModeIsTaken() throws {
+    let p = try plan([Plan.Connector(id: 1, modes: [hd, xga], encoders: [10])], [Plan.Encoder(id: 10, possibleCrtcs: 1)])
+    #expect(p.width == 1280 && p.heads[0].modeIndex == 0)
+}
+
+@Test func disconnectedAndModelessConnectorsAreIgnored() throws {
+    let p = try plan([
+        Plan.Connector(id: 1, connected: false, modes: [fullHD], encoders: [10]),
+        Plan.Connector(id: 2, modes: [], encoders: [10]),
+        Plan.Connector(id: 3, modes: [xga], encoders: [10]),
+    ], [Plan.Encoder(id: 10, possibleCrtcs: 0b11)])
+    #expect(p.heads.map(\.connector) == [3])
+    #expect(p.width == 1024)
+}
+
+@Test func nothingConnectedIsAnError() {
+    let result = Plan.make(connectors: [Plan.Connector(id: 1, connected: false, modes: [xga])], encoders: [], crtcs: [31])
+    #expect(throws: DisplayError("no connected connector with a mode")) { try result.get() }
+}
+
+@Test func currentEncoderCrtcComesFirst() throws {
+    let p = try plan(
+        [Plan.Connector(id: 1, modes: [xga], currentEncoder: 11, encoders: [10, 11])],
+        [Plan.Encoder(id: 10, possibleCrtcs: 0b01), Plan.Encoder(id: 11, crtc: 32, possibleCrtcs: 0b11)])
+    #expect(p.heads[0].crtc == 32)
+}
+
+@Test func possibleCrtcsInOrderWhenNoCurrentEncoder() throws {
+    let p = try plan(
+        [Plan.Connector(id: 1, modes: [xga], encoders: [10])],
+        [Plan.Encoder(id: 10, possibleCrtcs: 0b10)])
+    #expect(p.heads[0].crtc == 32)
+}
+
+@Test func mirroredHeadsGetDistinctCrtcsAndTheSameSize() throws {
+    let secondModes = [Plan.Mode(width: 2560, height: 1440, preferred: true),
+                       Plan.Mode(width: 1920, height: 1080, refresh: 50),
+                       Plan.Mode(width: 1920, height: 1080, refresh: 75)]
+    let p = try plan([
+        Plan.Connector(id: 1, modes: [fullHD], currentEncoder: 10, encoders: [10]),
+        // Its current encoder drives the CRTC the first head took: it falls back.
+        Plan.Connector(id: 2, modes: secondModes, currentEncoder: 10, encoders: [10, 11]),
+    ], [Plan.Encoder(id: 10, crtc: 31, possibleCrtcs: 0b01), Plan.Encoder(id: 11, possibleCrtcs: 0b11)])
+    #expect(p.width == 1920 && p.height == 1080)
+    #expect(p.heads.map(\.crtc) == [31, 32])
+    #expect(p.heads[1].modeIndex == 2)   // the 75 Hz 1080p mode, not its preferred 1440p
+    #expect(p.skipped.isEmpty)
+}
+
+@Test func headWithoutTheFrameSizeIsSkipped() throws {
+    let p = try plan([
+        Plan.Connector(id: 1, name: "eDP-1", modes: [fullHD], encoders: [10]),
+        Plan.Connector(id: 2, name: "HDMI-A-1", modes: [xga], encoders: [10]),
+    ], [Plan.Encoder(id: 10, possibleCrtcs: 0b11)])
+    #expect(p.heads.map(\.connector) == [1])
+    #expect(p.skipped == ["HDMI-A-1: no 1920x1080 mode to mirror"])
+}
+
+@Test func headWithoutAFreeCrtcIsSkipped() throws {
+    let p = try plan([
+        Plan.Connector(id: 1, name: "A", modes: [xga], encoders: [10]),
+        Plan.Connector(id: 2, name: "B", modes: [xga], encoders: [10]),
+    ], [Plan.Encoder(id: 10, possibleCrtcs: 0b01)])
+    #expect(p.heads.count == 1)
+    #expect(p.skipped == ["B: no free CRTC"])
+}
+
+@Test func formatOrderFollowsThePreferredDepth() {
+    #expect(DRMDisplay.formatOrder(preferredDepth: 24) == [.xrgb8888, .rgb565])
+    #expect(DRMDisplay.formatOrder(preferredDepth: 0) == [.xrgb8888, .rgb565])
+    #expect(DRMDisplay.formatOrder(preferredDepth: 16) == [.rgb565, .xrgb8888])
+    #expect(DRMDisplay.fourcc(.xrgb8888) == 0x3432_5258)   // 'XR24'
+    #expect(DRMDisplay.fourcc(.rgb565) == 0x3631_4752)     // 'RG16'
+    #expect(DRMDisplay.fourcc(.bgr888) == nil)
+}
+
+@Test func displaySpecSplitsKindAndPath() {
+    #expect(splitDisplaySpec("auto") == ("auto", nil))
+    #expect(splitDisplaySpec("drm") == ("drm", nil))
+    #expect(splitDisplaySpec("drm:/dev/dri/card1") == ("drm", "/dev/dri/card1"))
+    #expect(splitDisplaySpec("fbdev:") == ("fbdev", nil))
+}
+
+@Test func missingDevicesFailWithTheirPath() {
+    #expect(throws: DisplayError.self) { try DRMDisplay(path: "/nonexistent/card0") }
+    #expect(throws: DisplayError.self) { try FBDevDisplay(path: "/nonexistent/fb0") }
+    var lines: [String] = []
+    let display = openAutoDisplay(log: { lines.append($0) }, cards: ["/nonexistent/card9"], framebuffer: "/nonexistent/fb9")
+    #expect(display == nil)
+    #expect(lines.count == 1)
+    #expect(lines[0].contains("/nonexistent/card9") && lines[0].contains("/nonexistent/fb9"))
+    #expect(drmCardPaths(directory: "/nonexistent").isEmpty)
+}

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Boots one tools/vm-test configuration under QEMU and checks the screens.
+
+The guest's init prints `GAUGE-STEP <name>` on the first serial port and waits for a line
+on the second; this script watches the serial log, takes the screen with the monitor's
+`screendump` (PPM), checks it against the default theme's layout and colours, and then
+answers. Failed checks keep the screens (PPM and PNG) and the serial log under --results.
+Standard library only.
+"""
+import argparse
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+# Default theme (SPEC §1, Sources/GaugeRender/Theme.swift) at scale 1.
+BAR_FRACTION, BAR_MIN, BAR_MAX, BAR_HEIGHT, BAR_CENTER = 0.5, 200, 1200, 24, 5 / 6
+BLACK_MAX = 24          # a background pixel: every channel at most this
+GREY = 130              # track (0.51, 0.51, 0.51)
+
+
+def swift_round(v):
+    return int(v + 0.5) if v >= 0 else -int(-v + 0.5)
+
+
+class Image:
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            data = f.read()
+        fields, pos = [], 0
+        while len(fields) < 4:
+            while data[pos:pos + 1].isspace():
+                pos += 1
+            if data[pos:pos + 1] == b"#":
+                pos = data.index(b"\n", pos)
+                continue
+            end = pos
+            while not data[end:end + 1].isspace():
+                end += 1
+            fields.append(data[pos:end])
+            pos = end
+        if fields[0] != b"P6" or fields[3] != b"255":
+            raise ValueError(f"{path}: not an 8-bit P6 PPM")
+        self.width, self.height = int(fields[1]), int(fields[2])
+        self.pixels = data[pos + 1:pos + 1 + self.width * self.height * 3]
+        self.path = path
+
+    def at(self, x, y):
+        i = (y * self.width + x) * 3
+        return self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]
+
+    def save_png(self, path):
+        rows = b"".join(b"\0" + self.pixels[y * self.width * 3:(y + 1) * self.width * 3] for y in range(self.height))
+
+        def chunk(kind, body):
+            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        with open(path, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+
+
+def bar_rect(w, h):
+    bw = swift_round(min(max(w * BAR_FRACTION, BAR_MIN), BAR_MAX, w))
+    bh = min(BAR_HEIGHT, h)
+    y = min(max(0, swift_round(h * BAR_CENTER) - bh // 2), h - bh)
+    return (w - bw) // 2, y, bw, bh
+
+
+def is_black(p):
+    return max(p) <= BLACK_MAX
+
+
+def is_grey(p):
+    return max(p) - min(p) <= 16 and GREY - 40 <= sum(p) / 3 <= GREY + 30
+
+
+def is_orange(p):
+    r, g, b = p
+    # (0.87, 0.55, 0.09) = (222, 140, 23), lighter to darker, stripes white at 20%.
+    return r >= 150 and r > g + 30 and g > b + 40 and b <= 120
+
+
+class Checker:
+    def __init__(self, name):
+        self.name = name
+        self.failures = []
+
+    def expect(self, ok, what):
+        if not ok:
+            self.failures.append(what)
+        return ok
+
+    def share(self, img, rect, test):
+        x0, y0, w, h = rect
+        hits = total = 0
+        for y in range(y0, y0 + h):
+            for x in range(x0, x0 + w):
+                total += 1
+                hits += test(img.at(x, y))
+        return hits / total if total else 1.0
+
+    def background(self, img, step):
+        """Everything outside the bar (and a 4 px margin for its shadow) is black:
+        background colour right, and no console text over the splash."""
+        bx, by, bw, bh = bar_rect(img.width, img.height)
+        bad = []
+        for y in range(0, img.height, 2):
+            inside_rows = by - 4 <= y < by + bh + 4
+            for x in range(0, img.width, 2):
+                if inside_rows and bx - 4 <= x < bx + bw + 4:
+                    continue
+                if not is_black(img.at(x, y)):
+                    bad.append((x, y))
+        self.expect(not bad, f"{step}: {len(bad)} non-black pixels outside the bar (console text?), first at {bad[:3]}")
+
+    def bar(self, img, step, percent):
+        bx, by, bw, bh = bar_rect(img.width, img.height)
+        fw = swift_round(bw * percent / 100)
+        mid = (by + 6, 12)
+        if fw > 100:
+            share = self.share(img, (bx + 14, mid[0], fw - 90, mid[1]), is_orange)
+            self.expect(share >= 0.95, f"{step}: fill at {bx + 14}..{bx + fw - 76} only {share:.0%} orange")
+            # Gradient: the top of the fill lighter than its bottom.
+            cx = bx + fw // 3
+            top = sum(img.at(cx, by + 4)) + sum(img.at(cx + 4, by + 4))
+            bottom = sum(img.at(cx, by + bh - 5)) + sum(img.at(cx + 4, by + bh - 5))
+            self.expect(top != bottom, f"{step}: fill has no vertical gradient at x={cx}")
+            # Label: dark glyph pixels (black at 60%) near the right end of the fill.
+            dark = self.share(img, (bx + fw - 60, by + 4, 54, bh - 8), lambda p: p[0] < 130)
+            self.expect(dark >= 0.05, f"{step}: no label in the fill's right end ({dark:.1%} dark)")
+        if bw - fw > 40:
+            start = bx + fw + (50 if fw < 40 else 12)
+            share = self.share(img, (start, mid[0], bx + bw - 14 - start, mid[1]), is_grey)
+            self.expect(share >= 0.95, f"{step}: track at {start}..{bx + bw - 14} only {share:.0%} grey")
+        if fw < 40:
+            # Label beside an empty fill, on the track.
+            dark = self.share(img, (bx + 4, by + 4, 50, bh - 8), lambda p: not is_grey(p))
+            self.expect(dark >= 0.05, f"{step}: no label at the bar's left end ({dark:.1%} not grey)")
+
+    def stripes_move(self, a, b, step, percent):
+        """Two screens 0.5 s apart differ, and only inside the fill."""
+        bx, by, bw, bh = bar_rect(a.width, a.height)
+        fw = swift_round(bw * percent / 100)
+        inside = outside = 0
+        for y in range(a.height):
+            row_a = a.pixels[y * a.width * 3:(y + 1) * a.width * 3]
+            row_b = b.pixels[y * a.width * 3:(y + 1) * a.width * 3]
+            if row_a == row_b:
+                continue
+            for x in range(a.width):
+                if row_a[x * 3:x * 3 + 3] != row_b[x * 3:x * 3 + 3]:
+                    if bx <= x < bx + fw and by <= y < by + bh:
+                        inside += 1
+                    else:
+                        outside += 1
+        self.expect(inside > 50, f"{step}: stripes did not move ({inside} pixels changed in the fill)")
+        self.expect(outside == 0, f"{step}: {outside} pixels changed outside the fill")
+
+    def console_back(self, img, step):
+        bx, by, bw, bh = bar_rect(img.width, img.height)
+        orange = self.share(img, (bx, by, bw, bh), is_orange)
+        self.expect(orange < 0.05, f"{step}: the bar is still on screen ({orange:.0%} orange)")
+        lit = sum(1 for y in range(0, img.height, 2) for x in range(0, img.width, 2) if not is_black(img.at(x, y)))
+        self.expect(lit > 200, f"{step}: no console text on screen ({lit} lit pixels sampled)")
+
+
+class VM:
+    def __init__(self, args, work):
+        self.work = work
+        self.serial = os.path.join(work, "serial.log")
+        mon, ctl = os.path.join(work, "mon.sock"), os.path.join(work, "ctl.sock")
+        command = [
+            "qemu-system-x86_64", "-machine", "pc", "-accel", "tcg", "-m", "512", "-display", "none",
+            "-no-reboot", "-kernel", args.kernel, "-initrd", args.initrd, "-append", args.append,
+            "-monitor", f"unix:{mon},server=on,wait=off",
+            "-chardev", f"socket,id=ctl,path={ctl},server=on,wait=off",
+            "-serial", f"file:{self.serial}", "-serial", "chardev:ctl",
+        ] + args.qemu
+        self.process = subprocess.Popen(command, stdout=open(os.path.join(work, "qemu.out"), "wb"),
+                                        stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while not (os.path.exists(mon) and os.path.exists(ctl)):
+            if time.time() > deadline or self.process.poll() is not None:
+                raise RuntimeError("QEMU did not start: " + open(os.path.join(work, "qemu.out")).read())
+            time.sleep(0.05)
+        self.monitor = socket.socket(socket.AF_UNIX)
+        self.monitor.connect(mon)
+        self.monitor_read()
+        self.control = socket.socket(socket.AF_UNIX)
+        self.control.connect(ctl)
+        self.offset = 0
+        self.pending = b""
+
+    def monitor_read(self):
+        data = b""
+        self.monitor.settimeout(30)
+        while not data.endswith(b"(qemu) "):
+            chunk = self.monitor.recv(4096)
+            if not chunk:
+                raise RuntimeError("monitor closed")
+            data += chunk
+        return data
+
+    def screendump(self, path):
+        self.monitor.sendall(f"screendump {path}\n".encode())
+        self.monitor_read()
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if os.path.exists(path) and os.path.getsize(path) > 20:
+                try:
+                    img = Image(path)
+                    if len(img.pixels) == img.width * img.height * 3:
+                        return img
+                except (ValueError, IndexError):
+                    pass
+            time.sleep(0.05)
+        raise RuntimeError(f"screendump {path} did not appear")
+
+    def lines(self):
+        """New complete lines of the serial log."""
+        try:
+            with open(self.serial, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        self.offset += len(data)
+        self.pending += data
+        *complete, self.pending = self.pending.split(b"\n")
+        return [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
+
+    def answer(self):
+        self.control.sendall(b"go\n")
+
+    def stop(self):
+        if self.process.poll() is None:
+            try:
+                self.monitor.sendall(b"quit\n")
+                self.process.wait(5)
+            except Exception:
+                self.process.kill()
+                self.process.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--kernel", required=True)
+    parser.add_argument("--initrd", required=True)
+    parser.add_argument("--append", required=True)
+    parser.add_argument("--expect", required=True, help='"drm XRGB8888": display kind and format in the log')
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--timeout", type=float, default=180)
+    parser.add_argument("qemu", nargs="*")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    check = Checker(args.name)
+    kind, fmt = args.expect.split()
+    started = time.time()
+    vm = VM(args, args.work)
+    shots = []
+    steps = []
+    summary = None
+    done = False
+    try:
+        while not done:
+            if time.time() - started > args.timeout:
+                check.expect(False, f"timed out after {args.timeout:.0f} s (steps seen: {steps})")
+                break
+            new = vm.lines()
+            if not new:
+                if vm.process.poll() is not None:
+                    new = vm.lines()
+                    if not new:
+                        check.expect(False, f"QEMU exited early (steps seen: {steps})")
+                        break
+                time.sleep(0.05)
+                continue
+            for line in new:
+                if line.startswith("GAUGE-LOG ") or line.startswith("GAUGE-NOTE "):
+                    print(f"  [{args.name}] {line}")
+                    if "display: " in line and summary is None:
+                        summary = line.split("display: ", 1)[1]
+                if line.startswith("GAUGE-DONE"):
+                    done = True
+                if not line.startswith("GAUGE-STEP "):
+                    continue
+                step = line.split()[1]
+                steps.append(step)
+                taken = time.time()
+                shot = vm.screendump(os.path.join(args.work, f"{step}.ppm"))
+                shots.append(shot)
+                if step.startswith("p") or step == "shown":
+                    percent = 50 if step == "shown" else int(step[1:])
+                    check.background(shot, step)
+                    check.bar(shot, step, percent)
+                    if percent > 0:
+                        # 0.5 s from the start of one dump to the next: 5/8 of a stripe
+                        # period (0.8 s), so the stripes must have moved.
+                        time.sleep(max(0.0, taken + 0.5 - time.time()))
+                        later = vm.screendump(os.path.join(args.work, f"{step}-later.ppm"))
+                        shots.append(later)
+                        check.stripes_move(shot, later, step, percent)
+                elif step in ("after-quit", "hidden"):
+                    check.console_back(shot, step)
+                vm.answer()
+        if summary is None:
+            check.expect(False, "the daemon logged no display")
+        else:
+            check.expect(summary.startswith(kind) and f" {fmt} " in summary + " ",
+                         f"display is \"{summary}\", expected {kind} with {fmt}")
+        check.expect(steps == ["p0", "p50", "hidden", "shown", "p100", "after-quit"], f"steps seen: {steps}")
+    finally:
+        vm.stop()
+    elapsed = time.time() - started
+    if check.failures:
+        os.makedirs(args.results, exist_ok=True)
+        for shot in shots:
+            base = os.path.join(args.results, os.path.basename(shot.path)[:-4])
+            shutil.copy(shot.path, base + ".ppm")
+            shot.save_png(base + ".png")
+        shutil.copy(vm.serial, os.path.join(args.results, "serial.log"))
+        for failure in check.failures:
+            print(f"  [{args.name}] FAIL {failure}")
+        print(f"  [{args.name}] failed after {elapsed:.1f} s; screens in {args.results}")
+        return 1
+    size = f"{shots[0].width}x{shots[0].height}" if shots else "?"
+    print(f"  [{args.name}] passed in {elapsed:.1f} s ({size}, {summary})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,6 +23,11 @@ package final class Daemon {
     private var demoStart = 0.0
     private var demoIndex = 0
     private let terminal: TerminalDisplay?
+    /// The DRM or fbdev display, and the VT under it (nil for memory, terminal or none).
+    private let device: (any DeviceDisplay)?
+    private var console: ConsoleVT?
+    /// A frame was due while the display could not take one (a page flip pending).
+    private var frameOwed = false
 
     package init(options: DaemonOptions, log: Log) throws(DaemonError) {
         self.options = options
@@ -39,11 +44,15 @@ package final class Daemon {
         if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
         let display = try Self.openDisplay(options.display, log: log)
         terminal = display as? TerminalDisplay
+        device = display as? any DeviceDisplay
+        if device != nil, options.vt != "none" {
+            console = ConsoleVT(path: options.vt, log: log)
+        }
         let scale = options.scale ?? Self.autoScale(display)
         screen = ProgressScreen(theme: theme, display: display, scale: scale) { [log] in log.info($0) }
-        if let display {
+        if let display, device == nil {
             log.info("display \(display.name), scale \(scale.shortText)")
-        } else {
+        } else if display == nil, options.display != .auto {
             log.info("no display: serving the socket only")
         }
     }
@@ -86,7 +95,13 @@ package final class Daemon {
             frameTimer = try FrameTimer(loop: loop) { [unowned self] _ in tick() }
             var handled = SignalSource.defaultSignals
             if terminal != nil { handled.append(SIGWINCH) }
+            if console?.isAvailable == true { handled += [ConsoleVT.releaseSignal, ConsoleVT.acquireSignal] }
             signals = try SignalSource(loop: loop, signals: handled) { [unowned self] in signal($0) }
+            if let fd = device?.eventDescriptor {
+                try loop.register(fd, events: .readable) { [unowned self] _ in
+                    if device?.handleEvents() == true, frameOwed { tick() }
+                }
+            }
             if options.demo {
                 demoStart = MonotonicClock.now()
                 demoTimer = try FrameTimer(loop: loop) { [unowned self] _ in stepDemo() }
@@ -96,6 +111,10 @@ package final class Daemon {
             throw DaemonError("cannot start: \(error)")
         }
         log.info("listening on \(options.socketPath)")
+        if let console {
+            console.takeGraphics()
+            console.enableProcessSwitching()
+        }
         screen.renderFrame(at: MonotonicClock.now())
         scheduleFrames()
         try? notify?.ready()
@@ -108,7 +127,13 @@ package final class Daemon {
         server?.close()
         signals?.close()
         if let terminal { terminal.close() }
-        if retainOnExit { log.info("leaving the last frame on screen") }
+        device?.close(retain: retainOnExit)
+        if retainOnExit, device != nil {
+            // The console stays in graphics mode so the kernel does not draw over the frame.
+            log.info("leaving the last frame on screen")
+        } else {
+            console?.restore()
+        }
     }
 
     // MARK: - Requests
@@ -142,8 +167,8 @@ package final class Daemon {
             }
         case .reload:
             if let error = reloadTheme() { reply = .err(error) }
-        case .show: screen.show()
-        case .hide: screen.hide()
+        case .show: show()
+        case .hide: hide()
         case .ping: break
         case .status: reply = .ok(statusJSON(at: now))
         case .wait:
@@ -165,6 +190,28 @@ package final class Daemon {
         }
         scheduleFrames()
         return .reply(reply.encoded)
+    }
+
+    /// Takes the display back (DRM master, graphics mode) and repaints it whole.
+    private func show() {
+        guard !screen.visible else { return }
+        console?.takeGraphics()
+        if let device {
+            do throws(DisplayError) {
+                try device.acquire()
+            } catch {
+                log.info("cannot take the display back: \(error)")
+            }
+        }
+        screen.show()
+    }
+
+    /// Gives the display up (another program may draw, the console shows text); the daemon stays.
+    private func hide() {
+        guard screen.visible else { return }
+        screen.hide()
+        device?.release()
+        console?.releaseText()
     }
 
     package func statusJSON(at time: Double) -> String {
@@ -212,6 +259,7 @@ package final class Daemon {
     private func tick() {
         let now = MonotonicClock.now()
         let presented = screen.renderFrame(at: now)
+        frameOwed = !presented
         if screen.isSettled(at: now), !waiters.isEmpty {
             let ready = waiters
             waiters = []
@@ -245,6 +293,21 @@ package final class Daemon {
             if (try? terminal.resize()) == true { screen.replaceDisplay(terminal) }
             screen.invalidate()
             scheduleFrames()
+        case ConsoleVT.releaseSignal where console != nil:
+            // Switching to another VT: let it have the screen, then acknowledge.
+            if screen.visible { device?.release() }
+            console?.acknowledgeRelease()
+        case ConsoleVT.acquireSignal where console != nil:
+            console?.acknowledgeAcquire()
+            if screen.visible, let device {
+                do throws(DisplayError) {
+                    try device.acquire()
+                } catch {
+                    log.info("cannot take the display back: \(error)")
+                }
+                screen.invalidate()
+                scheduleFrames()
+            }
         default:
             log.info("signal \(number): exiting")
             loop.stop()
@@ -270,8 +333,19 @@ package final class Daemon {
                 throw DaemonError("\(error)")
             }
         case .auto, .drm, .fbdev:
-            log.info("this build has no DRM or fbdev output yet")
-            return nil
+            let spec: String
+            switch choice {
+            case .drm(let path): spec = path.map { "drm:\($0)" } ?? "drm"
+            case .fbdev(let path): spec = path.map { "fbdev:\($0)" } ?? "fbdev"
+            default: spec = "auto"
+            }
+            do throws(DisplayError) {
+                return try openDeviceDisplay(spec: spec) { log.info($0) }
+            } catch {
+                // A named device that does not open: say so, and keep serving the socket.
+                log.info("\(error); serving without a display")
+                return nil
+            }
         }
     }
 

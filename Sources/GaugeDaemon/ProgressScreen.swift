@@ -11,6 +11,8 @@ package final class ProgressScreen {
     package private(set) var theme: Theme
     package private(set) var visible = true
     package private(set) var display: (any Display)?
+    /// Frames presented since the start (`status` reports it as `frames`).
+    package private(set) var framesPresented = 0
     private var scene: Scene?
     private let scale: Double
     private let log: (String) -> Void
@@ -122,6 +124,7 @@ package final class ProgressScreen {
         scene.draw(into: target.buffer, clip: damage)
         do {
             try display.present(damage: damage)
+            framesPresented += 1
         } catch {
             log("presenting a frame on \(display.name) failed: \(error)")
         }
@@ -152,6 +155,6 @@ package final class ProgressScreen {
             mode: model.mode == .determinate ? .determinate : .indeterminate,
             state: model.state == .running ? .running : model.state == .success ? .success : .failure,
             visible: visible, display: displayInfo ?? .none, fps: fps,
-            animating: isAnimating(at: time), clients: clients)
+            animating: isAnimating(at: time), clients: clients, frames: framesPresented)
     }
 }

@@ -154,6 +154,59 @@ import Testing
         #expect(try c.status().shown == 60)
     }
 
+    @Test func framesCountWhatReachesTheDisplayAndStopWhenStill() throws {
+        let daemon = try GaugedProcess()
+        let c = try daemon.connect()
+        #expect(try c.status().frames >= 1, "the first frame is presented at start")
+        #expect(try c.request("theme animate=false transition_duration=0") == "ok")
+        #expect(try c.request("progress 50") == "ok")
+        #expect(try c.request("wait") == "ok")
+        let settled = try c.status().frames
+        usleep(150_000)
+        #expect(try c.status().frames == settled, "nothing changes, nothing is presented")
+        #expect(try c.request("progress 60") == "ok")
+        try daemon.waitForStatus { $0.frames > settled }
+        usleep(150_000)
+        #expect(try c.status().frames == settled + 1, "one change without a transition is one frame")
+
+        // Stripes at 60 fps for 0.5 s: about 30 frames (fewer on a loaded machine).
+        #expect(try c.request("theme animate=true") == "ok")
+        let moving = try c.status().frames
+        usleep(500_000)
+        let moved = try c.status().frames - moving
+        #expect(moved > 5 && moved <= 33, "\(moved) frames in 0.5 s at 60 fps")
+    }
+
+    @Test func waitRepliesOnceTheSettledFrameIsPresented() throws {
+        let daemon = try GaugedProcess()
+        let c = try daemon.connect()
+        #expect(try c.request("theme animate=false transition_duration=0") == "ok")
+        #expect(try c.request("wait") == "ok")
+        for value in [10, 20, 30] {
+            let before = try c.status().frames
+            // No transition: the model is settled at once, but the frame holding the
+            // value is drawn on the next tick; wait must not reply before it.
+            try c.send("progress \(value)\nwait\n")
+            #expect(try c.readLine() == "ok")
+            #expect(try c.readLine() == "ok")
+            #expect(try c.status().frames > before, "wait replied before the frame with \(value)% was presented")
+        }
+    }
+
+    @Test func aStillScreenSleeps() throws {
+        let daemon = try GaugedProcess()
+        let c = try daemon.connect()
+        #expect(try c.request("theme animate=false transition_duration=0.1") == "ok")
+        #expect(try c.request("progress 40") == "ok")
+        #expect(try c.request("wait") == "ok")
+        #expect(try c.status().animating == false)
+        usleep(50_000)
+        let before = try #require(daemon.procStatus("voluntary_ctxt_switches"))
+        usleep(600_000)
+        let after = try #require(daemon.procStatus("voluntary_ctxt_switches"))
+        #expect(after == before, "\(after - before) wakeups in 0.6 s with nothing moving")
+    }
+
     @Test func waitOfAClientThatLeavesIsDropped() throws {
         let daemon = try GaugedProcess()
         do {

@@ -33,7 +33,7 @@ let package = Package(
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeDisplay", "GaugeRender"]),
-        .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeDaemon", "GaugeProtocol"]),
+        .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -128,7 +128,7 @@ package final class Daemon {
         signals?.close()
         if let terminal { terminal.close() }
         device?.close(retain: retainOnExit)
-        if retainOnExit, device != nil {
+        if retainOnExit {
             // The console stays in graphics mode so the kernel does not draw over the frame.
             log.info("leaving the last frame on screen")
         } else {
@@ -153,6 +153,8 @@ package final class Daemon {
     private func apply(_ request: Request, from client: ClientConnection?) -> ReplyAction {
         let now = MonotonicClock.now()
         var reply: Reply = .ok(nil)
+        // Whether the picture may change; requests that only read need no frame.
+        var changes = true
         switch request {
         case .progress(let value, let message): screen.setProgress(value, message: message, at: now)
         case .message(let text): screen.setMessage(text)
@@ -169,26 +171,33 @@ package final class Daemon {
             if let error = reloadTheme() { reply = .err(error) }
         case .show: show()
         case .hide: hide()
-        case .ping: break
-        case .status: reply = .ok(statusJSON(at: now))
+        case .ping: changes = false
+        case .status:
+            reply = .ok(statusJSON(at: now))
+            changes = false
         case .wait:
-            if !screen.isSettled(at: now), let client {
+            // Settled is not enough: with the frame timer armed, a change may still be
+            // waiting for the tick that presents it. The tick replies once it has.
+            if let client, !screen.isSettled(at: now) || framesRunning {
                 waiters.append(client)
                 scheduleFrames()
                 return .deferred
             }
+            changes = false
         case .snapshot(let path):
+            changes = false
             do throws(ProtocolError) {
                 try screen.snapshot(to: path, at: now)
             } catch {
                 reply = .err(error)
             }
         case .quit(let retain):
+            changes = false
             retainOnExit = retain
             log.info(retain ? "quit (retain) requested" : "quit requested")
             loop.execute { [unowned self] in loop.stop() }
         }
-        scheduleFrames()
+        if changes { scheduleFrames() }
         return .reply(reply.encoded)
     }
 
@@ -260,7 +269,8 @@ package final class Daemon {
         let now = MonotonicClock.now()
         let presented = screen.renderFrame(at: now)
         frameOwed = !presented
-        if screen.isSettled(at: now), !waiters.isEmpty {
+        // `wait` replies once the settled state is on the display, not merely computed.
+        if presented, screen.isSettled(at: now), !waiters.isEmpty {
             let ready = waiters
             waiters = []
             for client in ready { client.complete(reply: Reply.ok(nil).encoded) }

@@ -13,6 +13,8 @@ package final class ProgressScreen {
     /// The display as the scene sees it: the panel, turned when the theme says so.
     package private(set) var display: (any Display)?
     private var panel: (any Display)?
+    /// Frames presented since the start (`status` reports it as `frames`).
+    package private(set) var framesPresented = 0
     private var scene: Scene?
     private let scale: Double
     private let log: (String) -> Void
@@ -133,6 +135,7 @@ package final class ProgressScreen {
         scene.draw(into: target.buffer, clip: damage)
         do {
             try display.present(damage: damage)
+            framesPresented += 1
         } catch {
             log("presenting a frame on \(display.name) failed: \(error)")
         }
@@ -163,6 +166,6 @@ package final class ProgressScreen {
             mode: model.mode == .determinate ? .determinate : .indeterminate,
             state: model.state == .running ? .running : model.state == .success ? .success : .failure,
             visible: visible, display: displayInfo ?? .none, fps: fps,
-            animating: isAnimating(at: time), clients: clients)
+            animating: isAnimating(at: time), clients: clients, frames: framesPresented)
     }
 }

@@ -34,11 +34,15 @@ package struct Status: Equatable, Sendable {
     package var animating: Bool
     /// Clients connected now.
     package var clients: Int
+    /// Frames presented on the display since the daemon started (0 without a display).
+    /// It advances exactly when a changed picture reaches the display, so a client can
+    /// tell when an update has been shown. Optional in JSON: older daemons lack it.
+    package var frames: Int
 
     package init(
         target: Double = 0, shown: Double = 0, message: String = "", title: String = "",
         mode: DisplayMode = .determinate, state: RunState = .running, visible: Bool = true,
-        display: Display = .none, fps: Int = 60, animating: Bool = false, clients: Int = 0
+        display: Display = .none, fps: Int = 60, animating: Bool = false, clients: Int = 0, frames: Int = 0
     ) {
         self.target = target
         self.shown = shown
@@ -51,6 +55,7 @@ package struct Status: Equatable, Sendable {
         self.fps = fps
         self.animating = animating
         self.clients = clients
+        self.frames = frames
     }
 
     /// The JSON object, keys in a fixed order.
@@ -74,6 +79,7 @@ package struct Status: Equatable, Sendable {
             .init("fps", .number(Double(fps))),
             .init("animating", .bool(animating)),
             .init("clients", .number(Double(clients))),
+            .init("frames", .number(Double(frames))),
         ])
     }
 
@@ -84,7 +90,8 @@ package struct Status: Equatable, Sendable {
     }
 
     /// Reads what `json()` writes. Keys may come in any order and unknown keys are
-    /// ignored (a newer daemon may add some); a missing or mistyped known key is an error.
+    /// ignored (a newer daemon may add some); a missing or mistyped known key is an error,
+    /// except `frames`, which a daemon older than it leaves out (read as 0).
     package static func parse(json text: String) -> Status? {
         guard let root = JSONValue.parse(text) else { return nil }
         return Status(root)
@@ -107,11 +114,18 @@ package struct Status: Equatable, Sendable {
             let animating = root["animating"]?.boolValue,
             let clients = root["clients"]?.intValue
         else { return nil }
+        let frames: Int
+        switch root["frames"] {
+        case nil: frames = 0
+        case let value?:
+            guard let count = value.intValue else { return nil }
+            frames = count
+        }
         self.init(
             target: target, shown: shown, message: message, title: title, mode: mode,
             state: state, visible: visible,
             display: Display(name: name, width: width, height: height, format: format),
-            fps: fps, animating: animating, clients: clients)
+            fps: fps, animating: animating, clients: clients, frames: frames)
     }
 
     /// What `gaugectl status` prints: one `label: value` per line, no trailing newline.
@@ -132,6 +146,7 @@ package struct Status: Equatable, Sendable {
             ("fps", String(fps)),
             ("animating", animating ? "yes" : "no"),
             ("clients", String(clients)),
+            ("frames", String(frames)),
         ]
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { label, value in

@@ -8,6 +8,8 @@ import GaugeProtocol
 /// Why a call got no reply; exit status 3.
 struct ConnectionFailure: Error {
     var message: String
+    /// The daemon closed the connection while the request was being sent.
+    var peerClosed = false
 }
 
 /// A point in time on the monotonic clock after which a call gives up.
@@ -54,7 +56,15 @@ enum DaemonConnection {
     static func exchange(line: String, socketPath path: String, deadline: Deadline) throws(ConnectionFailure) -> String {
         let socket = try connect(to: path, deadline: deadline)
         defer { close(socket) }
-        try send(Array((line + "\n").utf8), on: socket, path: path, deadline: deadline)
+        do {
+            try send(Array((line + "\n").utf8), on: socket, path: path, deadline: deadline)
+        } catch let failure where failure.peerClosed {
+            // The daemon refuses a peer (`err denied`, too many clients) with one reply
+            // line and closes at once, so the send can fail with EPIPE while that reply
+            // waits in our receive queue: it, not the failed send, is the answer.
+            if let reply = try? receiveLine(from: socket, path: path, deadline: deadline) { return reply }
+            throw failure
+        }
         return try receiveLine(from: socket, path: path, deadline: deadline)
     }
 
@@ -170,7 +180,7 @@ enum DaemonConnection {
                     throw timedOut("sending to", path, deadline)
                 }
             case EPIPE, ECONNRESET:
-                throw ConnectionFailure(message: "\(path) closed the connection before the request was sent")
+                throw ConnectionFailure(message: "\(path) closed the connection before the request was sent", peerClosed: true)
             default:
                 throw failure("cannot send to", path, code)
             }

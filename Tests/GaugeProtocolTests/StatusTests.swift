@@ -6,12 +6,12 @@ import Testing
         target: 42.5, shown: 40, message: "Copying files", title: "Installing", mode: .determinate,
         state: .running, visible: true,
         display: .init(name: "memory", width: 800, height: 600, format: "xrgb8888"),
-        fps: 60, animating: true, clients: 1)
+        fps: 60, animating: true, clients: 1, frames: 7)
 
     @Test func writesOneLineWithFixedKeysAndPlainNumbers() {
         #expect(
             Self.sample.json()
-                == #"{"target":42.5,"shown":40,"message":"Copying files","title":"Installing","mode":"determinate","state":"running","visible":true,"display":{"name":"memory","width":800,"height":600,"format":"xrgb8888"},"fps":60,"animating":true,"clients":1}"#
+                == #"{"target":42.5,"shown":40,"message":"Copying files","title":"Installing","mode":"determinate","state":"running","visible":true,"display":{"name":"memory","width":800,"height":600,"format":"xrgb8888"},"fps":60,"animating":true,"clients":1,"frames":7}"#
         )
         var tiny = Self.sample
         tiny.shown = 0.0000001
@@ -73,6 +73,14 @@ import Testing
                     fps: 30, animating: false, clients: 2))
     }
 
+    @Test func framesIsOptionalForOlderDaemons() {
+        let old = Self.sample.json().replacing(#","frames":7"#, with: "", maxReplacements: 1)
+        #expect(!old.contains("frames"))
+        var expected = Self.sample
+        expected.frames = 0
+        #expect(Status.parse(json: old) == expected)
+    }
+
     @Test func refusesMissingOrMistypedFields() {
         let good = Self.sample.json()
         #expect(Status.parse(json: good) != nil)
@@ -80,6 +88,7 @@ import Testing
         #expect(Status.parse(json: good.replacing(#""fps":60"#, with: #""fps":"60""#, maxReplacements: 1)) == nil)
         #expect(Status.parse(json: good.replacing(#""mode":"determinate""#, with: #""mode":"sideways""#, maxReplacements: 1)) == nil)
         #expect(Status.parse(json: good.replacing(#""visible":true,"#, with: "", maxReplacements: 1)) == nil)
+        #expect(Status.parse(json: good.replacing(#""frames":7"#, with: #""frames":"7""#, maxReplacements: 1)) == nil)
         #expect(Status.parse(json: "[]") == nil)
         #expect(Status.parse(json: "") == nil)
     }
@@ -87,7 +96,7 @@ import Testing
     @Test func humanReadableNamesEveryField() {
         let text = Self.sample.humanReadable
         #expect(!text.hasSuffix("\n"))
-        for label in ["progress:", "state:", "mode:", "title:", "message:", "visible:", "display:", "fps:", "animating:", "clients:"] {
+        for label in ["progress:", "state:", "mode:", "title:", "message:", "visible:", "display:", "fps:", "animating:", "clients:", "frames:"] {
             #expect(text.contains(label), "\(label)")
         }
         #expect(text.contains("42.5% (shown 40%)"))

@@ -173,3 +173,28 @@ struct BoxTests {
         #expect(badge2.x > badge1.x + bar.width / 3)
     }
 }
+
+@Suite("Motion")
+struct MotionTests {
+    @Test("a new value eases in and the label counts through the values between")
+    func easing() throws {
+        var theme = Theme()
+        theme.animate = false
+        let screen = try Screen(width: 640, height: 360, theme: theme)
+        var m = model(10, message: "Easing")
+        screen.render(m, at: 0)
+        m.setTarget(80, at: 1, duration: 0.4, easing: .easeInOut)
+        var labels: [Rect] = []
+        for (i, t) in [1.1, 1.3].enumerated() {
+            screen.render(m, at: t)
+            labels.append(screen.scene.labelRect)
+            try expectGolden(screen.image, "640x360-easing-\(i)")
+        }
+        // Ease-in-out: slow start, so at a quarter of the time less than a quarter of the way.
+        let quarter = m.shown(at: 1.1)
+        #expect(quarter > 10 && quarter < 10 + 70 * 0.25)
+        #expect(labels[1].x > labels[0].x)
+        screen.render(m, at: 2)
+        #expect(m.isSettled(at: 2) && m.shown(at: 2) == 80)
+    }
+}

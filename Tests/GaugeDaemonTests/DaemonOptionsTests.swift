@@ -1,0 +1,35 @@
+@testable import GaugeDaemon
+import GaugeDisplay
+import Testing
+
+@Suite("gauged options and scale")
+struct DaemonOptionsTests {
+    @Test("options parse, bad ones are refused with a reason")
+    func parse() {
+        guard case .run(let o) = DaemonOptions.parse(["--display", "memory:640x480:RGB565", "--fps=30", "--rotate", "90", "--scale", "2"]) else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(o.display == .memory(spec: "640x480:RGB565") && o.fps == 30 && o.rotate == 90 && o.scale == 2)
+        #expect(DaemonOptions.parse(["--rotate", "45"]) == .error("--rotate takes 0, 90, 180 or 270"))
+        #expect(DaemonOptions.parse(["--fps", "0"]) == .error("--fps takes a whole number from 1 to 240"))
+        #expect(DaemonOptions.parse(["--display", "vga"]) == .error("unknown display 'vga'"))
+        #expect(DaemonOptions.parse(["--help"]) == .help)
+        guard case .run(let env) = DaemonOptions.parse([], environment: ["GAUGE_SOCKET": "/tmp/x.sock"]) else { return }
+        #expect(env.socketPath == "/tmp/x.sock")
+        guard case .run(let drm) = DaemonOptions.parse(["--display", "drm:/dev/dri/card1"]) else { return }
+        #expect(drm.display == .drm(path: "/dev/dri/card1"))
+    }
+
+    @Test("scale 2 on dense panels of 1200 lines and more, 1 otherwise or when the size is unknown")
+    func autoScale() throws {
+        let laptop = try MemoryDisplay(width: 2560, height: 1600, physicalSize: (286, 179))
+        let monitor = try MemoryDisplay(width: 1920, height: 1080, physicalSize: (527, 296))
+        let dense = try MemoryDisplay(width: 1280, height: 800, physicalSize: (100, 62))
+        let unknown = try MemoryDisplay(width: 3840, height: 2160)
+        #expect(Daemon.autoScale(laptop) == 2)
+        #expect(Daemon.autoScale(monitor) == 1)
+        #expect(Daemon.autoScale(dense) == 1)
+        #expect(Daemon.autoScale(unknown) == 1)
+    }
+}

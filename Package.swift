@@ -24,6 +24,7 @@ let package = Package(
         .executableTarget(name: "gauged", dependencies: ["GaugeDaemon"]),
         .executableTarget(name: "gaugectl", dependencies: ["GaugeProtocol", "CGaugeLinux"]),
         .executableTarget(name: "GaugeBench", dependencies: ["GaugeRender", "GaugeDisplay", "CPixman"]),
+        .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 
         .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
         .testTarget(

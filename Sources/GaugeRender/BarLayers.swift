@@ -198,7 +198,7 @@ final class BarLayers {
     }
 
     private func blit(_ part: Rect, region: Rect, from image: PixmanImage, into dst: PixmanImage) {
-        dst.composite(PIXMAN_OP_SRC, source: image, rect: part, sourceOrigin: (part.x - region.x, part.y - region.y))
+        dst.copy(from: image, rect: part, sourceOrigin: (part.x - region.x, part.y - region.y))
     }
 
     /// Every layer of the bar over `part` (screen coordinates), drawn into `dst` whose
@@ -213,9 +213,10 @@ final class BarLayers {
             // Left of the fill's middle the full-width mask fits as it is; right of it, its right
             // end shifted onto the fill's head.
             let middle = bar.x + fillWidth / 2
-            for piece in filled.subtracting(Rect(x: middle, y: bar.y, width: bar.width, height: bar.height))
-                + [filled.intersection(Rect(x: middle, y: bar.y, width: bar.width, height: bar.height))]
-            where !piece.isEmpty {
+            let rightHalf = Rect(x: middle, y: bar.y, width: bar.width, height: bar.height)
+            var pieces = filled.subtracting(rightHalf)
+            pieces.append(filled.intersection(rightHalf))
+            for piece in pieces where !piece.isEmpty {
                 let useShort = shortFill != nil
                 let shift = useShort || piece.x < middle ? 0 : bar.width - fillWidth
                 let maskOrigin = (piece.x - bar.x + shift, piece.y - bar.y)
@@ -331,15 +332,47 @@ final class BarLayers {
 }
 
 extension Rect {
-    /// This rectangle less `hole`: at most four pieces, none overlapping.
-    func subtracting(_ hole: Rect) -> [Rect] {
+    /// This rectangle less `hole`: at most four pieces, none overlapping, in a fixed-size
+    /// value (no allocation on the frame path).
+    func subtracting(_ hole: Rect) -> Pieces {
+        var parts = Pieces()
         let h = intersection(hole)
-        guard !h.isEmpty else { return isEmpty ? [] : [self] }
-        var parts: [Rect] = []
+        guard !h.isEmpty else {
+            if !isEmpty { parts.append(self) }
+            return parts
+        }
         if h.y > y { parts.append(Rect(x: x, y: y, width: width, height: h.y - y)) }
         if h.maxY < maxY { parts.append(Rect(x: x, y: h.maxY, width: width, height: maxY - h.maxY)) }
         if h.x > x { parts.append(Rect(x: x, y: h.y, width: h.x - x, height: h.height)) }
         if h.maxX < maxX { parts.append(Rect(x: h.maxX, y: h.y, width: maxX - h.maxX, height: h.height)) }
         return parts
+    }
+
+    /// Up to four rectangles.
+    struct Pieces: Sequence, IteratorProtocol {
+        private var items: (Rect, Rect, Rect, Rect) = (.zero, .zero, .zero, .zero)
+        private(set) var count = 0
+        private var cursor = 0
+
+        mutating func append(_ r: Rect) {
+            switch count {
+            case 0: items.0 = r
+            case 1: items.1 = r
+            case 2: items.2 = r
+            default: items.3 = r
+            }
+            count += 1
+        }
+
+        mutating func next() -> Rect? {
+            guard cursor < count else { return nil }
+            defer { cursor += 1 }
+            switch cursor {
+            case 0: return items.0
+            case 1: return items.1
+            case 2: return items.2
+            default: return items.3
+            }
+        }
     }
 }

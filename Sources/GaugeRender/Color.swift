@@ -35,6 +35,14 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
         Color(red: red * 0.75, green: green * 0.75, blue: blue * 0.75, alpha: alpha)
     }
 
+    /// This colour composited over `below` (opaque when `below` is).
+    public func over(_ below: Color) -> Color {
+        let a = alpha + below.alpha * (1 - alpha)
+        guard a > 0 else { return Color(red: 0, green: 0, blue: 0, alpha: 0) }
+        func channel(_ top: Double, _ bottom: Double) -> Double { (top * alpha + bottom * below.alpha * (1 - alpha)) / a }
+        return Color(red: channel(red, below.red), green: channel(green, below.green), blue: channel(blue, below.blue), alpha: a)
+    }
+
     public func mix(with other: Color, amount t: Double) -> Color {
         Color(
             red: red + (other.red - red) * t,

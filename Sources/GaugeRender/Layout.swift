@@ -14,6 +14,8 @@ struct Layout: Equatable {
     let textGap: Int
     /// Widest a title or message line may be before it is cut with an ellipsis.
     let textMaxWidth: Int
+    /// The box style's panel (empty in the plain style).
+    let panel: Rect
     /// Blur of the track's inner shadow, in pixels.
     let shadowBlur: Double
     /// Width at each end of the fill where the shape varies; between them every column
@@ -25,14 +27,29 @@ struct Layout: Equatable {
         self.height = height
         self.scale = scale
         func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
+        let box = theme.style == .box
+        let padding = box ? px(theme.boxPadding) : 0
         let barWidth = min(
             max(Double(width) * theme.barWidth, theme.barMinWidth * scale),
-            theme.barMaxWidth * scale, Double(width))
+            theme.barMaxWidth * scale, Double(width - 2 * padding))
         let barHeight = min(px(theme.barHeight), height)
-        let w = Int(barWidth.rounded())
-        let centerY = Int((Double(height) * theme.barCenter).rounded())
-        let y = min(max(0, centerY - barHeight / 2), height - barHeight)
-        bar = Rect(x: (width - w) / 2, y: y, width: w, height: barHeight)
+        let w = max(1, Int(barWidth.rounded()))
+        let gap = Int((theme.textGap * scale).rounded())
+        if box {
+            // Title, badge, bar and message stacked in a panel centred on the screen.
+            let titleHeight = Int((theme.titleSize * scale * 1.25).rounded(.up))
+            let badgeHeight = Self.badgeHeight(labelSize: px(theme.labelSize), scale: scale)
+            let messageHeight = Int((theme.messageSize * scale * 1.25).rounded(.up))
+            let panelHeight = padding + titleHeight + gap + badgeHeight + gap / 2 + barHeight + gap + messageHeight + padding
+            let panelWidth = w + 2 * padding
+            panel = Rect(x: (width - panelWidth) / 2, y: max(0, (height - panelHeight) / 2), width: panelWidth, height: panelHeight)
+            bar = Rect(x: panel.x + padding, y: panel.y + padding + titleHeight + gap + badgeHeight + gap / 2, width: w, height: barHeight)
+        } else {
+            let centerY = Int((Double(height) * theme.barCenter).rounded())
+            let y = min(max(0, centerY - barHeight / 2), height - barHeight)
+            bar = Rect(x: (width - w) / 2, y: y, width: w, height: barHeight)
+            panel = .zero
+        }
         radius = min(theme.cornerRadius * scale, Double(barHeight) / 2)
         stripePeriod = px(theme.stripeWidth)
         labelSize = px(theme.labelSize)
@@ -40,9 +57,14 @@ struct Layout: Equatable {
         titleSize = px(theme.titleSize)
         messageSize = px(theme.messageSize)
         textGap = Int((theme.textGap * scale).rounded())
-        textMaxWidth = max(1, width - 2 * px(16))
+        textMaxWidth = box ? bar.width : max(1, width - 2 * px(16))
         shadowBlur = 2.5 * scale
         capWidth = Int((radius + 4 * shadowBlur).rounded(.up)) + 2
+    }
+
+    /// Height of the box style's value badge: the label with room around it.
+    static func badgeHeight(labelSize: Int, scale: Double) -> Int {
+        labelSize + 2 * Int((4 * scale).rounded()) + Int((Double(labelSize) * 0.25).rounded())
     }
 
     /// The fill's width in pixels for a value in 0...100.

@@ -50,6 +50,27 @@ package final class PixmanImage {
             Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height))
     }
 
+    /// Copies `rect` from `source` (same pixel format, no transform) with pixman's plain
+    /// block transfer, cheaper per call than a composite; other cases composite with SRC.
+    package func copy(from source: PixmanImage, rect: Rect, sourceOrigin: (x: Int, y: Int)) {
+        guard !rect.isEmpty else { return }
+        let format = pixman_image_get_format(raw)
+        let bpp = Int32((format.rawValue >> 24) & 0xff) << Int32((format.rawValue >> 22) & 3)
+        if format == pixman_image_get_format(source.raw), bpp == 16 || bpp == 32,
+            sourceOrigin.x >= 0, sourceOrigin.y >= 0,
+            sourceOrigin.x + rect.width <= source.width, sourceOrigin.y + rect.height <= source.height,
+            rect.x >= 0, rect.y >= 0, rect.maxX <= width, rect.maxY <= height,
+            pixman_blt(
+                pixman_image_get_data(source.raw), pixman_image_get_data(raw),
+                pixman_image_get_stride(source.raw) / 4, pixman_image_get_stride(raw) / 4, bpp, bpp,
+                Int32(sourceOrigin.x), Int32(sourceOrigin.y), Int32(rect.x), Int32(rect.y),
+                Int32(rect.width), Int32(rect.height)) != 0
+        {
+            return
+        }
+        composite(PIXMAN_OP_SRC, source: source, rect: rect, sourceOrigin: sourceOrigin)
+    }
+
     /// Fills `rect` with `color` using `op` (SRC replaces, OVER blends).
     package func fill(_ rect: Rect, color: Color, op: pixman_op_t = PIXMAN_OP_SRC) {
         guard !rect.isEmpty else { return }

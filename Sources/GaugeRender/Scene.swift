@@ -11,6 +11,31 @@ public final class Scene {
     let layout: Layout
     private let text: TextRenderer
     private var bar: BarLayers
+    /// The bar's layers for each state seen so far (each state has its own fill colour).
+    private var bars: [RunState: BarLayers] = [:]
+    private var state = RunState.running
+    private var mark = TextLine()
+    private var logo: (image: PixmanImage, rect: Rect)?
+    private var mode = DisplayMode.determinate
+    /// When the mode last changed and the value the bar showed then: entering and leaving
+    /// indeterminate mode eases over `transitionDuration` instead of jumping.
+    private var modeSwitch: (time: Double, from: Double)?
+    private var lastShown = 0.0
+    private var hasFrame = false
+    private var barOpacity = 1.0
+    private var indicatorOpacity = 0.0
+    private var indicatorFrame = -1
+    private lazy var indicator = IndicatorLayers(theme: surfaceTheme, layout: layout)
+    /// The colour around everything (the background, dimmed by the cover in the box style)
+    /// and the colour under the bar (that, or the box's panel over it).
+    private let screenColor: Color
+    private let surfaceColor: Color
+    /// The theme as the bar sees it: its background is the surface under it.
+    private let surfaceTheme: Theme
+    private var panelMask: PixmanImage?
+    private var badge: (mask: PixmanImage, rect: Rect)?
+    /// Why the theme's logo is not shown, for the log (nil when shown or none asked for).
+    public private(set) var logoProblem: String?
 
     private var title = TextLine()
     private var message = TextLine()
@@ -29,7 +54,29 @@ public final class Scene {
         self.scale = scale
         layout = Layout(theme: theme, width: width, height: height, scale: scale)
         self.text = text ?? TextRenderer(theme: theme)
-        bar = BarLayers(theme: theme, layout: layout)
+        let box = theme.style == .box
+        screenColor = box ? theme.coverColor.over(theme.background) : theme.background
+        surfaceColor = box ? theme.boxColor.over(screenColor) : screenColor
+        var surfaceTheme = theme
+        surfaceTheme.background = surfaceColor
+        self.surfaceTheme = surfaceTheme
+        if box {
+            let p = layout.panel
+            panelMask = Shape.roundedRectMask(
+                width: p.width, height: p.height, rect: (0, 0, Double(p.width), Double(p.height)), radius: theme.boxRadius * scale)
+        }
+        bar = BarLayers(theme: surfaceTheme, layout: layout)
+        bars[.running] = bar
+        if !theme.logo.isEmpty {
+            do throws(PNG.Error) {
+                let image = try Logo.load(theme.logo, scale: scale)
+                let cy = Int((Double(height) * theme.logoCenter).rounded())
+                let rect = Rect(x: (width - image.width) / 2, y: cy - image.height / 2, width: image.width, height: image.height)
+                logo = (image, rect)
+            } catch {
+                logoProblem = error.description
+            }
+        }
     }
 
     /// Fonts the theme names that could not be opened.
@@ -42,6 +89,8 @@ public final class Scene {
     public var labelRect: Rect { label.rect }
     public var titleRect: Rect { title.rect }
     public var messageRect: Rect { message.rect }
+    /// Where the success or failure mark is drawn (empty while running).
+    public var markRect: Rect { mark.rect }
 
     /// The next frame must redraw the whole screen (a new buffer, a mode set).
     public func invalidate() { needsFullRedraw = true }
@@ -54,9 +103,14 @@ public final class Scene {
         return Int(frac * Double(layout.stripePeriod)) % layout.stripePeriod
     }
 
-    /// True while the picture changes with time for this model (stripes moving, a value easing).
+    /// True while the picture changes with time for this model (stripes moving, a value
+    /// easing). Once the work has succeeded or failed the stripes stand still.
     public func isAnimating(_ model: ScreenModel, at time: Double) -> Bool {
         if !model.isSettled(at: time) { return true }
+        if model.mode != mode { return true }
+        if let s = modeSwitch, time < s.time + theme.transitionDuration { return true }
+        if model.state != .running { return false }
+        if model.mode == .indeterminate && theme.indeterminateStyle != .barberPole { return true }
         return theme.animate && (model.mode == .indeterminate || model.shown(at: time) > 0)
     }
 
@@ -71,29 +125,81 @@ public final class Scene {
             needsFullRedraw = false
         }
 
-        // Work of unknown length: the whole bar striped, its stripes sweeping (barber pole).
+        if model.state != state {
+            damage = damage.union(switchState(to: model.state))
+        }
+
         let indeterminate = model.mode == .indeterminate
-        let shown = indeterminate ? 100 : model.shown(at: time)
+        let shown = updateMode(model, at: time, damage: &damage)
         let oldFill = bar.fillRect
         let oldFillWidth = bar.fillWidth
         bar.setFillWidth(layout.fillWidth(for: shown))
         if bar.fillWidth != oldFillWidth {
             damage = damage.union(oldFill.union(bar.fillRect))
         }
-        let newPhase = bar.fillWidth > 0 ? stripePhase(at: time) : phase
+        let newPhase = bar.fillWidth > 0 && state == .running && barOpacity > 0 ? stripePhase(at: time) : phase
         if newPhase != phase {
             phase = newPhase
             damage = damage.union(bar.fillRect)
         }
 
         damage = damage.union(updateText(&title, model.title, size: layout.titleSize, bold: true) {
-            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.y - self.layout.textGap - $0.height, width: $0.width, height: $0.height)
+            let y = self.theme.style == .box
+                ? self.layout.panel.y + self.layout.bar.x - self.layout.panel.x
+                : self.layout.bar.y - self.layout.textGap - $0.height - self.labelClearance(.above)
+            return Rect(x: (self.width - $0.width) / 2, y: y, width: $0.width, height: $0.height)
         })
         damage = damage.union(updateText(&message, model.message, size: layout.messageSize, bold: false) {
-            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap, width: $0.width, height: $0.height)
+            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap + self.labelClearance(.below),
+                 width: $0.width, height: $0.height)
         })
         damage = damage.union(updateLabel(shown: shown, hidden: indeterminate))
         return damage.intersection(screen)
+    }
+
+    /// Work of unknown length: the barber pole fills the bar and sweeps its stripes; the
+    /// circles and ring fade in where the bar was. Both ways ease over `transitionDuration`.
+    /// Returns the value the bar shows.
+    private func updateMode(_ model: ScreenModel, at time: Double, damage: inout Rect) -> Double {
+        if model.mode != mode {
+            // The first frame shows the mode as it is; later changes ease.
+            if hasFrame { modeSwitch = (time, lastShown) }
+            mode = model.mode
+        }
+        hasFrame = true
+        var blend = 1.0
+        if let s = modeSwitch {
+            let d = theme.transitionDuration
+            if d > 0, time < s.time + d {
+                blend = Easing.easeInOut((time - s.time) / d)
+            } else {
+                modeSwitch = nil
+            }
+        }
+        let indeterminate = mode == .indeterminate
+        var shown = model.shown(at: time)
+        var newIndicatorOpacity = 0.0
+        if theme.indeterminateStyle == .barberPole {
+            let settled = indeterminate ? 100 : shown
+            shown = modeSwitch.map { $0.from + (settled - $0.from) * blend } ?? settled
+        } else {
+            newIndicatorOpacity = indeterminate ? blend : 1 - blend
+            if modeSwitch == nil { newIndicatorOpacity = indeterminate ? 1 : 0 }
+        }
+        lastShown = shown
+        if newIndicatorOpacity != indicatorOpacity {
+            indicatorOpacity = newIndicatorOpacity
+            barOpacity = 1 - newIndicatorOpacity
+            damage = damage.union(layout.bar).union(indicator.rect).union(label.rect)
+        }
+        if indicatorOpacity > 0 {
+            let frame = indicator.frame(at: time)
+            if frame != indicatorFrame {
+                indicatorFrame = frame
+                damage = damage.union(indicator.rect)
+            }
+        }
+        return shown
     }
 
     /// Draws the current frame over `clip` into `buffer`.
@@ -101,12 +207,67 @@ public final class Scene {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
         guard !area.isEmpty else { return }
         let dst = image(for: buffer)
-        for part in area.subtracting(layout.bar) {
-            dst.fill(part, color: theme.background)
+        // An opaque indicator frame covering the whole area hides everything under it.
+        if indicatorOpacity >= 1, indicator.rect.union(area) == indicator.rect,
+            !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect)
+        {
+            indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: 1)
+            return
         }
-        bar.draw(into: dst, clip: area, phase: phase)
+        for part in area.subtracting(layout.bar) {
+            dst.fill(part, color: screenColor)
+            if let panelMask {
+                let p = part.intersection(layout.panel)
+                dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: surfaceColor), mask: panelMask, rect: p,
+                              maskOrigin: (p.x - layout.panel.x, p.y - layout.panel.y))
+            }
+        }
+        if let logo {
+            let l = area.intersection(logo.rect)
+            dst.composite(PIXMAN_OP_OVER, source: logo.image, rect: l, sourceOrigin: (l.x - logo.rect.x, l.y - logo.rect.y))
+        }
+        if barOpacity > 0 {
+            bar.draw(into: dst, clip: area, phase: phase)
+            if barOpacity < 1 {
+                dst.fill(area.intersection(layout.bar), color: surfaceColor.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
+            }
+        } else {
+            dst.fill(area.intersection(layout.bar), color: surfaceColor)
+        }
+        if indicatorOpacity > 0 {
+            indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: indicatorOpacity)
+        }
         draw(title, color: theme.titleColor, into: dst, clip: area)
         draw(message, color: theme.messageColor, into: dst, clip: area)
+        draw(mark, color: theme.fillColor(for: state), into: dst, clip: area)
+        if let badge {
+            let b = area.intersection(badge.rect)
+            dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: theme.fillColor(for: state)), mask: badge.mask, rect: b,
+                          maskOrigin: (b.x - badge.rect.x, b.y - badge.rect.y))
+        }
+        if theme.labelPosition != .inside || theme.style == .box { draw(label, color: labelColor, into: dst, clip: area) }
+    }
+
+    /// The bar in the state's colours (built on first use), and the state's mark.
+    private func switchState(to next: RunState) -> Rect {
+        state = next
+        let old = bar.fillRect.union(label.rect).union(mark.rect)
+        var stateTheme = surfaceTheme
+        stateTheme.fillColor = theme.fillColor(for: next)
+        let layers = bars[next] ?? BarLayers(theme: stateTheme, layout: layout)
+        bars[next] = layers
+        bar = layers
+        labelValue = -1
+        label.rect = .zero
+        mark = TextLine()
+        if theme.showMark, let mask = Mark.mask(for: next, size: layout.bar.height + 2 * layout.labelInset) {
+            let b = layout.bar
+            let gap = layout.labelInset * 2
+            let x = theme.labelPosition == .right ? b.x - gap - mask.width : b.maxX + gap
+            let rect = Rect(x: x, y: b.y + (b.height - mask.height) / 2, width: mask.width, height: mask.height)
+            mark = TextLine(text: next.rawValue, image: TextImage(mask: mask, width: mask.width, height: mask.height, ascent: 0, truncated: false, missingGlyphs: 0), rect: rect.intersection(Rect(x: 0, y: 0, width: width, height: height)))
+        }
+        return old.union(layout.bar).union(mark.rect)
     }
 
     /// Updates to `model` at `time` and draws what changed; returns that rectangle.
@@ -140,6 +301,38 @@ public final class Scene {
         return old.union(line.rect)
     }
 
+    /// The box style's value badge: the label on a pill of the fill colour, above the
+    /// bar and centred on the fill's head (kept within the bar's span).
+    private func updateBadge(image: TextImage, old: Rect) -> Rect {
+        let b = layout.bar
+        let padX = Int((8 * scale).rounded())
+        let badgeHeight = Layout.badgeHeight(labelSize: layout.labelSize, scale: scale)
+        let badgeWidth = image.width + 2 * padX
+        let head = b.x + bar.fillWidth
+        let x = min(max(b.x, head - badgeWidth / 2), b.maxX - badgeWidth)
+        let rect = Rect(x: x, y: b.y - layout.textGap / 2 - badgeHeight, width: badgeWidth, height: badgeHeight)
+        if badge?.rect.width != badgeWidth || badge?.rect.height != badgeHeight {
+            let mask = Shape.roundedRectMask(width: badgeWidth, height: badgeHeight,
+                                             rect: (0, 0, Double(badgeWidth), Double(badgeHeight)), radius: Double(badgeHeight) / 2)
+            badge = (mask, rect)
+        } else if let mask = badge?.mask {
+            badge = (mask, rect)
+        }
+        let fill = theme.fillColor(for: state)
+        labelColor = (fill.isLight ? Color.black : Color.white).withAlpha(max(theme.labelAlpha, 0.8))
+        label.rect = Rect(x: rect.x + padX, y: rect.y + (badgeHeight - image.height) / 2, width: image.width, height: image.height)
+        bar.setLabel(mask: nil, color: labelColor, rect: .zero)
+        return old.union(rect)
+    }
+
+    /// Room the label takes between the bar and the title (above) or message (below).
+    private func labelClearance(_ side: LabelPosition) -> Int {
+        guard theme.style == .plain, theme.showLabel, theme.labelPosition == side else { return 0 }
+        return labelLineHeight + layout.labelInset
+    }
+
+    private lazy var labelLineHeight: Int = text.render("0", size: layout.labelSize, bold: true).height
+
     /// The percentage label: right-aligned inside the fill, or just past its head when the
     /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
     private func updateLabel(shown: Double, hidden: Bool) -> Rect {
@@ -165,18 +358,38 @@ public final class Scene {
             return old
         }
         let b = layout.bar
-        let fillRight = b.x + bar.fillWidth
-        let y = b.y + (b.height - image.height) / 2
-        var x = fillRight - layout.labelInset - image.width
-        let onFill = x >= b.x + layout.labelInset
-        if !onFill { x = fillRight + layout.labelInset }
-        let under = onFill ? theme.fillColor : theme.trackColor
-        let color = (under.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
-        let rect = Rect(x: x, y: y, width: image.width, height: image.height)
+        let inset = layout.labelInset
+        let w = image.width, h = image.height
+        let centredY = b.y + (b.height - h) / 2
+        let color: Color
+        let rect: Rect
+        if theme.style == .box {
+            return updateBadge(image: image, old: old.union(badge?.rect ?? .zero))
+        }
+        switch theme.labelPosition {
+        case .inside:
+            let fillRight = b.x + bar.fillWidth
+            var x = fillRight - inset - w
+            let onFill = x >= b.x + inset
+            if !onFill { x = fillRight + inset }
+            let under = onFill ? theme.fillColor(for: state) : theme.trackColor
+            color = (under.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
+            rect = Rect(x: x, y: centredY, width: w, height: h)
+        case .above, .below, .left, .right:
+            color = (theme.background.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
+            switch theme.labelPosition {
+            case .above: rect = Rect(x: b.maxX - w, y: b.y - inset - h, width: w, height: h)
+            case .below: rect = Rect(x: b.maxX - w, y: b.maxY + inset, width: w, height: h)
+            case .left: rect = Rect(x: b.x - 2 * inset - w, y: centredY, width: w, height: h)
+            default: rect = Rect(x: b.maxX + 2 * inset, y: centredY, width: w, height: h)
+            }
+        }
         guard rect != label.rect || color != labelColor else { return .zero }
         label.rect = rect
         labelColor = color
-        bar.setLabel(mask: image.mask, color: color, rect: rect)
+        if theme.labelPosition == .inside {
+            bar.setLabel(mask: image.mask, color: color, rect: rect)
+        }
         return old.union(rect)
     }
 
@@ -189,6 +402,19 @@ public final class Scene {
     }
 
     private func image(for buffer: Framebuffer) -> PixmanImage {
+        if let last = lastTarget, last.base == buffer.base, last.width == buffer.width, last.height == buffer.height,
+            last.stride == buffer.stride, last.format == buffer.format
+        {
+            return last.image
+        }
+        let image = wrappedImage(for: buffer)
+        lastTarget = (buffer.base, buffer.width, buffer.height, buffer.stride, buffer.format, image)
+        return image
+    }
+
+    private var lastTarget: (base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat, image: PixmanImage)?
+
+    private func wrappedImage(for buffer: Framebuffer) -> PixmanImage {
         if let cached = targets[buffer.base], cached.width == buffer.width, cached.height == buffer.height,
             pixman_image_get_format(cached.raw) == buffer.format.pixman,
             Int(pixman_image_get_stride(cached.raw)) == buffer.stride

@@ -13,6 +13,12 @@ public struct Theme: Equatable, Sendable {
     /// The thin darker outline around the fill.
     public var outline = true
 
+    /// The fill once the work has succeeded / failed, and the colour of its check / cross.
+    public var successColor = Color(red: 0.30, green: 0.69, blue: 0.31)
+    public var failureColor = Color(red: 0.86, green: 0.24, blue: 0.20)
+    /// Draw a check or cross beside the bar on success or failure.
+    public var showMark = true
+
     public var stripeColor = Color.white.withAlpha(0.2)
     /// Width of one stripe period (stripe plus gap), in pixels.
     public var stripeWidth = 28.0
@@ -36,6 +42,8 @@ public struct Theme: Equatable, Sendable {
     /// The label's opacity (its colour is black or white, whichever contrasts).
     public var labelAlpha = 0.6
     public var showLabel = true
+    /// Inside the fill (right-aligned at its head), or above, below, left or right of the bar.
+    public var labelPosition = LabelPosition.inside
 
     public var titleSize = 22.0
     public var titleColor = Color.white
@@ -43,6 +51,11 @@ public struct Theme: Equatable, Sendable {
     public var messageColor = Color(red: 0.8, green: 0.8, blue: 0.8)
     /// Gap between the bar and the title above it / the message below it.
     public var textGap = 16.0
+
+    /// A PNG drawn centred above the bar (none when empty), scaled with the screen.
+    public var logo = ""
+    /// Vertical centre of the logo as a fraction of the screen height.
+    public var logoCenter = 0.4
 
     public var font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
     public var boldFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
@@ -53,11 +66,48 @@ public struct Theme: Equatable, Sendable {
         "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
     ]
 
+    /// The whole screen turned clockwise, for panels mounted on their side (`--rotate` wins).
+    public var rotation = Rotation.none
+
+    /// `plain`: the bar on the background; `box`: a centred panel holding the title, the
+    /// bar with a value badge riding its head, and the message.
+    public var style = ScreenStyle.plain
+    /// The box style's panel colour, corner radius and inner padding.
+    public var boxColor = Color(red: 0.16, green: 0.16, blue: 0.17)
+    public var boxRadius = 14.0
+    public var boxPadding = 24.0
+    /// Dims the whole screen behind the panel (box style); transparent for none.
+    public var coverColor = Color.black.withAlpha(0)
+
+    /// What shows in indeterminate mode.
+    public var indeterminateStyle = IndeterminateStyle.barberPole
+    /// Side of the circles / ring indicator in pixels at scale 1.
+    public var indicatorSize = 48.0
+    /// Seconds for one turn of the ring, or for one circle to grow.
+    public var indicatorPeriod = 1.2
+    /// The timing function of the ring's turn and of each circle's growth.
+    public var indicatorTiming = Easing.easeInOut
+    public var circleColors = [
+        Color(red: 0.87, green: 0.55, blue: 0.09), Color(red: 0.95, green: 0.95, blue: 0.95),
+        Color(red: 0.25, green: 0.65, blue: 0.84), Color(red: 0.35, green: 0.80, blue: 0.56),
+    ]
+    public var ringDrops = 10
+    public var ringDirection = Direction.clockwise
+
     /// Seconds a new value takes to ease in.
     public var transitionDuration = 0.4
     public var easing = Easing.easeInOut
 
     public init() {}
+
+    /// The fill colour for a state.
+    public func fillColor(for state: RunState) -> Color {
+        switch state {
+        case .running: fillColor
+        case .success: successColor
+        case .failure: failureColor
+        }
+    }
 
     /// Sets one key as written in a theme file or a `theme key=value` request.
     public mutating func set(_ key: String, _ value: String) throws(ThemeError) {
@@ -84,6 +134,9 @@ public struct Theme: Equatable, Sendable {
         "fill_color": color(\.fillColor),
         "flat": bool(\.flat),
         "outline": bool(\.outline),
+        "success_color": color(\.successColor),
+        "failure_color": color(\.failureColor),
+        "show_mark": bool(\.showMark),
         "stripe_color": color(\.stripeColor),
         "stripe_width": number(\.stripeWidth, 4...400),
         "stripe_duration": number(\.stripeDuration, 0.05...60),
@@ -98,15 +151,66 @@ public struct Theme: Equatable, Sendable {
         "label_inset": number(\.labelInset, 0...400),
         "label_alpha": number(\.labelAlpha, 0...1),
         "show_label": bool(\.showLabel),
+        "label_position": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let p = LabelPosition(rawValue: v) else {
+                throw .badValue(key: "label_position", value: v, expected: LabelPosition.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            theme.labelPosition = p
+        },
         "title_size": number(\.titleSize, 4...400),
         "title_color": color(\.titleColor),
         "message_size": number(\.messageSize, 4...400),
         "message_color": color(\.messageColor),
         "text_gap": number(\.textGap, 0...2000),
+        "logo": { (theme: inout Theme, v: String) throws(ThemeError) in theme.logo = v },
+        "logo_center": number(\.logoCenter, 0...1),
         "font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.font = v },
         "bold_font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.boldFont = v },
         "fallback_fonts": { (theme: inout Theme, v: String) throws(ThemeError) in
             theme.fallbackFonts = v.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+        },
+        "rotation": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let degrees = Int(v), let r = Rotation(degrees: degrees) else {
+                throw .badValue(key: "rotation", value: v, expected: "0, 90, 180 or 270")
+            }
+            theme.rotation = r
+        },
+        "style": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let style = ScreenStyle(rawValue: v) else { throw .badValue(key: "style", value: v, expected: "plain or box") }
+            theme.style = style
+        },
+        "box_color": color(\.boxColor),
+        "box_radius": number(\.boxRadius, 0...200),
+        "box_padding": number(\.boxPadding, 0...400),
+        "cover_color": color(\.coverColor),
+        "indeterminate_style": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let style = IndeterminateStyle(rawValue: v) else {
+                throw .badValue(key: "indeterminate_style", value: v, expected: IndeterminateStyle.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            theme.indeterminateStyle = style
+        },
+        "indicator_size": number(\.indicatorSize, 8...1000),
+        "indicator_period": number(\.indicatorPeriod, 0.1...60),
+        "indicator_timing": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let e = Easing(rawValue: v) else { throw .badValue(key: "indicator_timing", value: v, expected: Easing.allCases.map(\.rawValue).joined(separator: ", ")) }
+            theme.indicatorTiming = e
+        },
+        "circle_colors": { (theme: inout Theme, v: String) throws(ThemeError) in
+            var colors: [Color] = []
+            for part in v.split(separator: " ", omittingEmptySubsequences: true) {
+                guard let c = Color(parsing: String(part)) else { throw .badValue(key: "circle_colors", value: v, expected: "colours separated by spaces") }
+                colors.append(c)
+            }
+            guard !colors.isEmpty else { throw .badValue(key: "circle_colors", value: v, expected: "at least one colour") }
+            theme.circleColors = colors
+        },
+        "ring_drops": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let n = Int(v), (2...64).contains(n) else { throw .badValue(key: "ring_drops", value: v, expected: "a whole number from 2 to 64") }
+            theme.ringDrops = n
+        },
+        "ring_direction": { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let d = Direction(rawValue: v) else { throw .badValue(key: "ring_direction", value: v, expected: "clockwise or counterclockwise") }
+            theme.ringDirection = d
         },
         "transition_duration": number(\.transitionDuration, 0...60),
         "easing": { (theme: inout Theme, v: String) throws(ThemeError) in
@@ -140,6 +244,23 @@ public struct Theme: Equatable, Sendable {
             }
         }
     }
+}
+
+/// The screen's arrangement.
+public enum ScreenStyle: String, CaseIterable, Sendable {
+    case plain, box
+}
+
+/// Where the percentage label sits.
+public enum LabelPosition: String, CaseIterable, Sendable {
+    case inside, above, below, left, right
+}
+
+/// How far the picture is turned, clockwise, to suit a panel mounted on its side or upside down.
+public enum Rotation: Int, CaseIterable, Sendable {
+    case none = 0, quarter = 90, half = 180, threeQuarters = 270
+
+    public init?(degrees: Int) { self.init(rawValue: degrees) }
 }
 
 /// Why a theme key was not taken.

@@ -1,3 +1,4 @@
+import Glibc
 import GaugeDisplay
 import GaugeRender
 import Testing
@@ -32,5 +33,143 @@ struct GoldenTests {
             if row == 0 { #expect((0..<256).allSatisfy { p[$0] == 0xA5 }) }
         }
         try expectGolden(screen.image, "1280x800-padded-42")
+    }
+}
+
+@Suite("States")
+struct StateTests {
+    @Test("success and failure: their own fill colour, a mark, the message kept, stripes still", arguments: [RunState.success, .failure])
+    func finished(state: RunState) throws {
+        let screen = try Screen(width: 800, height: 480)
+        var m = model(state == .success ? 100 : 63, message: state == .success ? "Installed" : "Disk full")
+        screen.render(m, at: 0)
+        m.state = state
+        let damage = screen.render(m, at: 0.1)
+        #expect(damage.contains(x: screen.scene.barRect.x, y: screen.scene.barRect.y))
+        #expect(!screen.scene.isAnimating(m, at: 0.2))
+        #expect(screen.render(m, at: 0.7).isEmpty, "stripes must stand still once finished")
+        let mark = screen.scene.markRect
+        #expect(!mark.isEmpty && mark.x > screen.scene.barRect.maxX)
+        let expected = Theme().fillColor(for: state)
+        var markPixels = 0
+        let image = screen.image
+        for y in mark.y..<mark.maxY {
+            for x in mark.x..<mark.maxX {
+                let p = image.pixel(x: x, y: y)
+                if abs(Int(p.r) - Int(expected.red * 255)) < 3, abs(Int(p.g) - Int(expected.green * 255)) < 3 { markPixels += 1 }
+            }
+        }
+        #expect(markPixels > mark.area / 8, "the mark is drawn in the state colour")
+        try expectGolden(image, "800x480-\(state.rawValue)")
+        // Back to running: the mark goes away.
+        m.state = .running
+        screen.render(m, at: 1)
+        #expect(screen.scene.markRect.isEmpty)
+    }
+}
+
+@Suite("Label")
+struct LabelTests {
+    @Test("the label above, below, left or right of the bar, clear of the title and message",
+          arguments: [LabelPosition.above, .below, .left, .right])
+    func positions(position: LabelPosition) throws {
+        var theme = Theme()
+        theme.labelPosition = position
+        theme.labelFormat = "Step {value} of {max}"
+        let screen = try Screen(width: 800, height: 480, theme: theme)
+        screen.render(model(30, message: "Copying files", title: "Updating"))
+        let bar = screen.scene.barRect, label = screen.scene.labelRect
+        #expect(!label.isEmpty && !label.intersects(bar))
+        #expect(!label.intersects(screen.scene.titleRect) && !label.intersects(screen.scene.messageRect))
+        switch position {
+        case .above: #expect(label.maxY <= bar.y && label.maxX == bar.maxX)
+        case .below: #expect(label.y >= bar.maxY && label.maxX == bar.maxX)
+        case .left: #expect(label.maxX <= bar.x)
+        case .right: #expect(label.x >= bar.maxX)
+        case .inside: break
+        }
+        try expectGolden(screen.image, "800x480-label-\(position.rawValue)")
+    }
+}
+
+@Suite("Logo and scale")
+struct LogoTests {
+    /// A 40x30 logo: opaque blue with a half-transparent red band at the bottom.
+    static func writeLogo() throws -> String {
+        var rgba: [UInt8] = []
+        for y in 0..<30 {
+            for _ in 0..<40 { rgba += y < 20 ? [0, 0, 255, 255] : [255, 0, 0, 128] }
+        }
+        let path = "/tmp/gauge-test-logo-\(getpid()).png"
+        try PNG.write(PNG.Image(width: 40, height: 30, rgba: rgba), to: path)
+        return path
+    }
+
+    @Test("a PNG logo is drawn centred above the bar, blended, and scaled with the screen", arguments: [1.0, 2.0])
+    func logo(scale: Double) throws {
+        var theme = Theme()
+        theme.logo = try Self.writeLogo()
+        let display = try MemoryDisplay(width: 1280, height: 800)
+        let scene = Scene(theme: theme, width: 1280, height: 800, scale: scale)
+        #expect(scene.logoProblem == nil)
+        scene.render(model(50), at: 0, into: display.framebuffer)
+        let cy = Int(800 * 0.4)
+        let s = Int(scale)
+        let top = display.pixel(x: 640, y: cy - 15 * s + 2)
+        #expect(top.b == 255 && top.r == 0)
+        let band = display.pixel(x: 640, y: cy + 15 * s - 2)
+        #expect(band.r > 120 && band.r < 136 && band.b == 0, "half-transparent red over black: \(band)")
+        #expect(display.pixel(x: 640 - 20 * s - 2, y: cy) == (0, 0, 0))
+        #expect(display.pixel(x: 640 - 20 * s + 2, y: cy).b == 255)
+        if scale == 2 { #expect(scene.barRect.height == 48) }
+    }
+
+    @Test("a missing logo is reported, not fatal")
+    func missing() throws {
+        var theme = Theme()
+        theme.logo = "/nonexistent/logo.png"
+        let scene = Scene(theme: theme, width: 640, height: 360)
+        #expect(scene.logoProblem?.contains("/nonexistent/logo.png") == true)
+    }
+
+    @Test("scale 2 doubles every measure of the look")
+    func scale2() throws {
+        let display = try MemoryDisplay(width: 2560, height: 1600)
+        let scene = Scene(theme: Theme(), width: 2560, height: 1600, scale: 2)
+        scene.render(model(42, message: "HiDPI panel", title: "Scale 2"), at: 0, into: display.framebuffer)
+        #expect(scene.barRect.height == 48)
+        #expect(scene.barRect.width == 1280)
+        try expectGolden(PNG.image(of: display.framebuffer), "2560x1600-scale2-42")
+    }
+}
+
+@Suite("Box style")
+struct BoxTests {
+    @Test("a centred panel with the title, the bar, a badge riding the head, and a dimming cover")
+    func box() throws {
+        var theme = Theme()
+        theme.style = .box
+        theme.coverColor = Color.black.withAlpha(0.6)
+        theme.background = Color(red: 0.2, green: 0.3, blue: 0.5)
+        let screen = try Screen(width: 800, height: 480, theme: theme)
+        var m = model(30, message: "Copying files", title: "Updating firmware")
+        screen.render(m, at: 0)
+        let bar = screen.scene.barRect
+        // Centred on screen, the title above and the message below inside the panel.
+        #expect(abs((bar.y + bar.height / 2) - 240) < 40)
+        #expect(screen.scene.titleRect.maxY < bar.y && screen.scene.messageRect.y > bar.maxY)
+        // The badge sits above the bar, centred on the fill's head.
+        let head = bar.x + bar.width * 30 / 100
+        let badge1 = screen.scene.labelRect
+        #expect(badge1.maxY < bar.y && abs(badge1.x + badge1.width / 2 - head) <= 2)
+        try expectGolden(screen.image, "800x480-box-30")
+        // The cover dims the background: 0.4 of (51, 76, 128).
+        let corner = screen.image.pixel(x: 5, y: 5)
+        #expect(abs(Int(corner.b) - 51) <= 2 && abs(Int(corner.r) - 20) <= 2)
+        // The badge rides along with the head.
+        m.setTarget(80)
+        screen.render(m, at: 1)
+        let badge2 = screen.scene.labelRect
+        #expect(badge2.x > badge1.x + bar.width / 3)
     }
 }

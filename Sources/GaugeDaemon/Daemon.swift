@@ -1,0 +1,364 @@
+import GaugeDisplay
+import GaugeProtocol
+import GaugeRender
+import Glibc
+
+/// `gauged`: one thread around one epoll loop. Inputs (socket lines, the demo script)
+/// become requests; requests change the `ProgressScreen`; the frame timer, armed only
+/// while something moves, draws and presents what changed.
+package final class Daemon {
+    private let options: DaemonOptions
+    private let log: Log
+    private let loop: EventLoop
+    private let screen: ProgressScreen
+    private var server: SocketServer?
+    private var frameTimer: FrameTimer?
+    private var demoTimer: FrameTimer?
+    private var signals: SignalSource?
+    private let notify = SystemdNotify.fromEnvironment()
+    private var waiters: [ClientConnection] = []
+    private var framesRunning = false
+    private var exitStatus: Int32 = 0
+    private var retainOnExit = false
+    private var demoStart = 0.0
+    private var demoIndex = 0
+    private let terminal: TerminalDisplay?
+    /// The DRM or fbdev display, and the VT under it (nil for memory, terminal or none).
+    private let device: (any DeviceDisplay)?
+    private var console: ConsoleVT?
+    /// A frame was due while the display could not take one (a page flip pending).
+    private var frameOwed = false
+
+    package init(options: DaemonOptions, log: Log) throws(DaemonError) {
+        self.options = options
+        self.log = log
+        do {
+            loop = try EventLoop()
+        } catch {
+            throw DaemonError("cannot create the event loop: \(error)")
+        }
+        var theme = Theme()
+        if let path = options.themePath {
+            Self.loadTheme(path, into: &theme, log: log)
+        }
+        if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
+        let display = try Self.openDisplay(options.display, log: log)
+        terminal = display as? TerminalDisplay
+        device = display as? any DeviceDisplay
+        if device != nil, options.vt != "none" {
+            console = ConsoleVT(path: options.vt, log: log)
+        }
+        let scale = options.scale ?? Self.autoScale(display)
+        screen = ProgressScreen(theme: theme, display: display, scale: scale) { [log] in log.info($0) }
+        if let display, device == nil {
+            log.info("display \(display.name), scale \(scale.shortText)")
+        } else if display == nil, options.display != .auto {
+            log.info("no display: serving the socket only")
+        }
+    }
+
+    /// Runs until `quit`, SIGTERM or SIGINT; returns the exit status.
+    package func run() -> Int32 {
+        do {
+            try start()
+            try loop.run()
+        } catch {
+            log.info("\(error)")
+            exitStatus = 1
+        }
+        shutdown()
+        return exitStatus
+    }
+
+    private func start() throws(DaemonError) {
+        let groupID = try options.group.map { name throws(DaemonError) in
+            guard let entry = getgrnam(name) else { throw DaemonError("unknown group '\(name)'") }
+            return UInt32(entry.pointee.gr_gid)
+        }
+        let listener: ListeningSocket
+        do {
+            listener = try ListeningSocket.passedOrBound(
+                path: options.socketPath, groupID: groupID, passed: SocketActivation.takeFromEnvironment())
+        } catch {
+            throw DaemonError("cannot listen on \(options.socketPath): \(error)")
+        }
+        var configuration = SocketServerConfiguration()
+        configuration.maxClients = options.maxClients
+        configuration.policy = PeerPolicy(groupID: groupID)
+        let server = SocketServer(loop: loop, listener: listener, configuration: configuration, log: log) {
+            [unowned self] client, item in self.handle(item, from: client)
+        }
+        server.onDisconnect = { [unowned self] client in waiters.removeAll { $0 === client } }
+        self.server = server
+        do {
+            try server.start()
+            frameTimer = try FrameTimer(loop: loop) { [unowned self] _ in tick() }
+            var handled = SignalSource.defaultSignals
+            if terminal != nil { handled.append(SIGWINCH) }
+            if console?.isAvailable == true { handled += [ConsoleVT.releaseSignal, ConsoleVT.acquireSignal] }
+            signals = try SignalSource(loop: loop, signals: handled) { [unowned self] in signal($0) }
+            if let fd = device?.eventDescriptor {
+                try loop.register(fd, events: .readable) { [unowned self] _ in
+                    if device?.handleEvents() == true, frameOwed { tick() }
+                }
+            }
+            if options.demo {
+                demoStart = MonotonicClock.now()
+                demoTimer = try FrameTimer(loop: loop) { [unowned self] _ in stepDemo() }
+                try demoTimer?.start(fps: 20)
+            }
+        } catch {
+            throw DaemonError("cannot start: \(error)")
+        }
+        log.info("listening on \(options.socketPath)")
+        if let console {
+            console.takeGraphics()
+            console.enableProcessSwitching()
+        }
+        screen.renderFrame(at: MonotonicClock.now())
+        scheduleFrames()
+        try? notify?.ready()
+    }
+
+    private func shutdown() {
+        try? notify?.stopping()
+        frameTimer?.close()
+        demoTimer?.close()
+        server?.close()
+        signals?.close()
+        if let terminal { terminal.close() }
+        device?.close(retain: retainOnExit)
+        if retainOnExit, device != nil {
+            // The console stays in graphics mode so the kernel does not draw over the frame.
+            log.info("leaving the last frame on screen")
+        } else {
+            console?.restore()
+        }
+    }
+
+    // MARK: - Requests
+
+    private func handle(_ item: LineFramer.Item, from client: ClientConnection) -> ReplyAction {
+        switch item {
+        case .error(let error):
+            return .reply(Reply.err(error).encoded)
+        case .line(let line):
+            switch Request.parse(line) {
+            case .failure(let error): return .reply(Reply.err(error).encoded)
+            case .success(let request): return apply(request, from: client)
+            }
+        }
+    }
+
+    private func apply(_ request: Request, from client: ClientConnection?) -> ReplyAction {
+        let now = MonotonicClock.now()
+        var reply: Reply = .ok(nil)
+        switch request {
+        case .progress(let value, let message): screen.setProgress(value, message: message, at: now)
+        case .message(let text): screen.setMessage(text)
+        case .title(let text): screen.setTitle(text)
+        case .mode(let mode): screen.setMode(mode)
+        case .state(let state, let message): screen.setState(state, message: message, at: now)
+        case .theme(let settings):
+            do throws(ProtocolError) {
+                try screen.applyTheme(settings)
+            } catch {
+                reply = .err(error)
+            }
+        case .reload:
+            if let error = reloadTheme() { reply = .err(error) }
+        case .show: show()
+        case .hide: hide()
+        case .ping: break
+        case .status: reply = .ok(statusJSON(at: now))
+        case .wait:
+            if !screen.isSettled(at: now), let client {
+                waiters.append(client)
+                scheduleFrames()
+                return .deferred
+            }
+        case .snapshot(let path):
+            do throws(ProtocolError) {
+                try screen.snapshot(to: path, at: now)
+            } catch {
+                reply = .err(error)
+            }
+        case .quit(let retain):
+            retainOnExit = retain
+            log.info(retain ? "quit (retain) requested" : "quit requested")
+            loop.execute { [unowned self] in loop.stop() }
+        }
+        scheduleFrames()
+        return .reply(reply.encoded)
+    }
+
+    /// Takes the display back (DRM master, graphics mode) and repaints it whole.
+    private func show() {
+        guard !screen.visible else { return }
+        console?.takeGraphics()
+        if let device {
+            do throws(DisplayError) {
+                try device.acquire()
+            } catch {
+                log.info("cannot take the display back: \(error)")
+            }
+        }
+        screen.show()
+    }
+
+    /// Gives the display up (another program may draw, the console shows text); the daemon stays.
+    private func hide() {
+        guard screen.visible else { return }
+        screen.hide()
+        device?.release()
+        console?.releaseText()
+    }
+
+    package func statusJSON(at time: Double) -> String {
+        screen.status(at: time, fps: options.fps, clients: server?.clientCount ?? 0).json()
+    }
+
+    /// Re-reads the theme file onto the defaults, discarding runtime `theme` changes.
+    private func reloadTheme() -> ProtocolError? {
+        var theme = Theme()
+        if let path = options.themePath {
+            do throws(ThemeFileError) {
+                for problem in try ThemeFile.load(path, into: &theme) { log.info("theme: \(problem)") }
+            } catch {
+                log.info("\(error)")
+                return ProtocolError(.io, error.description)
+            }
+        }
+        if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
+        screen.replaceTheme(theme)
+        log.info("theme reloaded")
+        return nil
+    }
+
+    private static func loadTheme(_ path: String, into theme: inout Theme, log: Log) {
+        do throws(ThemeFileError) {
+            for problem in try ThemeFile.load(path, into: &theme) { log.info("theme: \(problem)") }
+        } catch {
+            log.info("\(error); using the default theme")
+        }
+    }
+
+    // MARK: - Frames
+
+    /// Draws a frame soon if anything may have changed; the timer runs only while needed.
+    private func scheduleFrames() {
+        guard !framesRunning else { return }
+        do {
+            try frameTimer?.start(fps: Double(options.fps))
+            framesRunning = true
+        } catch {
+            log.info("cannot arm the frame timer: \(error)")
+        }
+    }
+
+    private func tick() {
+        let now = MonotonicClock.now()
+        let presented = screen.renderFrame(at: now)
+        frameOwed = !presented
+        if screen.isSettled(at: now), !waiters.isEmpty {
+            let ready = waiters
+            waiters = []
+            for client in ready { client.complete(reply: Reply.ok(nil).encoded) }
+        }
+        if presented, !screen.isAnimating(at: now), waiters.isEmpty {
+            frameTimer?.stop()
+            framesRunning = false
+        }
+    }
+
+    private func stepDemo() {
+        let elapsed = MonotonicClock.now() - demoStart
+        let steps = DemoScript.steps
+        while demoIndex < steps.count, steps[demoIndex].at <= elapsed {
+            _ = apply(steps[demoIndex].request, from: nil)
+            demoIndex += 1
+        }
+        if demoIndex == steps.count {
+            demoTimer?.stop()
+        }
+    }
+
+    private func signal(_ number: Int32) {
+        switch number {
+        case SIGHUP where terminal == nil:
+            _ = reloadTheme()
+            scheduleFrames()
+        case SIGWINCH:
+            guard let terminal else { return }
+            if (try? terminal.resize()) == true { screen.replaceDisplay(terminal) }
+            screen.invalidate()
+            scheduleFrames()
+        case ConsoleVT.releaseSignal where console != nil:
+            // Switching to another VT: let it have the screen, then acknowledge.
+            if screen.visible { device?.release() }
+            console?.acknowledgeRelease()
+        case ConsoleVT.acquireSignal where console != nil:
+            console?.acknowledgeAcquire()
+            if screen.visible, let device {
+                do throws(DisplayError) {
+                    try device.acquire()
+                } catch {
+                    log.info("cannot take the display back: \(error)")
+                }
+                screen.invalidate()
+                scheduleFrames()
+            }
+        default:
+            log.info("signal \(number): exiting")
+            loop.stop()
+        }
+    }
+
+    // MARK: - Displays
+
+    private static func openDisplay(_ choice: DaemonOptions.DisplayChoice, log: Log) throws(DaemonError) -> (any Display)? {
+        switch choice {
+        case .none:
+            return nil
+        case .memory(let spec):
+            do {
+                return try MemoryDisplay(spec: spec)
+            } catch {
+                throw DaemonError("\(error)")
+            }
+        case .terminal:
+            do {
+                return try TerminalDisplay(scale: 3)
+            } catch {
+                throw DaemonError("\(error)")
+            }
+        case .auto, .drm, .fbdev:
+            let spec: String
+            switch choice {
+            case .drm(let path): spec = path.map { "drm:\($0)" } ?? "drm"
+            case .fbdev(let path): spec = path.map { "fbdev:\($0)" } ?? "fbdev"
+            default: spec = "auto"
+            }
+            do throws(DisplayError) {
+                return try openDeviceDisplay(spec: spec) { log.info($0) }
+            } catch {
+                // A named device that does not open: say so, and keep serving the socket.
+                log.info("\(error); serving without a display")
+                return nil
+            }
+        }
+    }
+
+    /// Scale 2 on panels of about 190 dpi and more, as boot splashes pick it.
+    static func autoScale(_ display: (any Display)?) -> Double {
+        guard let display, let mm = display.physicalSize, mm.width > 0, mm.height > 0 else { return 1 }
+        let dpi = Double(display.width) / (Double(mm.width) / 25.4)
+        return dpi >= 190 && display.height >= 1200 ? 2 : 1
+    }
+}
+
+/// Why the daemon could not start, as one log line.
+package struct DaemonError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}

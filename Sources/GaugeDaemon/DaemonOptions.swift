@@ -1,0 +1,126 @@
+/// `gauged`'s command line.
+package struct DaemonOptions: Equatable, Sendable {
+    package enum DisplayChoice: Equatable, Sendable {
+        case auto
+        case drm(path: String?)
+        case fbdev(path: String?)
+        /// `WxH[:FORMAT[:STRIDE]]`
+        case memory(spec: String)
+        case terminal
+        case none
+    }
+
+    package var display = DisplayChoice.auto
+    package var socketPath = "/run/gauge/gauged.sock"
+    package var group: String?
+    package var themePath: String?
+    package var fps = 60
+    /// Forced scale; nil picks it from the display's physical size.
+    package var scale: Double?
+    /// Forced rotation in degrees (overrides the theme's).
+    package var rotate: Int?
+    package var verbose = false
+    /// `none` leaves the VT alone; nil uses the active one.
+    package var vt: String?
+    package var maxClients = 64
+    package var demo = false
+
+    package init() {}
+
+    package static let usage = """
+        Usage: gauged [OPTIONS]
+
+        Shows a progress screen on the display and takes updates on a Unix socket.
+
+        Options:
+          --display KIND     auto (default), drm[:/dev/dri/cardN], fbdev[:/dev/fbN],
+                             memory:WxH[:FORMAT[:STRIDE]], terminal, none
+          --socket PATH      listening socket (default /run/gauge/gauged.sock, env GAUGE_SOCKET)
+          --group NAME       members of this group may talk to the daemon too
+          --theme FILE       theme file (key = value lines); SIGHUP or `reload` re-reads it
+          --fps N            frame rate while something moves (default 60)
+          --scale N          1 or 2 (default: from the display's physical size)
+          --rotate DEGREES   0, 90, 180 or 270: turn the picture for a panel on its side
+          --vt TTY|none      the console to put in graphics mode (default: the active VT)
+          --max-clients N    clients served at once (default 64)
+          --demo             play a scripted demo sequence, then quit
+          --verbose          log more
+          -h, --help         this text
+        """
+
+    package enum ParseResult: Equatable {
+        case run(DaemonOptions)
+        case help
+        case error(String)
+    }
+
+    package static func parse(_ arguments: [String], environment: [String: String] = [:]) -> ParseResult {
+        var options = DaemonOptions()
+        if let socket = environment["GAUGE_SOCKET"], !socket.isEmpty { options.socketPath = socket }
+        var i = 0
+        func value(_ name: String) -> String? {
+            i += 1
+            return i < arguments.count ? arguments[i] : nil
+        }
+        while i < arguments.count {
+            var arg = arguments[i]
+            var inline: String?
+            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+                inline = String(arg[arg.index(after: eq)...])
+                arg = String(arg[..<eq])
+            }
+            func required() -> String? { inline ?? value(arg) }
+            switch arg {
+            case "-h", "--help": return .help
+            case "--verbose", "-v": options.verbose = true
+            case "--demo": options.demo = true
+            case "--display":
+                guard let v = required() else { return .error("--display needs a value") }
+                guard let choice = parseDisplay(v) else { return .error("unknown display '\(v)'") }
+                options.display = choice
+            case "--socket":
+                guard let v = required(), !v.isEmpty else { return .error("--socket needs a path") }
+                options.socketPath = v
+            case "--group":
+                guard let v = required(), !v.isEmpty else { return .error("--group needs a group name") }
+                options.group = v
+            case "--theme":
+                guard let v = required(), !v.isEmpty else { return .error("--theme needs a file") }
+                options.themePath = v
+            case "--fps":
+                guard let v = required(), let n = Int(v), (1...240).contains(n) else { return .error("--fps takes a whole number from 1 to 240") }
+                options.fps = n
+            case "--scale":
+                guard let v = required(), let n = Double(v), n == 1 || n == 2 else { return .error("--scale takes 1 or 2") }
+                options.scale = n
+            case "--rotate":
+                guard let v = required(), let n = Int(v), [0, 90, 180, 270].contains(n) else { return .error("--rotate takes 0, 90, 180 or 270") }
+                options.rotate = n
+            case "--vt":
+                guard let v = required(), !v.isEmpty else { return .error("--vt needs a tty path or none") }
+                options.vt = v
+            case "--max-clients":
+                guard let v = required(), let n = Int(v), (1...4096).contains(n) else { return .error("--max-clients takes a number from 1 to 4096") }
+                options.maxClients = n
+            default:
+                return .error("unknown option '\(arguments[i])'")
+            }
+            i += 1
+        }
+        return .run(options)
+    }
+
+    static func parseDisplay(_ text: String) -> DisplayChoice? {
+        let kind = text.prefix { $0 != ":" }
+        let rest = text.count > kind.count ? String(text.dropFirst(kind.count + 1)) : nil
+        switch kind {
+        case "auto": return rest == nil ? .auto : nil
+        case "drm": return .drm(path: rest)
+        case "fbdev": return .fbdev(path: rest)
+        case "memory": return rest.map { .memory(spec: $0) }
+        case "terminal": return rest == nil ? .terminal : nil
+        case "none": return rest == nil ? DisplayChoice.none : nil
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import CGaugeLinux
+import Glibc
+
+/// The frame clock: a `timerfd` on `CLOCK_MONOTONIC` in the event loop, armed only while
+/// something animates. `stop()` disarms it, so a still screen causes no wakeups at all.
+///
+/// The handler gets the number of periods elapsed since the last call (more than 1 when
+/// frames were missed); draw one frame for the current time, not one per period.
+package final class FrameTimer {
+    package typealias Handler = (_ expirations: UInt64) -> Void
+
+    private let loop: EventLoop
+    private let fd: Int32
+    private let handler: Handler
+    package private(set) var isRunning = false
+    /// Frames per second while running.
+    package private(set) var fps: Double = 0
+    private var isClosed = false
+
+    package init(loop: EventLoop, handler: @escaping Handler) throws(SystemError) {
+        self.loop = loop
+        self.handler = handler
+        fd = try Syscall.timerCreate()
+        do {
+            try loop.register(fd, events: .readable) { [weak self] _ in self?.expired() }
+        } catch {
+            Syscall.close(fd)
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Arms a periodic timer, the first frame one period from now. Calling it again with
+    /// the same rate while running keeps the current phase.
+    package func start(fps: Double) throws(SystemError) {
+        guard fps.isFinite, fps > 0, fps <= 1000 else { throw SystemError("frame timer \(fps) fps", errno: EINVAL) }
+        guard !isClosed, !(isRunning && self.fps == fps) else { return }
+        let period = Self.timespec(seconds: 1 / fps)
+        try Syscall.timerSet(fd, interval: period, firstExpiration: period)
+        self.fps = fps
+        isRunning = true
+    }
+
+    /// Disarms the timer; expirations not yet handled are dropped.
+    package func stop() {
+        guard isRunning, !isClosed else { return }
+        isRunning = false
+        try? Syscall.timerSet(fd, interval: Glibc.timespec(), firstExpiration: Glibc.timespec())
+    }
+
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        isRunning = false
+        loop.unregister(fd)
+        Syscall.close(fd)
+    }
+
+    private func expired() {
+        var count: UInt64 = 0
+        let read = withUnsafeMutableBytes(of: &count) { try? Syscall.read(fd, into: $0) }
+        guard read == MemoryLayout<UInt64>.size, isRunning else { return }
+        handler(count)
+    }
+
+    private static func timespec(seconds: Double) -> Glibc.timespec {
+        let nanoseconds = max(1, Int((seconds * 1_000_000_000).rounded()))
+        return Glibc.timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+    }
+}

@@ -1,0 +1,168 @@
+import GaugeDisplay
+import GaugeProtocol
+import GaugeRender
+
+/// The state half of the daemon: the screen model, the theme and the scene, and the
+/// display frames go to. Requests change the model at once; `renderFrame(at:)` draws
+/// whatever changed since the last frame (so updates faster than the frame rate
+/// coalesce: the last value wins).
+package final class ProgressScreen {
+    package private(set) var model = ScreenModel()
+    package private(set) var theme: Theme
+    package private(set) var visible = true
+    /// The display as the scene sees it: the panel, turned when the theme says so.
+    package private(set) var display: (any Display)?
+    private var panel: (any Display)?
+    private var scene: Scene?
+    private let scale: Double
+    private let log: (String) -> Void
+
+    /// `display` may be nil: the daemon then keeps serving and snapshots still work.
+    package init(theme: Theme, display: (any Display)?, scale: Double = 1, log: @escaping (String) -> Void) {
+        self.theme = theme
+        self.scale = scale
+        self.log = log
+        replaceDisplay(display)
+    }
+
+    private var size: (width: Int, height: Int) {
+        if let display { return (display.width, display.height) }
+        return (1280, 720)
+    }
+
+    private func rebuildScene() {
+        let scene = Scene(theme: theme, width: size.width, height: size.height, scale: scale)
+        for font in scene.unavailableFonts where font == theme.font || font == theme.boldFont {
+            log("font \(font) unavailable; using fallbacks")
+        }
+        if let problem = scene.logoProblem { log(problem) }
+        self.scene = scene
+    }
+
+    // MARK: - Requests
+
+    package func setProgress(_ value: Double, message: String?, at time: Double) {
+        model.setTarget(value, at: time, duration: theme.transitionDuration, easing: theme.easing)
+        if let message { model.message = message }
+    }
+
+    package func setMessage(_ text: String) { model.message = text }
+    package func setTitle(_ text: String) { model.title = text }
+
+    package func setMode(_ mode: GaugeProtocol.DisplayMode) {
+        model.mode = mode == .determinate ? .determinate : .indeterminate
+    }
+
+    /// Success fills the bar; failure keeps it where it stopped. Both keep the message.
+    package func setState(_ state: GaugeProtocol.RunState, message: String?, at time: Double) {
+        switch state {
+        case .running: model.state = .running
+        case .success:
+            model.state = .success
+            model.mode = .determinate
+            model.setTarget(100, at: time, duration: theme.transitionDuration, easing: theme.easing)
+        case .failure: model.state = .failure
+        }
+        if let message { model.message = message }
+    }
+
+    /// Applies every setting or none.
+    package func applyTheme(_ settings: [ThemeSetting]) throws(ProtocolError) {
+        var next = theme
+        for setting in settings {
+            do {
+                try next.set(setting.key, setting.value)
+            } catch .unknownKey(let key) {
+                throw ProtocolError(.unknown, "unknown theme key '\(key)'")
+            } catch {
+                throw ProtocolError(.range, error.description)
+            }
+        }
+        replaceTheme(next)
+    }
+
+    package func replaceTheme(_ next: Theme) {
+        guard next != theme else { return }
+        let turned = next.rotation != theme.rotation
+        theme = next
+        if turned { replaceDisplay(panel) } else { rebuildScene() }
+    }
+
+    package func show() {
+        guard !visible else { return }
+        visible = true
+        scene?.invalidate()
+    }
+
+    package func hide() { visible = false }
+
+    /// A new display (or none): the scene is laid out for its size.
+    package func replaceDisplay(_ next: (any Display)?) {
+        panel = next
+        display = next
+        if let next, theme.rotation != .none {
+            do {
+                display = try RotatedDisplay(next, rotation: theme.rotation)
+            } catch {
+                log("cannot turn \(next.name) by \(theme.rotation.rawValue)°: \(error)")
+            }
+        }
+        rebuildScene()
+    }
+
+    /// The display must be repainted whole (a mode set, a VT switch back).
+    package func invalidate() { scene?.invalidate() }
+
+    // MARK: - Frames
+
+    package func isAnimating(at time: Double) -> Bool {
+        guard visible, let scene else { return false }
+        return scene.isAnimating(model, at: time)
+    }
+
+    package func isSettled(at time: Double) -> Bool { model.isSettled(at: time) }
+
+    /// Draws and presents what changed. Returns false when the display could not take a
+    /// frame now (a flip pending), so the caller tries again on the next tick.
+    @discardableResult
+    package func renderFrame(at time: Double) -> Bool {
+        guard visible, let display, let scene else { return true }
+        guard let target = display.beginFrame() else { return false }
+        let damage = scene.update(model, at: time).union(target.staleRegion)
+        guard !damage.isEmpty else { return true }
+        scene.draw(into: target.buffer, clip: damage)
+        do {
+            try display.present(damage: damage)
+        } catch {
+            log("presenting a frame on \(display.name) failed: \(error)")
+        }
+        return true
+    }
+
+    /// Writes the frame for the current state, drawn whole, as a PNG. It uses a scene of
+    /// its own so the display's damage tracking is left as it is.
+    package func snapshot(to path: String, at time: Double) throws(ProtocolError) {
+        let scene = Scene(theme: theme, width: size.width, height: size.height, scale: scale)
+        let format = display?.format ?? .xrgb8888
+        let stride = (size.width * format.bytesPerPixel + 3) & ~3
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 64)
+        defer { memory.deallocate() }
+        let buffer = Framebuffer(base: memory, width: size.width, height: size.height, stride: stride, format: format)
+        scene.render(model, at: time, into: buffer)
+        do {
+            try PNG.write(buffer, to: path)
+        } catch {
+            throw ProtocolError(.io, error.description)
+        }
+    }
+
+    package func status(at time: Double, fps: Int, clients: Int) -> Status {
+        let displayInfo = display.map { Status.Display(name: $0.name, width: $0.width, height: $0.height, format: $0.format.rawValue) }
+        return Status(
+            target: model.target, shown: model.shown(at: time), message: model.message, title: model.title,
+            mode: model.mode == .determinate ? .determinate : .indeterminate,
+            state: model.state == .running ? .running : model.state == .success ? .success : .failure,
+            visible: visible, display: displayInfo ?? .none, fps: fps,
+            animating: isAnimating(at: time), clients: clients)
+    }
+}

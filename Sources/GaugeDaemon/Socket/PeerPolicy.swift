@@ -1,0 +1,26 @@
+import Glibc
+
+/// Who may talk to the daemon (SPEC §2): root, the daemon's own user, and members of the
+/// configured group — by primary group or as a supplementary group of the peer process.
+package struct PeerPolicy: Sendable {
+    package var daemonUID: UInt32
+    package var groupID: UInt32?
+
+    package init(daemonUID: UInt32 = geteuid(), groupID: UInt32? = nil) {
+        self.daemonUID = daemonUID
+        self.groupID = groupID
+    }
+
+    /// `supplementaryGroups` is asked only when the peer's uid and primary gid do not
+    /// already decide; nil (process gone, /proc unreadable) counts as no groups.
+    package func allows(_ peer: PeerCredentials, supplementaryGroups: (Int32) -> [UInt32]?) -> Bool {
+        if peer.uid == 0 || peer.uid == daemonUID { return true }
+        guard let groupID else { return false }
+        if peer.gid == groupID { return true }
+        return supplementaryGroups(peer.pid)?.contains(groupID) ?? false
+    }
+
+    package func allows(_ peer: PeerCredentials) -> Bool {
+        allows(peer, supplementaryGroups: ProcessStatus.supplementaryGroups(pid:))
+    }
+}

@@ -1,0 +1,227 @@
+import CGaugeLinux
+import Glibc
+
+/// The raw system calls the daemon makes, in one place.
+///
+/// Every call is retried on `EINTR` (except `close`, which Linux never restarts) and failures
+/// throw a `SystemError` naming the operation. Calls on non-blocking descriptors return
+/// `nil` for `EAGAIN`/`EWOULDBLOCK` instead of throwing, so "not now" is not an error.
+package enum Syscall {
+    // MARK: Retry helpers
+
+    @inline(__always)
+    private static func retrying<T: FixedWidthInteger>(
+        _ operation: @autoclosure () -> String, _ call: () -> T
+    ) throws(SystemError) -> T {
+        while true {
+            let result = call()
+            if result != -1 { return result }
+            let error = Glibc.errno
+            if error == EINTR { continue }
+            throw SystemError(operation(), errno: error)
+        }
+    }
+
+    @inline(__always)
+    private static func nonBlocking<T: FixedWidthInteger>(
+        _ operation: @autoclosure () -> String, _ call: () -> T
+    ) throws(SystemError) -> T? {
+        while true {
+            let result = call()
+            if result != -1 { return result }
+            let error = Glibc.errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { return nil }
+            throw SystemError(operation(), errno: error)
+        }
+    }
+
+    // MARK: Descriptors
+
+    /// Reads at most `buffer.count` bytes: the count read, 0 at end of file, nil if nothing
+    /// is available yet.
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        try nonBlocking("read", { Glibc.read(fd, buffer.baseAddress, buffer.count) })
+    }
+
+    /// Writes at most `bytes.count` bytes: the count written, nil if the descriptor is full.
+    package static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
+        try nonBlocking("write", { Glibc.write(fd, bytes.baseAddress, bytes.count) })
+    }
+
+    /// `send` that never raises SIGPIPE and never blocks: the count sent, nil if the socket is full.
+    package static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
+        try nonBlocking("send", {
+            Glibc.send(fd, bytes.baseAddress, bytes.count, CGL_MSG_NOSIGNAL | CGL_MSG_DONTWAIT)
+        })
+    }
+
+    /// Closes a descriptor. Not retried: on Linux the descriptor is released even when
+    /// `close` reports `EINTR`, and a retry could close a descriptor opened meanwhile.
+    package static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    package static func open(_ path: String, flags: Int32, mode: mode_t = 0) throws(SystemError) -> Int32 {
+        try retrying("open \(path)", { CGL_open(path, flags | O_CLOEXEC, mode) })
+    }
+
+    package static func fcntl(_ fd: Int32, _ command: Int32, _ argument: Int32 = 0) throws(SystemError) -> Int32 {
+        try retrying("fcntl", { CGL_fcntl_value(fd, command, argument) })
+    }
+
+    /// Sets `O_NONBLOCK` and `FD_CLOEXEC` on a descriptor that was handed to us.
+    package static func makeNonBlockingAndCloseOnExec(_ fd: Int32) throws(SystemError) {
+        let flags = try fcntl(fd, F_GETFL)
+        if flags & O_NONBLOCK == 0 { _ = try fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        let descriptorFlags = try fcntl(fd, F_GETFD)
+        if descriptorFlags & FD_CLOEXEC == 0 { _ = try fcntl(fd, F_SETFD, descriptorFlags | FD_CLOEXEC) }
+    }
+
+    package static func ioctl(
+        _ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer, _ name: @autoclosure () -> String
+    ) throws(SystemError) {
+        _ = try retrying("ioctl \(name())", { CGL_ioctl_ptr(fd, request, argument) })
+    }
+
+    package static func ioctl(
+        _ fd: Int32, _ request: UInt, value: UInt, _ name: @autoclosure () -> String
+    ) throws(SystemError) {
+        _ = try retrying("ioctl \(name())", { CGL_ioctl_value(fd, request, value) })
+    }
+
+    // MARK: Files
+
+    package static func unlink(_ path: String) throws(SystemError) {
+        _ = try retrying("unlink \(path)", { Glibc.unlink(path) })
+    }
+
+    package static func mkdir(_ path: String, mode: mode_t) throws(SystemError) {
+        _ = try retrying("mkdir \(path)", { Glibc.mkdir(path, mode) })
+    }
+
+    package static func chmod(_ path: String, mode: mode_t) throws(SystemError) {
+        _ = try retrying("chmod \(path)", { Glibc.chmod(path, mode) })
+    }
+
+    /// Changes the group of a file, keeping its owner.
+    package static func chown(_ path: String, group: gid_t) throws(SystemError) {
+        _ = try retrying("chown \(path)", { Glibc.chown(path, uid_t.max, group) })
+    }
+
+    /// `lstat`, or nil if nothing exists at the path.
+    package static func lstat(_ path: String) throws(SystemError) -> stat? {
+        var status = stat()
+        while Glibc.lstat(path, &status) != 0 {
+            let error = Glibc.errno
+            if error == EINTR { continue }
+            if error == ENOENT { return nil }
+            throw SystemError("lstat \(path)", errno: error)
+        }
+        return status
+    }
+
+    // MARK: Sockets
+
+    package static func socket(domain: Int32, type: Int32) throws(SystemError) -> Int32 {
+        try retrying("socket", { Glibc.socket(domain, type | CGL_SOCK_CLOEXEC, 0) })
+    }
+
+    package static func bind(_ fd: Int32, to address: UnixSocketAddress) throws(SystemError) {
+        _ = try retrying("bind \(address.path)", {
+            address.withSockaddr { Glibc.bind(fd, $0, $1) }
+        })
+    }
+
+    /// Connects; on a non-blocking socket `EAGAIN` (a full backlog) comes back as `false`.
+    package static func connect(_ fd: Int32, to address: UnixSocketAddress) throws(SystemError) -> Bool {
+        try nonBlocking("connect \(address.path)", {
+            address.withSockaddr { Glibc.connect(fd, $0, $1) }
+        }) != nil
+    }
+
+    package static func listen(_ fd: Int32, backlog: Int32) throws(SystemError) {
+        _ = try retrying("listen", { Glibc.listen(fd, backlog) })
+    }
+
+    /// Accepts a connection as a non-blocking, close-on-exec socket; nil if none is waiting.
+    /// Connections that died in the backlog (`ECONNABORTED`) are skipped.
+    package static func accept(_ fd: Int32) throws(SystemError) -> Int32? {
+        while true {
+            do throws(SystemError) {
+                return try nonBlocking("accept", { CGL_accept4(fd, CGL_SOCK_NONBLOCK | CGL_SOCK_CLOEXEC) })
+            } catch where error.errno == ECONNABORTED || error.errno == EPROTO {
+                continue
+            }
+        }
+    }
+
+    package static func sendTo(
+        _ fd: Int32, _ bytes: UnsafeRawBufferPointer, address: UnixSocketAddress
+    ) throws(SystemError) -> Int? {
+        try nonBlocking("sendto \(address.path)", {
+            address.withSockaddr {
+                Glibc.sendto(fd, bytes.baseAddress, bytes.count, CGL_MSG_NOSIGNAL | CGL_MSG_DONTWAIT, $0, $1)
+            }
+        })
+    }
+
+    package static func socketOption(_ fd: Int32, level: Int32, name: Int32) throws(SystemError) -> Int32 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        _ = try retrying("getsockopt", { Glibc.getsockopt(fd, level, name, &value, &length) })
+        return value
+    }
+
+    // MARK: epoll, timerfd, signalfd
+
+    package static func epollCreate() throws(SystemError) -> Int32 {
+        try retrying("epoll_create1", { epoll_create1(CGL_EPOLL_CLOEXEC) })
+    }
+
+    package static func epollControl(
+        _ epollFD: Int32, _ operation: Int32, _ fd: Int32, events: UInt32, token: UInt64
+    ) throws(SystemError) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = token
+        _ = try retrying("epoll_ctl", { epoll_ctl(epollFD, operation, fd, &event) })
+    }
+
+    /// Waits for events; an interrupted wait returns no events.
+    package static func epollWait(
+        _ epollFD: Int32, _ events: UnsafeMutableBufferPointer<epoll_event>, timeoutMilliseconds: Int32
+    ) throws(SystemError) -> Int {
+        let count = epoll_wait(epollFD, events.baseAddress, Int32(events.count), timeoutMilliseconds)
+        if count >= 0 { return Int(count) }
+        let error = Glibc.errno
+        if error == EINTR { return 0 }
+        throw SystemError("epoll_wait", errno: error)
+    }
+
+    package static func timerCreate() throws(SystemError) -> Int32 {
+        try retrying("timerfd_create", {
+            timerfd_create(CGL_CLOCK_MONOTONIC, CGL_TFD_NONBLOCK | CGL_TFD_CLOEXEC)
+        })
+    }
+
+    package static func timerSet(_ fd: Int32, interval: timespec, firstExpiration: timespec) throws(SystemError) {
+        var specification = itimerspec(it_interval: interval, it_value: firstExpiration)
+        _ = try retrying("timerfd_settime", { timerfd_settime(fd, 0, &specification, nil) })
+    }
+
+    /// Creates a signalfd for `mask`, or changes the mask of an existing one (`fd` ≥ 0).
+    package static func signalDescriptor(_ fd: Int32, mask: sigset_t) throws(SystemError) -> Int32 {
+        var mask = mask
+        return try retrying("signalfd", { signalfd(fd, &mask, CGL_SFD_NONBLOCK | CGL_SFD_CLOEXEC) })
+    }
+
+    /// Changes the calling thread's signal mask and returns the previous one.
+    package static func signalMask(_ how: Int32, _ set: sigset_t) throws(SystemError) -> sigset_t {
+        var set = set
+        var previous = sigset_t()
+        let result = pthread_sigmask(how, &set, &previous)
+        if result != 0 { throw SystemError("pthread_sigmask", errno: result) }
+        return previous
+    }
+}

@@ -1,0 +1,28 @@
+import CGaugeLinux
+import Glibc
+
+/// A failed system call: the `errno` it left and the operation that failed, so a log line
+/// says what was attempted ("bind /run/gauge/gauged.sock: Address already in use").
+package struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var errno: Int32
+    package var operation: String
+
+    package init(_ operation: String, errno: Int32) {
+        self.operation = operation
+        self.errno = errno
+    }
+
+    /// The error the last failed call left in `errno`.
+    package static func current(_ operation: String) -> SystemError {
+        SystemError(operation, errno: Glibc.errno)
+    }
+
+    package var description: String {
+        "\(operation): \(String(cString: CGL_strerror(errno)))"
+    }
+
+    /// The peer went away: nothing to report beyond closing the connection.
+    package var isDisconnect: Bool {
+        errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN || errno == ECONNABORTED
+    }
+}

@@ -1,0 +1,125 @@
+import CPixman
+import Glibc
+
+/// What shows while the work's length is unknown.
+public enum IndeterminateStyle: String, CaseIterable, Sendable {
+    /// The whole bar striped, its stripes sweeping.
+    case barberPole = "barber-pole"
+    /// One circle after another grows from the centre, each in the next colour of a list.
+    case circles
+    /// A ring of drops, largest first, running round.
+    case ring
+}
+
+/// Clockwise or counter-clockwise, for the ring of drops.
+public enum Direction: String, CaseIterable, Sendable {
+    case clockwise, counterclockwise
+}
+
+/// The circles and ring indicators, centred where the bar is. Their animations repeat, so
+/// each frame of a period is drawn once, composed over the background and kept in the
+/// display's format; showing one is a blit.
+final class IndicatorLayers {
+    let rect: Rect
+    let frameCount: Int
+    private let period: Double
+    private let theme: Theme
+    private let size: Int
+    private var cache: [PixmanImage?]
+    private var cacheFormat = PIXMAN_a8r8g8b8
+    private let background: PixmanImage
+
+    init(theme: Theme, layout: Layout) {
+        self.theme = theme
+        size = max(8, Int((theme.indicatorSize * layout.scale).rounded()))
+        let bar = layout.bar
+        rect = Rect(x: bar.x + bar.width / 2 - size / 2, y: bar.y + bar.height / 2 - size / 2, width: size, height: size)
+        switch theme.indeterminateStyle {
+        case .circles: period = theme.indicatorPeriod * Double(max(1, theme.circleColors.count))
+        default: period = theme.indicatorPeriod
+        }
+        // 50 distinct frames a second are smooth to the eye and bound the cache.
+        frameCount = max(2, Int((period * 50).rounded()))
+        background = PixmanImage(solid: theme.background)
+        cache = Array(repeating: nil, count: frameCount)
+    }
+
+    func frame(at time: Double) -> Int {
+        let f = time / period
+        return min(frameCount - 1, Int((f - f.rounded(.down)) * Double(frameCount)))
+    }
+
+    /// Draws frame `index` over `clip` (screen coordinates) at `opacity` over what is there.
+    func draw(into dst: PixmanImage, clip: Rect, frame index: Int, opacity: Double) {
+        let area = clip.intersection(rect)
+        guard !area.isEmpty, opacity > 0 else { return }
+        let origin = (area.x - rect.x, area.y - rect.y)
+        if opacity >= 1 {
+            let format = pixman_image_get_format(dst.raw)
+            if format != cacheFormat {
+                cache = Array(repeating: nil, count: frameCount)
+                cacheFormat = format
+            }
+            let composed: PixmanImage
+            if let hit = cache[index] {
+                composed = hit
+            } else {
+                composed = PixmanImage(format: format, width: size, height: size)
+                let whole = Rect(x: 0, y: 0, width: size, height: size)
+                let scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size)
+                scratch.composite(PIXMAN_OP_SRC, source: background, rect: whole)
+                scratch.composite(PIXMAN_OP_OVER, source: shapes(frame: index), rect: whole)
+                composed.composite(PIXMAN_OP_SRC, source: scratch, rect: whole)
+                cache[index] = composed
+            }
+            dst.copy(from: composed, rect: area, sourceOrigin: origin)
+        } else {
+            let alpha = PixmanImage(solid: Color.white.withAlpha(opacity))
+            dst.composite(PIXMAN_OP_OVER, source: shapes(frame: index), mask: alpha, rect: area, sourceOrigin: origin)
+        }
+    }
+
+    /// The indicator alone, premultiplied on transparent, at frame `index`.
+    private func shapes(frame index: Int) -> PixmanImage {
+        let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size)
+        let t = Double(index) / Double(frameCount)
+        let c = Double(size) / 2
+        switch theme.indeterminateStyle {
+        case .barberPole:
+            break
+        case .circles:
+            let colors = theme.circleColors.isEmpty ? [theme.fillColor] : theme.circleColors
+            let cycles = t * Double(colors.count)
+            let cycle = Int(cycles.rounded(.down)) % colors.count
+            let grow = theme.indicatorTiming(cycles - cycles.rounded(.down))
+            disc(in: image, x: c, y: c, radius: c, color: colors[cycle])
+            disc(in: image, x: c, y: c, radius: c * grow, color: colors[(cycle + 1) % colors.count])
+        case .ring:
+            let drops = max(2, theme.ringDrops)
+            let head = 2 * Double.pi * theme.indicatorTiming(t) * (theme.ringDirection == .clockwise ? 1 : -1)
+            let largest = c * 0.22
+            let track = c - largest - 1
+            let spacing = 2 * Double.pi / Double(drops) * 0.55
+            for i in 0..<drops {
+                let angle = head - Double(i) * spacing * (theme.ringDirection == .clockwise ? 1 : -1) - Double.pi / 2
+                let r = largest * (1 - Double(i) / Double(drops) * 0.8)
+                disc(in: image, x: c + track * cos(angle), y: c + track * sin(angle), radius: r, color: theme.fillColor)
+            }
+        }
+        return image
+    }
+
+    private func disc(in image: PixmanImage, x: Double, y: Double, radius: Double, color: Color) {
+        guard radius > 0.25 else { return }
+        let mask = PixmanImage(format: PIXMAN_a8, width: image.width, height: image.height)
+        let steps = max(12, Int(radius * 2))
+        var points: [(x: Double, y: Double)] = []
+        for s in 0..<steps {
+            let a = Double(s) / Double(steps) * 2 * Double.pi
+            points.append((x + radius * cos(a), y + radius * sin(a)))
+        }
+        Shape.fillConvex(points, into: mask)
+        image.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask,
+                        rect: Rect(x: 0, y: 0, width: image.width, height: image.height))
+    }
+}

@@ -260,7 +260,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     check = Checker(args.name)
-    kind, fmt = args.expect.split()
+    kind, fmt, *extra = args.expect.split()
     started = time.time()
     vm = VM(args, args.work)
     shots = []
@@ -284,6 +284,8 @@ def main():
             for line in new:
                 if line.startswith("GAUGE-LOG ") or line.startswith("GAUGE-NOTE "):
                     print(f"  [{args.name}] {line}")
+                    # A note is something the guest could not do: the run fails.
+                    check.expect(not line.startswith("GAUGE-NOTE "), line)
                     if "display: " in line and summary is None:
                         summary = line.split("display: ", 1)[1]
                 if line.startswith("GAUGE-DONE"):
@@ -308,13 +310,20 @@ def main():
                         check.stripes_move(shot, later, step, percent)
                 elif step in ("after-quit", "hidden"):
                     check.console_back(shot, step)
+                elif step == "retained":
+                    # gauged has exited: the 100 % frame stays, still and untouched by
+                    # the console text written since.
+                    check.background(shot, step)
+                    check.bar(shot, step, 100)
                 vm.answer()
         if summary is None:
             check.expect(False, "the daemon logged no display")
         else:
-            check.expect(summary.startswith(kind) and f" {fmt} " in summary + " ",
-                         f"display is \"{summary}\", expected {kind} with {fmt}")
-        check.expect(steps == ["p0", "p50", "hidden", "shown", "p100", "after-quit"], f"steps seen: {steps}")
+            check.expect(summary.startswith(kind) and f" {fmt} " in summary + " "
+                         and all(word in summary for word in extra),
+                         f"display is \"{summary}\", expected {args.expect}")
+        last = "retained" if "gauge.quit=retain" in args.append else "after-quit"
+        check.expect(steps == ["p0", "p50", "hidden", "shown", "p100", last], f"steps seen: {steps}")
     finally:
         vm.stop()
     elapsed = time.time() - started

@@ -10,19 +10,24 @@ import Glibc
 ///   and `FBIOPAN_DISPLAY` works: frames alternate between the pages, drawn in place, and
 ///   the hidden page lacks the previous frame's damage (`staleRegion`, as on DRM);
 /// - otherwise a shadow buffer in ordinary memory, in the same format, takes the frame
-///   and only the damage is copied into the mapping. Drawing composites read the
-///   destination back, and reading video memory is slow; copying is a plain write.
+///   and only the damage is copied into the mapping, at the page on screen (the console
+///   may have panned). Drawing composites read the destination back, and reading video
+///   memory is slow; copying is a plain write. A pan that fails later (the console
+///   changed the mode while it had the screen) falls back to the shadow.
 public final class FBDevDisplay: DeviceDisplay {
     public let path: String
     public let width: Int
     public let height: Int
     public let format: PixelFormat
     public let physicalSize: (width: Int, height: Int)?
-    public let summary: String
+    public var summary: String {
+        "fbdev \(path) driver \(driver) \(width)x\(height) \(format.rawValue) stride \(stride) "
+            + (isPanFlipping ? "double-buffered pan flips" : "shadow buffer, damage copied")
+    }
     /// Bytes from one row to the next in the mapping (`line_length`).
     public let stride: Int
     /// True when frames are shown by panning between two pages.
-    public let isPanFlipping: Bool
+    public var isPanFlipping: Bool { shadow == nil }
 
     public var name: String { "fbdev \(path) \(driver)" }
     public var eventDescriptor: Int32? { nil }
@@ -35,6 +40,8 @@ public final class FBDevDisplay: DeviceDisplay {
     private let savedVar: fb_var_screeninfo
     private var shadow: UnsafeMutableRawPointer?
     private var shadowStride = 0
+    /// Where the screen starts in the mapping, for shadow copies.
+    private var visibleOffset = 0
     private var pages: BufferDamage
     private var closed = false
 
@@ -92,22 +99,16 @@ public final class FBDevDisplay: DeviceDisplay {
         // screen already is, which changes nothing on screen.
         var probe = variable
         let twoPages = Int(variable.yres_virtual) >= 2 * height && mapSize >= 2 * height * stride
-        isPanFlipping = twoPages && fixed.ypanstep != 0 && CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &probe) == 0
+        let pans = twoPages && fixed.ypanstep != 0 && CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &probe) == 0
         let screen = Rect(x: 0, y: 0, width: width, height: height)
-        if isPanFlipping {
-            pages = BufferDamage(count: 2, screen: screen)
+        pages = BufferDamage(count: pans ? 2 : 1, screen: screen)
+        if pans {
             // Page 0 is shown now if yoffset is 0; then draw into page 1 first.
             if variable.yoffset == 0 { pages.presented(drawn: .zero) }
         } else {
-            pages = BufferDamage(count: 1, screen: screen)
-            shadowStride = MemoryDisplay.packedStride(width: width, format: format)
-            let shadow = UnsafeMutableRawPointer.allocate(byteCount: shadowStride * height, alignment: 64)
-            shadow.initializeMemory(as: UInt8.self, repeating: 0, count: shadowStride * height)
-            self.shadow = shadow
+            startShadow(copying: nil)
         }
         _ = CGL_ioctl_value(fd, CGL_FBIOBLANK, UInt(CGL_FB_BLANK_UNBLANK))
-        summary = "fbdev \(path) driver \(driver) \(width)x\(height) \(format.rawValue) stride \(stride) "
-            + (isPanFlipping ? "double-buffered pan flips" : "shadow buffer, damage copied")
     }
 
     deinit {
@@ -139,11 +140,13 @@ public final class FBDevDisplay: DeviceDisplay {
             pages.presented(drawn: area)
             return
         }
-        var pan = savedVar
-        pan.xoffset = 0
-        pan.yoffset = UInt32(pages.back * height)
-        if CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan) != 0 {
-            throw DisplayError("fbdev \(path): pan failed: \(DRMDisplay.errnoText())")
+        let drawnPage = pages.back
+        if !pan(to: drawnPage) {
+            // The page just drawn holds the whole frame: it becomes the shadow.
+            startShadow(copying: map + pageOffset(drawnPage))
+            copy(pages.screen, from: shadow!)
+            pages.presented(drawn: pages.screen)
+            return
         }
         pages.presented(drawn: area)
     }
@@ -163,10 +166,11 @@ public final class FBDevDisplay: DeviceDisplay {
         isActive = true
         pages.invalidateAll()
         if shadow == nil {
-            var pan = savedVar
-            pan.xoffset = 0
-            pan.yoffset = UInt32(((pages.back + 1) % pages.count) * height)
-            _ = CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan)
+            let front = (pages.back + 1) % pages.count
+            if !pan(to: front) { startShadow(copying: map + pageOffset(front)) }
+        } else {
+            // The console may have panned while it had the screen.
+            visibleOffset = currentOffset()
         }
         _ = CGL_ioctl_value(fd, CGL_FBIOBLANK, UInt(CGL_FB_BLANK_UNBLANK))
     }
@@ -177,7 +181,7 @@ public final class FBDevDisplay: DeviceDisplay {
     public func close(retain: Bool) {
         guard !closed else { return }
         closed = true
-        if isPanFlipping, !retain {
+        if pages.count == 2, !retain {
             var pan = savedVar
             _ = CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan)
         }
@@ -191,6 +195,37 @@ public final class FBDevDisplay: DeviceDisplay {
 
     private func pageOffset(_ page: Int) -> Int { page * height * stride }
 
+    private func pan(to page: Int) -> Bool {
+        var pan = savedVar
+        pan.xoffset = 0
+        pan.yoffset = UInt32(page * height)
+        return CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan) == 0
+    }
+
+    /// The byte offset of the screen's first pixel in the mapping, from the driver's
+    /// current pan offsets (0 if they cannot be read or lie outside the mapping).
+    private func currentOffset() -> Int {
+        var variable = fb_var_screeninfo()
+        guard CGL_ioctl_ptr(fd, CGL_FBIOGET_VSCREENINFO, &variable) == 0 else { return 0 }
+        let offset = Int(variable.yoffset) * stride + Int(variable.xoffset) * format.bytesPerPixel
+        return offset + height * stride <= mapSize ? offset : 0
+    }
+
+    /// Switches to drawing into a shadow buffer (at open without pan-flipping, or when a
+    /// pan fails), filled from `frame` (a page of the mapping) or black.
+    private func startShadow(copying frame: UnsafeMutableRawPointer?) {
+        shadowStride = MemoryDisplay.packedStride(width: width, format: format)
+        let shadow = UnsafeMutableRawPointer.allocate(byteCount: shadowStride * height, alignment: 64)
+        shadow.initializeMemory(as: UInt8.self, repeating: 0, count: shadowStride * height)
+        if let frame {
+            let row = width * format.bytesPerPixel
+            for y in 0..<height { memcpy(shadow + y * shadowStride, frame + y * stride, row) }
+        }
+        self.shadow = shadow
+        visibleOffset = currentOffset()
+        pages = BufferDamage(count: 1, screen: pages.screen)
+    }
+
     /// Copies `area` of the shadow into the mapping, row by row.
     private func copy(_ area: Rect, from shadow: UnsafeMutableRawPointer) {
         let area = area.intersection(pages.screen)
@@ -198,7 +233,7 @@ public final class FBDevDisplay: DeviceDisplay {
         let bpp = format.bytesPerPixel
         let bytes = area.width * bpp
         for y in area.y..<area.maxY {
-            memcpy(map + y * stride + area.x * bpp, shadow + y * shadowStride + area.x * bpp, bytes)
+            memcpy(map + visibleOffset + y * stride + area.x * bpp, shadow + y * shadowStride + area.x * bpp, bytes)
         }
     }
 }

@@ -258,7 +258,8 @@ package final class Daemon {
     private func scheduleFrames() {
         guard !framesRunning else { return }
         do {
-            try frameTimer?.start(fps: Double(options.fps))
+            // From a still screen, draw the change at once rather than a period later.
+            try frameTimer?.start(fps: Double(options.fps), immediately: true)
             framesRunning = true
         } catch {
             log.info("cannot arm the frame timer: \(error)")

@@ -33,13 +33,17 @@ package final class FrameTimer {
         close()
     }
 
-    /// Arms a periodic timer, the first frame one period from now. Calling it again with
-    /// the same rate while running keeps the current phase.
-    package func start(fps: Double) throws(SystemError) {
+    /// Arms a periodic timer, the first frame one period from now, or at once with
+    /// `immediately` (a change to a still screen is drawn without waiting a period; the
+    /// requests read in the same loop turn still coalesce into that frame). Calling it
+    /// again with the same rate while running keeps the current phase.
+    package func start(fps: Double, immediately: Bool = false) throws(SystemError) {
         guard fps.isFinite, fps > 0, fps <= 1000 else { throw SystemError("frame timer \(fps) fps", errno: EINVAL) }
         guard !isClosed, !(isRunning && self.fps == fps) else { return }
         let period = Self.timespec(seconds: 1 / fps)
-        try Syscall.timerSet(fd, interval: period, firstExpiration: period)
+        // An all-zero first expiration would disarm the timer: 1 ns is "now".
+        let first = immediately ? Glibc.timespec(tv_sec: 0, tv_nsec: 1) : period
+        try Syscall.timerSet(fd, interval: period, firstExpiration: first)
         self.fps = fps
         isRunning = true
     }

@@ -96,6 +96,19 @@ import Testing
         #expect(expirations == stoppedAt)
     }
 
+    @Test func frameTimerCanFireItsFirstFrameAtOnce() throws {
+        let loop = try EventLoop()
+        var expirations: UInt64 = 0
+        let timer = try FrameTimer(loop: loop) { expirations += $0 }
+        // At 1 fps a first expiration one period away would take a second.
+        try timer.start(fps: 1, immediately: true)
+        let started = MonotonicClock.now()
+        try pump(loop, seconds: 0.5) { expirations >= 1 }
+        #expect(expirations == 1)
+        #expect(MonotonicClock.now() - started < 0.25)
+        timer.stop()
+    }
+
     @Test func frameTimerRejectsNonsenseRates() throws {
         let loop = try EventLoop()
         let timer = try FrameTimer(loop: loop) { _ in }

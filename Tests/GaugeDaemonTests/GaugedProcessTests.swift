@@ -115,7 +115,15 @@ import Testing
 
         let headless = try GaugedProcess(display: "none")
         #expect(try headless.status().display == .none)
-        #expect(try headless.request("progress 10") == "ok", "without a display the daemon still serves")
+        let c = try headless.connect()
+        let start = monotonicNow()
+        #expect(try c.request("progress 10") == "ok", "without a display the daemon still serves")
+        #expect(try c.request("wait") == "ok")
+        #expect(monotonicNow() - start >= 0.4, "wait follows the transition without a display too")
+        #expect(try c.request("hide") == "ok")
+        #expect(try c.request("progress 20") == "ok")
+        #expect(try c.request("wait") == "ok")
+        #expect(try c.status().shown == 20, "and while hidden")
     }
 
     @Test func waitReturnsOnlyAfterTheTransition() throws {

@@ -430,8 +430,8 @@ func runProgram(_ path: String, _ arguments: [String], environment: [String: Str
 
 /// Runs the built gaugectl with `arguments`, as another user when `asUser` holds
 /// `setpriv` options (e.g. `--reuid=nobody --regid=nogroup --clear-groups`).
-func gaugectl(_ arguments: [String], asUser setprivOptions: [String]? = nil) throws -> ProgramRun {
-    let client = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
+func gaugectl(_ arguments: [String], asUser setprivOptions: [String]? = nil, binary: String? = nil) throws -> ProgramRun {
+    let client = try binary ?? BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
     guard let setprivOptions else { return try runProgram(client, arguments) }
     return try runProgram("/usr/bin/setpriv", setprivOptions + ["--", client] + arguments)
 }

@@ -78,11 +78,8 @@ import Testing
     /// daemon's own check (SO_PEERCRED), the test then opens the file to everybody (0666):
     /// a user who is neither root, the daemon's user, nor in the group now connects and
     /// must get `err denied` from the daemon itself.
-    @Test func peersOutsideTheGroupAreDeniedMembersServed() throws {
-        guard geteuid() == 0 else {
-            Issue.record("needs root to run gaugectl as nobody")
-            return
-        }
+    @Test(.enabled(if: geteuid() == 0, "runs gaugectl as nobody through setpriv"))
+    func peersOutsideTheGroupAreDeniedMembersServed() throws {
         let directory = TemporaryDirectory()
         chmod(directory.path, 0o755)
         let daemon = try GaugedProcess(["--group", "users"], socketPath: directory.appending("gauged.sock"))
@@ -91,23 +88,24 @@ import Testing
         #expect(info.st_mode & 0o777 == 0o660)
         #expect(info.st_gid == getgrnam("users").pointee.gr_gid, "the socket belongs to the configured group")
 
+        let client = try reachableGaugectl(in: directory)
         let outsider = ["--reuid=nobody", "--regid=nogroup", "--clear-groups"]
         let supplementary = ["--reuid=nobody", "--regid=nogroup", "--groups=users"]
         let primary = ["--reuid=nobody", "--regid=users", "--clear-groups"]
         let socket = ["--socket", daemon.socketPath, "--timeout", "2"]
 
         // The file's mode keeps the outsider out before the daemon sees it.
-        var run = try gaugectl(socket + ["ping"], asUser: outsider)
+        var run = try gaugectl(socket + ["ping"], asUser: outsider, binary: client)
         #expect(run.status == 3 && run.stderr.contains("permission denied"), "\(run.stderr)")
 
         // Group members are served, by supplementary or primary group.
-        run = try gaugectl(socket + ["progress", "12"], asUser: supplementary)
+        run = try gaugectl(socket + ["progress", "12"], asUser: supplementary, binary: client)
         #expect(run.status == 0, "\(run.stderr)")
-        run = try gaugectl(socket + ["message", "member"], asUser: primary)
+        run = try gaugectl(socket + ["message", "member"], asUser: primary, binary: client)
         #expect(run.status == 0, "\(run.stderr)")
 
         chmod(daemon.socketPath, 0o666)
-        run = try gaugectl(socket + ["progress", "99"], asUser: outsider)
+        run = try gaugectl(socket + ["progress", "99"], asUser: outsider, binary: client)
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("gaugectl: denied: "), "\(run.stderr)")
 
@@ -116,22 +114,29 @@ import Testing
         #expect(daemon.log.contains("refused"), "\(daemon.log)")
     }
 
-    @Test func withoutAGroupOnlyRootAndTheDaemonsUserAreServed() throws {
-        guard geteuid() == 0 else {
-            Issue.record("needs root to run gaugectl as nobody")
-            return
-        }
+    @Test(.enabled(if: geteuid() == 0, "runs gaugectl as nobody through setpriv"))
+    func withoutAGroupOnlyRootAndTheDaemonsUserAreServed() throws {
         let directory = TemporaryDirectory()
         chmod(directory.path, 0o755)
         let daemon = try GaugedProcess(socketPath: directory.appending("gauged.sock"))
         chmod(daemon.socketPath, 0o666)
+        let client = try reachableGaugectl(in: directory)
         let socket = ["--socket", daemon.socketPath, "--timeout", "2"]
-        var run = try gaugectl(socket + ["ping"], asUser: ["--reuid=nobody", "--regid=nogroup", "--groups=users"])
+        var run = try gaugectl(socket + ["ping"], asUser: ["--reuid=nobody", "--regid=nogroup", "--groups=users"], binary: client)
         #expect(run.status == 1 && run.stderr.hasPrefix("gaugectl: denied: "), "\(run.stderr)")
         // Root's group but not root's uid is not enough either.
-        run = try gaugectl(socket + ["ping"], asUser: ["--reuid=nobody", "--regid=root", "--clear-groups"])
+        run = try gaugectl(socket + ["ping"], asUser: ["--reuid=nobody", "--regid=root", "--clear-groups"], binary: client)
         #expect(run.status == 1 && run.stderr.hasPrefix("gaugectl: denied: "), "\(run.stderr)")
         run = try gaugectl(socket + ["ping"])
         #expect(run.status == 0, "root is served")
     }
+}
+
+/// A copy of gaugectl in `directory` (mode 0755), so that nobody can run it even when
+/// the build directory lies under a home directory closed to other users.
+private func reachableGaugectl(in directory: TemporaryDirectory) throws -> String {
+    let path = directory.appending("gaugectl")
+    try FileManager.default.copyItem(atPath: try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"), toPath: path)
+    chmod(path, 0o755)
+    return path
 }

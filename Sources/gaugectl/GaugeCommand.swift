@@ -9,6 +9,7 @@ import GaugeProtocol
 /// and `RequestStream` for what happens when the daemon errs or goes away).
 enum GaugeCommand {
     static func run(first: [Request], socketPath: String, timeout: Double?) -> ExitStatus {
+        unblockSignals()
         let stream = RequestStream(session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "gauge")
         for request in first { stream.send(request) }
         var reader = DialogGaugeReader()

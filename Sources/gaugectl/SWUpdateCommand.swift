@@ -14,6 +14,7 @@ enum SWUpdateCommand {
     static func run(
         progressSocket: String, layout: SWUpdateProgressMessage.Layout?, socketPath: String, timeout: Double?
     ) -> Never {
+        unblockSignals()
         let requests = RequestStream(
             session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "swupdate")
         var stream = SWUpdateProgressStream(layout: layout)
@@ -73,4 +74,12 @@ enum SWUpdateCommand {
             }
         }
     }
+}
+
+/// Long-running commands end on SIGTERM / SIGINT, even when started by a process that
+/// left them blocked (a signal mask is inherited across exec).
+func unblockSignals() {
+    var none = sigset_t()
+    sigemptyset(&none)
+    sigprocmask(SIG_SETMASK, &none, nil)
 }

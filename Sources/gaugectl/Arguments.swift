@@ -8,6 +8,10 @@ struct Invocation {
         case version
         /// Send `request.line` and show the reply as `request.output` says.
         case send(OutgoingRequest)
+        /// Send `first`, then read a dialog --gauge stream from stdin.
+        case gauge(first: [Request])
+        /// Follow SWUpdate's progress socket.
+        case swupdate(progressSocket: String, layout: SWUpdateProgressMessage.Layout?)
     }
 
     var socketPath: String
@@ -94,7 +98,7 @@ enum ArgumentParser {
                 let rest = Array(arguments[(index + 1)...])
                 let action: Invocation.Action
                 if let parsed = try commandArguments(rest, for: command) {
-                    action = .send(try command.build(parsed))
+                    action = try command.action(parsed)
                 } else {
                     action = .help(command)
                 }

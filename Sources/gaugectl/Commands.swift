@@ -38,6 +38,8 @@ struct CommandSpec: Sendable {
     var positionals: ClosedRange<Int> = 0...0
     /// Whether every argument after the name is taken as is (`send`).
     var takesRawArguments = false
+    /// For a command that is more than one request (`gauge`, `swupdate`): what to do.
+    var makeAction: (@Sendable (CommandArguments) throws(UsageError) -> Invocation.Action)? = nil
     var makeRequest: @Sendable (CommandArguments) throws(UsageError) -> OutgoingRequest
 
     var usage: String {
@@ -47,6 +49,18 @@ struct CommandSpec: Sendable {
     func build(_ arguments: CommandArguments) throws(UsageError) -> OutgoingRequest {
         do {
             return try makeRequest(arguments)
+        } catch {
+            var error = error
+            error.command = error.command ?? self
+            throw error
+        }
+    }
+
+    /// What the command line asks for: the command's own action, or its one request.
+    func action(_ arguments: CommandArguments) throws(UsageError) -> Invocation.Action {
+        guard let makeAction else { return .send(try build(arguments)) }
+        do {
+            return try makeAction(arguments)
         } catch {
             var error = error
             error.command = error.command ?? self
@@ -166,6 +180,61 @@ struct CommandSpec: Sendable {
                 }
                 return OutgoingRequest(line: line)
             }),
+        CommandSpec(
+            name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT]",
+            summary: "Read a dialog/whiptail --gauge stream from stdin and show it",
+            details: """
+                A number per line moves the bar; XXX, a number, text lines, XXX sets the number
+                and the message (dialog's format). Runs until EOF. One connection; an err reply
+                is reported and reading goes on; a lost daemon is reported, its updates dropped
+                and reconnection tried each second, and stdin is always read to EOF, so the
+                writer never gets SIGPIPE. Exit status at EOF: 0 all ok, 1 an err reply,
+                3 an update not delivered.
+                """,
+            options: [
+                OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
+                OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "Set the message first"),
+            ],
+            makeAction: { arguments throws(UsageError) in
+                var first: [Request] = []
+                if let title = arguments.values["--title"] { first.append(.title(title)) }
+                if let message = arguments.values["--message"] { first.append(.message(message)) }
+                for request in first { _ = try validated(request) }
+                return .gauge(first: first)
+            },
+            makeRequest: { _ throws(UsageError) in throw UsageError("gauge is not one request") }),
+        CommandSpec(
+            name: "swupdate", argumentsSynopsis: "[--socket PATH] [--layout auto|packed|aligned]",
+            summary: "Show SWUpdate's progress (its progress socket) until killed",
+            details: """
+                Connects to SWUpdate's progress socket (progress API 2.x) and turns its messages
+                into progress, message and success/failure states. When SWUpdate is not there
+                or goes away, it tries again every second. --socket here is SWUpdate's socket;
+                gauged's socket is the --socket before the command. --layout: how SWUpdate lays
+                out progress_msg (aligned: up to 2025.05 on 64-bit/ARM; packed: later releases
+                and 32-bit x86); auto tells them apart from the stream.
+                """,
+            options: [
+                OptionSpec(
+                    name: "--socket", alias: "-s", valueName: "PATH",
+                    help: "SWUpdate's progress socket (default \(SWUpdateCommand.defaultSocketPath))"),
+                OptionSpec(name: "--layout", valueName: "auto|packed|aligned", help: "The progress_msg layout (default auto)"),
+            ],
+            makeAction: { arguments throws(UsageError) in
+                let path = arguments.values["--socket"] ?? SWUpdateCommand.defaultSocketPath
+                guard !path.isEmpty else { throw UsageError("--socket needs a path") }
+                let layout: SWUpdateProgressMessage.Layout?
+                switch arguments.values["--layout"] ?? "auto" {
+                case "auto": layout = nil
+                case let word:
+                    guard let chosen = SWUpdateProgressMessage.Layout(rawValue: word) else {
+                        throw UsageError("--layout must be auto, packed or aligned, not '\(word)'")
+                    }
+                    layout = chosen
+                }
+                return .swupdate(progressSocket: path, layout: layout)
+            },
+            makeRequest: { _ throws(UsageError) in throw UsageError("swupdate is not one request") }),
         CommandSpec(
             name: "help", argumentsSynopsis: "[COMMAND]",
             summary: "Show help for gaugectl or one command",

@@ -68,7 +68,7 @@ enum DaemonConnection {
         return try receiveLine(from: socket, path: path, deadline: deadline)
     }
 
-    private static func timedOut(
+    static func timedOut(
         _ doing: String, _ path: String, _ deadline: Deadline, because reason: String = ""
     ) -> ConnectionFailure {
         let limit = deadline.seconds.map { PlainDecimal.format($0) } ?? "?"
@@ -76,11 +76,11 @@ enum DaemonConnection {
         return ConnectionFailure(message: "timed out after \(limit) s \(doing) \(path)\(why)")
     }
 
-    private static func failure(_ what: String, _ path: String, _ code: Int32) -> ConnectionFailure {
+    static func failure(_ what: String, _ path: String, _ code: Int32) -> ConnectionFailure {
         ConnectionFailure(message: "\(what) \(path): \(String(cString: strerror(code)))")
     }
 
-    private static func connect(to path: String, deadline: Deadline) throws(ConnectionFailure) -> Int32 {
+    static func connect(to path: String, deadline: Deadline) throws(ConnectionFailure) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let pathBytes = Array(path.utf8)
@@ -148,7 +148,7 @@ enum DaemonConnection {
     }
 
     /// Polls `fd` for `events` until the deadline; false when it passed first.
-    private static func wait(_ fd: Int32, for events: Int16, path: String, deadline: Deadline) throws(ConnectionFailure) -> Bool {
+    static func wait(_ fd: Int32, for events: Int16, path: String, deadline: Deadline) throws(ConnectionFailure) -> Bool {
         while true {
             var entry = pollfd(fd: fd, events: events, revents: 0)
             let ready = poll(&entry, 1, deadline.pollTimeout)
@@ -161,7 +161,7 @@ enum DaemonConnection {
         }
     }
 
-    private static func send(_ bytes: [UInt8], on fd: Int32, path: String, deadline: Deadline) throws(ConnectionFailure) {
+    static func send(_ bytes: [UInt8], on fd: Int32, path: String, deadline: Deadline) throws(ConnectionFailure) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { raw in

@@ -56,6 +56,12 @@ case .help(let command):
 case .version:
     print("gaugectl \(GaugeVersion.current)")
     finish(.ok)
+case .gauge(let first):
+    finish(GaugeCommand.run(first: first, socketPath: invocation.socketPath, timeout: invocation.timeout))
+case .swupdate(let progressSocket, let layout):
+    SWUpdateCommand.run(
+        progressSocket: progressSocket, layout: layout, socketPath: invocation.socketPath,
+        timeout: invocation.timeout)
 case .send(let request):
     let replyLine: String
     do {

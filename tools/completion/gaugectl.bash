@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide status ping wait snapshot quit send help"
+    local commands="progress message title mode success failure running theme reload show hide status ping wait snapshot quit gauge swupdate send help"
     local global_options="--socket --timeout --help -h --version"
 
     # The command is the first word after the global options (and their values).
@@ -67,6 +67,17 @@ _gaugectl() {
             ;;
         theme)
             COMPREPLY=($(compgen -W "--help" -- "$cur"))
+            ;;
+        gauge)
+            [[ $prev == --message || $prev == -m || $prev == --title || $prev == -t ]] && return
+            COMPREPLY=($(compgen -W "--title --message --help" -- "$cur"))
+            ;;
+        swupdate)
+            case "$prev" in
+                --socket | -s) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --layout) COMPREPLY=($(compgen -W "auto packed aligned" -- "$cur")); return ;;
+            esac
+            COMPREPLY=($(compgen -W "--socket --layout --help" -- "$cur"))
             ;;
         send)
             if ((i + 1 == cword)); then

@@ -1,0 +1,25 @@
+import GaugeProtocol
+
+/// What a compatibility translator made of the bytes it was fed: requests for the
+/// screen (in order, to be applied exactly like native requests), bytes to write back
+/// to the peer (before acting on the requests, so a client waiting for its answer gets
+/// it even when a request is `quit`), and lines for the daemon's log.
+package struct CompatOutput: Equatable, Sendable {
+    package var requests: [Request] = []
+    package var reply: [UInt8] = []
+    package var logs: [String] = []
+
+    package init(requests: [Request] = [], reply: [UInt8] = [], logs: [String] = []) {
+        self.requests = requests
+        self.reply = reply
+        self.logs = logs
+    }
+
+    package var isEmpty: Bool { requests.isEmpty && reply.isEmpty && logs.isEmpty }
+
+    mutating func append(_ other: CompatOutput) {
+        requests += other.requests
+        reply += other.reply
+        logs += other.logs
+    }
+}

@@ -1,0 +1,209 @@
+import GaugeProtocol
+
+/// The server side of Plymouth's boot protocol (`ply-boot-protocol.h`) for one client
+/// connection: what the `plymouth` command, systemd-fsckd and update tools send to
+/// plymouthd, translated into Gauge requests.
+///
+/// Wire format (client → server), one request after another on the stream:
+/// - a command byte, then `\0` when it has no argument, or
+/// - a command byte, `\x02`, a length byte N, and N bytes: the argument and its NUL.
+///   (plymouthd reads any second byte other than `\x02` as "no argument"; so does this.)
+///
+/// Every request is answered with one byte, ACK `\x06` or NAK `\x15`, in order.
+/// (plymouthd's other answers — `\x02` + length + text for a password, `\x05` for "no
+/// answer", `\t` for cached passwords — are never sent: Gauge asks no questions.)
+///
+/// | byte | plymouth command | Gauge |
+/// |---|---|---|
+/// | `P` | `--ping` | ACK |
+/// | `U` | `update --status=S` | `message S` |
+/// | `C` | `change-mode --MODE` | `title` from `PlymouthModeTitles` |
+/// | `u` | `system-update --progress=N` | `progress N` (an integer 0-100, else logged) |
+/// | `M` / `m` | `display-message` / `hide-message` | `message` (see `PlymouthMessages`) |
+/// | `$` / `H` | `show-splash` / `hide-splash` | `show` / `hide` |
+/// | `D` / `r` | `deactivate` / `reactivate` | `hide` / `show` |
+/// | `Q` | `quit [--retain-splash]` | `quit [retain]` (argument byte 1 = retain) |
+/// | `A` / `a` | `pause-progress` / `unpause-progress` | ACK only: Gauge's bar moves only when told |
+/// | `S`, `R`, `!`, `L` | `--sysinit`, `--newroot`, `report-error`, `ignore-keystroke` | ACK only |
+/// | `V` | `--has-active-vt` | ACK if `hasActiveVT`, else NAK |
+/// | `*`, `c`, `W`, `K` | passwords, cached passwords, questions, `watch-keystroke` | NAK at once, so the caller falls back to asking on the console instead of hanging |
+/// | other | | NAK and a log line |
+///
+/// A connection that is not `authorized` (the daemon decides from the peer's
+/// credentials, as for its native socket) gets NAK for everything, as plymouthd answers
+/// non-root clients.
+///
+/// Pure: feed the bytes read from the connection to `consume`, write `reply` back
+/// (before acting on the requests: `plymouth quit` waits for its ACK), then apply the
+/// requests. A request is at most 258 bytes, so the held-back bytes stay small.
+package struct PlymouthSession: Sendable {
+    package static let ack: UInt8 = 0x06
+    package static let nak: UInt8 = 0x15
+    static let argumentMarker: UInt8 = 0x02
+
+    package var authorized: Bool
+    package var hasActiveVT: Bool
+    package var modeTitles: PlymouthModeTitles
+    private var pending: [UInt8] = []
+
+    package init(authorized: Bool = true, hasActiveVT: Bool = false, modeTitles: PlymouthModeTitles = .init()) {
+        self.authorized = authorized
+        self.hasActiveVT = hasActiveVT
+        self.modeTitles = modeTitles
+    }
+
+    /// Bytes of an unfinished request held back.
+    package var pendingByteCount: Int { pending.count }
+
+    /// Translates the bytes just read from the connection. `messages` is the one
+    /// message list shared by every Plymouth connection of the daemon.
+    package mutating func consume<Bytes: Sequence<UInt8>>(
+        _ bytes: Bytes, messages: inout PlymouthMessages
+    ) -> CompatOutput {
+        pending.append(contentsOf: bytes)
+        var output = CompatOutput()
+        var start = 0
+        while let (command, argument, length) = Self.frame(pending[start...]) {
+            start += length
+            output.append(answer(command, argument, messages: &messages))
+        }
+        pending.removeFirst(start)
+        return output
+    }
+
+    /// The first whole request in `bytes`: its command byte, its argument (up to the
+    /// first NUL; nil when it has none) and how many bytes it took.
+    private static func frame(_ bytes: ArraySlice<UInt8>) -> (UInt8, [UInt8]?, Int)? {
+        guard bytes.count >= 2 else { return nil }
+        let first = bytes.startIndex
+        let command = bytes[first]
+        guard bytes[first + 1] == argumentMarker else { return (command, nil, 2) }
+        guard bytes.count >= 3 else { return nil }
+        let size = Int(bytes[first + 2])
+        guard bytes.count >= 3 + size else { return nil }
+        let body = bytes[(first + 3)..<(first + 3 + size)]
+        return (command, Array(body.prefix { $0 != 0 }), 3 + size)
+    }
+
+    private func answer(_ command: UInt8, _ argument: [UInt8]?, messages: inout PlymouthMessages) -> CompatOutput {
+        let name = Self.describe(command)
+        guard authorized else {
+            return CompatOutput(reply: [Self.nak], logs: ["plymouth: refused \(name) from an unauthorized client"])
+        }
+        let text = argument.map { CompatText.clean($0) } ?? ""
+        var requests: [Request] = []
+        var logs: [String] = []
+        var reply = Self.ack
+        switch command {
+        case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "R"), UInt8(ascii: "!"), UInt8(ascii: "L"),
+            UInt8(ascii: "A"), UInt8(ascii: "a"):
+            break
+        case UInt8(ascii: "U"):
+            requests.append(.message(text))
+        case UInt8(ascii: "C"):
+            if let title = modeTitles.title(for: text) {
+                requests.append(.title(title))
+            } else {
+                logs.append("plymouth: unknown mode \(CompatText.quoted(text)) ignored")
+            }
+        case UInt8(ascii: "u"):
+            if let value = Self.percent(text) {
+                requests.append(.progress(Double(value), message: nil))
+            } else {
+                logs.append("plymouth: system-update progress \(CompatText.quoted(text)) is not an integer 0-100")
+            }
+        case UInt8(ascii: "M"):
+            requests += messages.display(text)
+        case UInt8(ascii: "m"):
+            requests += messages.hide(text)
+        case UInt8(ascii: "$"), UInt8(ascii: "r"):
+            requests.append(.show)
+        case UInt8(ascii: "H"), UInt8(ascii: "D"):
+            requests.append(.hide)
+        case UInt8(ascii: "Q"):
+            requests.append(.quit(retain: (argument?.first ?? 0) != 0))
+        case UInt8(ascii: "V"):
+            if !hasActiveVT { reply = Self.nak }
+        case UInt8(ascii: "*"), UInt8(ascii: "c"), UInt8(ascii: "W"), UInt8(ascii: "K"):
+            reply = Self.nak
+            logs.append("plymouth: \(name) refused (Gauge asks no questions); the caller falls back")
+        default:
+            reply = Self.nak
+            logs.append("plymouth: unknown request \(name)")
+        }
+        return CompatOutput(requests: requests, reply: [reply], logs: logs)
+    }
+
+    /// plymouthd reads the value with `strtol` and takes only a whole 0...100.
+    private static func percent(_ text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 3,
+            bytes.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let value = Int(text), (0...100).contains(value)
+        else { return nil }
+        return value
+    }
+
+    private static func describe(_ command: UInt8) -> String {
+        let names: [UInt8: String] = [
+            UInt8(ascii: "P"): "ping", UInt8(ascii: "U"): "update", UInt8(ascii: "C"): "change-mode",
+            UInt8(ascii: "u"): "system-update", UInt8(ascii: "S"): "sysinit", UInt8(ascii: "D"): "deactivate",
+            UInt8(ascii: "r"): "reactivate", UInt8(ascii: "Q"): "quit", UInt8(ascii: "*"): "password request",
+            UInt8(ascii: "c"): "cached password request", UInt8(ascii: "W"): "question",
+            UInt8(ascii: "M"): "display-message", UInt8(ascii: "m"): "hide-message",
+            UInt8(ascii: "K"): "watch-keystroke", UInt8(ascii: "L"): "ignore-keystroke",
+            UInt8(ascii: "A"): "pause-progress", UInt8(ascii: "a"): "unpause-progress",
+            UInt8(ascii: "$"): "show-splash", UInt8(ascii: "H"): "hide-splash", UInt8(ascii: "R"): "newroot",
+            UInt8(ascii: "V"): "has-active-vt", UInt8(ascii: "!"): "report-error",
+        ]
+        if let name = names[command] { return name }
+        let hex = String(command, radix: 16, uppercase: true)
+        return "0x" + (hex.count < 2 ? "0" : "") + hex
+    }
+}
+
+/// The titles `change-mode` sets, by the mode name on the wire (`plymouth change-mode
+/// --boot-up` sends `boot-up`; plymouthd's own `--mode` calls it `boot`).
+package struct PlymouthModeTitles: Equatable, Sendable {
+    package var titles: [String: String]
+
+    package init(
+        _ titles: [String: String] = [
+            "boot-up": "",
+            "boot": "",
+            "shutdown": "Shutting down",
+            "reboot": "Restarting",
+            "updates": "Installing updates",
+            "system-upgrade": "Upgrading the system",
+            "firmware-upgrade": "Updating firmware",
+        ]
+    ) {
+        self.titles = titles
+    }
+
+    /// The title for `mode` (empty clears it); nil for a mode not in the table.
+    package func title(for mode: String) -> String? { titles[mode] }
+}
+
+/// Plymouth keeps a list of displayed messages: `display-message` adds one,
+/// `hide-message TEXT` removes the one with that text. Gauge has one message line, which
+/// shows the newest message still displayed (or nothing). One list per daemon, shared
+/// by all Plymouth connections, since each `plymouth` call is a connection of its own.
+package struct PlymouthMessages: Equatable, Sendable {
+    package private(set) var displayed: [String] = []
+
+    package init() {}
+
+    mutating func display(_ text: String) -> [Request] {
+        displayed.removeAll { $0 == text }
+        displayed.append(text)
+        return [.message(text)]
+    }
+
+    mutating func hide(_ text: String) -> [Request] {
+        guard let index = displayed.lastIndex(of: text) else { return [] }
+        let wasShown = index == displayed.count - 1
+        displayed.remove(at: index)
+        return wasShown ? [.message(displayed.last ?? "")] : []
+    }
+}

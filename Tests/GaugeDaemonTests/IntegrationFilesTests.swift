@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+// The systemd units in systemd/ and the initramfs integration under tools/, checked with
+// the real tools: systemd-analyze verify, and initramfs-tools' own hook-functions.
+
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+/// The built executables (`swift build --build-tests` builds every product).
+private func builtBinary(_ name: String) -> String? {
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    return [
+        runner.deletingLastPathComponent().appendingPathComponent(name).path,
+        repositoryRoot.appendingPathComponent(".build/debug/\(name)").path,
+    ].first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+private struct ShellResult {
+    var status: Int32
+    var output: String
+}
+
+/// Runs `script` with /bin/sh (bash when asked) in `directory`, stdout and stderr together.
+private func shell(
+    _ script: String, bash: Bool = false, environment: [String: String] = [:], directory: String? = nil
+) throws -> ShellResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: bash ? "/bin/bash" : "/bin/sh")
+    process.arguments = ["-c", script]
+    var env = ProcessInfo.processInfo.environment
+    env.merge(environment) { $1 }
+    process.environment = env
+    process.currentDirectoryURL = URL(fileURLWithPath: directory ?? repositoryRoot.path)
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ShellResult(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+}
+
+private func lines(_ text: String) -> [String] {
+    text.split(separator: "\n").map(String.init)
+}
+
+@Suite struct SystemdUnitTests {
+    private let units = ["gauged.service", "gauged.socket", "gauged-quit.service"]
+
+    @Test func unitsVerifyCleanly() throws {
+        let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard let analyze else {
+            Issue.record("systemd-analyze is missing; run tools/install-deps (package systemd)")
+            return
+        }
+        guard let gauged = builtBinary("gauged"), let gaugectl = builtBinary("gaugectl") else {
+            Issue.record("gauged / gaugectl not built; run swift build --build-tests")
+            return
+        }
+        // verify checks that ExecStart binaries exist: point them at the built ones.
+        let directory = TemporaryDirectory()
+        for unit in units {
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/bin/gauged", with: gauged)
+                .replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)
+            try text.write(toFile: directory.file(unit), atomically: true, encoding: .utf8)
+        }
+        let paths = units.map { directory.file($0) }.joined(separator: " ")
+        let result = try shell("\(analyze) verify --man=no \(paths)", directory: directory.path)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output == "", "systemd-analyze verify is not clean:\n\(result.output)")
+    }
+
+    @Test func unitsSayWhatABootSplashNeeds() throws {
+        func unit(_ name: String) throws -> [String] {
+            lines(try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(name)"), encoding: .utf8))
+        }
+        let service = try unit("gauged.service")
+        for line in [
+            "DefaultDependencies=no", "Type=notify", "ExecStart=/usr/bin/gauged", "Conflicts=shutdown.target",
+            "WantedBy=sysinit.target",
+        ] {
+            #expect(service.contains(line), "gauged.service: \(line)")
+        }
+        #expect(service.contains { $0.hasPrefix("Before=sysinit.target") })
+        let socket = try unit("gauged.socket")
+        for line in ["ListenStream=/run/gauge/gauged.sock", "SocketMode=0660", "DefaultDependencies=no"] {
+            #expect(socket.contains(line), "gauged.socket: \(line)")
+        }
+        let quit = try unit("gauged-quit.service")
+        #expect(quit.contains { $0.hasPrefix("ExecStart=-/usr/bin/gaugectl") && $0.hasSuffix(" quit") })
+        #expect(quit.contains("WantedBy=multi-user.target"))
+    }
+}
+
+@Suite struct InitramfsTests {
+    /// A theme that names its own logo and font, and default fonts, all in a temp tree.
+    private func fixture() throws -> (TemporaryDirectory, [String: String]) {
+        let directory = TemporaryDirectory()
+        let fonts = directory.file("fonts")
+        try FileManager.default.createDirectory(atPath: fonts, withIntermediateDirectories: true)
+        for name in ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "Other.ttf", "logo.png"] {
+            _ = FileManager.default.createFile(atPath: fonts + "/" + name, contents: Data("x".utf8))
+        }
+        let theme = directory.file("gauge.theme")
+        try """
+            # a theme
+            fill_color = #ff8800
+            logo = \(fonts)/logo.png
+            font = "\(fonts)/Other.ttf"
+            bold_font = \(fonts)/DejaVuSans-Bold.ttf
+            """.write(toFile: theme, atomically: true, encoding: .utf8)
+        let environment = [
+            "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts, "GAUGE_LOGO": directory.file("absent.png"),
+            "GAUGE_FILES": repositoryRoot.appendingPathComponent("tools/gauge-files").path,
+        ]
+        return (directory, environment)
+    }
+
+    @Test func fileListHasBinariesThemeLogoAndFontsOnce() throws {
+        let (directory, environment) = try fixture()
+        let result = try shell("tools/gauge-files", environment: environment)
+        #expect(result.status == 0, "\(result.output)")
+        let fonts = directory.file("fonts")
+        #expect(lines(result.output) == [
+            "exec /usr/bin/gauged", "exec /usr/bin/gaugectl",
+            "file \(directory.file("gauge.theme"))",
+            "file \(fonts)/DejaVuSans.ttf", "file \(fonts)/DejaVuSans-Bold.ttf",
+            "file \(fonts)/logo.png", "file \(fonts)/Other.ttf",
+        ])
+    }
+
+    @Test func initramfsToolsHookCopiesTheListWithStubbedFunctions() throws {
+        let (directory, environment) = try fixture()
+        let stub = directory.file("hook-functions")
+        try """
+            copy_exec() { echo "copy_exec $*" >> "$LOG"; }
+            copy_file() { echo "copy_file $*" >> "$LOG"; }
+            """.write(toFile: stub, atomically: true, encoding: .utf8)
+        var env = environment
+        env["GAUGE_HOOK_FUNCTIONS"] = stub
+        env["LOG"] = directory.file("log")
+        env["DESTDIR"] = directory.file("root")
+        let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        let log = try String(contentsOfFile: directory.file("log"), encoding: .utf8)
+        let fonts = directory.file("fonts")
+        #expect(lines(log) == [
+            "copy_exec /usr/bin/gauged", "copy_exec /usr/bin/gaugectl",
+            "copy_file gauge \(directory.file("gauge.theme"))",
+            "copy_file gauge \(fonts)/DejaVuSans.ttf", "copy_file gauge \(fonts)/DejaVuSans-Bold.ttf",
+            "copy_file gauge \(fonts)/logo.png", "copy_file gauge \(fonts)/Other.ttf",
+        ])
+        let prereqs = try shell("tools/initramfs-tools/hooks/gauge prereqs && tools/initramfs-tools/scripts/init-top/gauge prereqs")
+        #expect(prereqs.output == "\nudev\n")
+    }
+
+    @Test func initramfsToolsHookWithTheRealHookFunctionsCopiesLibraries() throws {
+        let functions = "/usr/share/initramfs-tools/hook-functions"
+        guard FileManager.default.fileExists(atPath: functions) else {
+            Issue.record("\(functions) is missing; run tools/install-deps (package initramfs-tools-core)")
+            return
+        }
+        guard let gauged = builtBinary("gauged") else {
+            Issue.record("gauged not built")
+            return
+        }
+        let (directory, environment) = try fixture()
+        var env = environment
+        let root = directory.file("root")
+        env["DESTDIR"] = root
+        env["verbose"] = "n"
+        env["GAUGE_BINDIR"] = URL(fileURLWithPath: gauged).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        let copied = try shell("cd \(root) && find . -type f -o -type l")
+        for name in ["/gauged", "/gaugectl", "libpixman-1.so", "libdrm.so", "libfreetype.so", "libpng16.so", "/Other.ttf", "/logo.png", "/gauge.theme"] {
+            #expect(copied.output.contains(name), "\(name) not in the initramfs tree:\n\(copied.output)")
+        }
+    }
+
+    @Test func dracutModuleInstallsTheSameList() throws {
+        let (directory, environment) = try fixture()
+        var env = environment
+        env["LOG"] = directory.file("log")
+        let script = """
+            set -e
+            inst_binary() { echo "inst_binary $*" >> "$LOG"; }
+            inst_simple() { echo "inst_simple $*" >> "$LOG"; }
+            inst_hook() { echo "inst_hook $1 $2 ${3##*/}" >> "$LOG"; }
+            dracut_module_included() { return 1; }
+            moddir=tools/dracut/90gauge
+            . tools/dracut/90gauge/module-setup.sh
+            depends
+            install
+            """
+        let result = try shell(script, bash: true, environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output == "drm\n")
+        let fonts = directory.file("fonts")
+        let log = try String(contentsOfFile: directory.file("log"), encoding: .utf8)
+        #expect(lines(log) == [
+            "inst_binary /usr/bin/gauged", "inst_binary /usr/bin/gaugectl",
+            "inst_simple \(directory.file("gauge.theme"))",
+            "inst_simple \(fonts)/DejaVuSans.ttf", "inst_simple \(fonts)/DejaVuSans-Bold.ttf",
+            "inst_simple \(fonts)/logo.png", "inst_simple \(fonts)/Other.ttf",
+            "inst_hook pre-trigger 10 gauge-start.sh",
+        ])
+    }
+
+    @Test func scriptsParse() throws {
+        for (path, bash) in [
+            ("tools/gauge-files", false), ("tools/initramfs-tools/hooks/gauge", false),
+            ("tools/initramfs-tools/scripts/init-top/gauge", false), ("tools/dracut/90gauge/module-setup.sh", true),
+            ("tools/dracut/90gauge/gauge-start.sh", false),
+        ] {
+            let result = try shell("\(bash ? "bash" : "sh") -n \(path)")
+            #expect(result.status == 0, "\(path): \(result.output)")
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import GaugeProtocol
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// `gaugectl gauge` and `gaugectl swupdate` as processes, against a fake gauged that
+// answers every line, and (for swupdate) a fake SWUpdate progress server.
+
+private let gaugectlBinary: String? = {
+    var candidates: [String] = []
+    if let override = ProcessInfo.processInfo.environment["GAUGECTL"] { candidates.append(override) }
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    candidates.append(runner.deletingLastPathComponent().appendingPathComponent("gaugectl").path)
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    candidates.append(root.appendingPathComponent(".build/debug/gaugectl").path)
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}()
+
+private final class ScratchDirectory: @unchecked Sendable {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/gaugectl-compat.XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil)
+        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+private func listeningSocket(at path: String) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    precondition(fd >= 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    precondition(bound == 0 && listen(fd, 8) == 0)
+    return fd
+}
+
+private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+        let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if sent <= 0 { return }
+        offset += sent
+    }
+}
+
+/// gauged as far as these commands can tell: answers each line (`ok` unless `answer`
+/// says otherwise), over any number of connections, and records the lines.
+private final class FakeGauged: @unchecked Sendable {
+    let directory = ScratchDirectory()
+    let path: String
+    private let listener: Int32
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private(set) var connections = 0
+    private let answer: @Sendable (String) -> String
+
+    init(answer: @escaping @Sendable (String) -> String = { _ in "ok" }) {
+        path = directory.path + "/gauged.sock"
+        listener = listeningSocket(at: path)
+        self.answer = answer
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    deinit { close(listener) }
+
+    var received: [String] { lock.withLock { lines } }
+
+    /// Waits until `count` lines came (or 10 s passed).
+    func waitFor(_ count: Int) -> [String] {
+        let end = Date().addingTimeInterval(10)
+        while Date() < end, lock.withLock({ lines.count }) < count { usleep(10_000) }
+        return received
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            lock.withLock { connections += 1 }
+            Thread { [self] in serve(client) }.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer { close(client) }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(client, &buffer, buffer.count)
+            if count <= 0 { return }
+            pending += buffer[..<count]
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeFirst(newline + 1)
+                lock.withLock { lines.append(line) }
+                writeAll(client, Array((answer(line) + "\n").utf8))
+            }
+        }
+    }
+}
+
+private struct Finished {
+    var status: Int32
+    var stderr: String
+}
+
+private func runGaugectl(_ arguments: [String], input: String) throws -> Finished {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let errData = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Finished(status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self))
+}
+
+@Suite struct GaugeCommandProcessTests {
+    @Test func dialogStreamBecomesRequestsOverOneConnection() throws {
+        try #require(gaugectlBinary != nil, "run swift build --build-tests first")
+        let daemon = FakeGauged()
+        let input = "0\n10\nXXX\n25\nCopying files\nto /target\nXXX\n\n50\nXXX\n75\nXXX\nXXX\nAlmost done\nXXX\n100"
+        let run = try runGaugectl(["--socket", daemon.path, "gauge", "--title", "Installing Debian"], input: input)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr == "")
+        #expect(daemon.waitFor(9) == [
+            "title Installing Debian",
+            "progress 0", "progress 10", "progress 25 Copying files to /target", "progress 50",
+            "progress 75", "message", "message Almost done", "progress 100",
+        ])
+        #expect(daemon.connections == 1)
+    }
+
+    @Test func errRepliesAreReportedAndReadingGoesOn() throws {
+        try #require(gaugectlBinary != nil)
+        let daemon = FakeGauged { $0 == "progress 20" ? "err state the bar is busy" : "ok" }
+        let run = try runGaugectl(["--socket", daemon.path, "gauge"], input: "10\n20\nnonsense\n30\n")
+        #expect(run.status == 1)
+        #expect(daemon.waitFor(3) == ["progress 10", "progress 20", "progress 30"])
+        #expect(run.stderr.contains("gaugectl: gauge: 'progress 20': state: the bar is busy"))
+        #expect(run.stderr.contains("line 3: 'nonsense'"))
+    }
+
+    @Test func missingDaemonStillReadsAllInputAndExitsThree() throws {
+        try #require(gaugectlBinary != nil)
+        let directory = ScratchDirectory()
+        // Far more than a pipe holds: the writer must never block or get SIGPIPE.
+        let input = (0..<20000).map { "\($0 % 101)\n" }.joined()
+        let start = Date()
+        let run = try runGaugectl(["--socket", directory.path + "/absent.sock", "gauge"], input: input)
+        #expect(run.status == 3)
+        #expect(run.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 1, "\(run.stderr)")
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+}
+
+/// SWUpdate's progress socket: for each connection in `script`, sends the connect ACK
+/// and the messages (one write each, as SWUpdate writes them), then closes.
+private final class FakeSWUpdate: @unchecked Sendable {
+    let directory = ScratchDirectory()
+    let path: String
+    private let listener: Int32
+
+    init(_ script: [(SWUpdateProgressMessage.Layout, [SWUpdateProgressMessage])]) {
+        path = directory.path + "/swupdateprog"
+        listener = listeningSocket(at: path)
+        Thread { [self] in
+            for (layout, messages) in script {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { return }
+                writeAll(client, SWUpdateProgressMessage.connectAck())
+                for message in messages {
+                    usleep(20_000)
+                    writeAll(client, message.encoded(layout: layout))
+                }
+                usleep(50_000)
+                close(client)
+            }
+        }.start()
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
+
+@Suite struct SWUpdateCommandProcessTests {
+    @Test func progressMessagesBecomeRequestsAndItReconnects() throws {
+        try #require(gaugectlBinary != nil)
+        let daemon = FakeGauged()
+        let swupdate = FakeSWUpdate([
+            (.aligned, [
+                .init(status: .start, source: 4),
+                .init(status: .run, steps: 2, step: 1, stepPercent: 0, image: "rootfs.ext4", handler: "raw"),
+                .init(status: .run, steps: 2, step: 1, stepPercent: 50, image: "rootfs.ext4", handler: "raw"),
+                .init(status: .run, steps: 2, step: 2, stepPercent: 0, image: "boot.img", handler: "rawfile"),
+                .init(status: .run, steps: 2, step: 2, stepPercent: 100, image: "boot.img", handler: "rawfile"),
+                .init(status: .success),
+                .init(status: .done),
+            ]),
+            // SWUpdate restarted, now a release with the packed layout.
+            (.packed, [
+                .init(status: .start),
+                .init(status: .download, downloadPercent: 30),
+                .init(status: .failure),
+            ]),
+        ])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
+        process.arguments = ["--socket", daemon.path, "swupdate", "--socket", swupdate.path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        let lines = daemon.waitFor(14)
+        #expect(process.isRunning, "swupdate runs until killed")
+        process.terminate()
+        process.waitUntilExit()
+        #expect(lines == [
+            "state running Update started", "progress 0",
+            "message Installing rootfs.ext4 (raw)", "progress 25",
+            "message Installing boot.img (rawfile)", "progress 50", "progress 100",
+            "progress 100", "state success Update successful",
+            "state running Update started", "progress 0",
+            "message Downloading update", "progress 30",
+            "state failure Update failed",
+        ])
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("closed; reconnecting"), "\(log)")
+        #expect(daemon.connections == 1)
+    }
+
+    @Test func badLayoutIsAUsageError() throws {
+        try #require(gaugectlBinary != nil)
+        let run = try runGaugectl(["swupdate", "--layout", "sideways"], input: "")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--layout must be auto, packed or aligned"))
+    }
+}

@@ -1,0 +1,33 @@
+#!/bin/bash
+# dracut module: gauged, gaugectl, their libraries, the theme, its logo and fonts, and
+# a hook that starts gauged before udev triggers (or, in a systemd initramfs, the
+# units). Install the directory as /usr/lib/dracut/modules.d/90gauge. The list of files
+# comes from gauge-files, the one place it is kept.
+
+check() {
+    require_binaries "${GAUGE_BINDIR:-/usr/bin}/gauged" "${GAUGE_BINDIR:-/usr/bin}/gaugectl" || return 1
+    # Only when asked for (dracut --add gauge, or add_dracutmodules+=" gauge ").
+    return 255
+}
+
+depends() {
+    echo drm
+}
+
+install() {
+    local list kind path
+    list=$("${GAUGE_FILES:-/usr/share/gauge/gauge-files}") || return 1
+    while read -r kind path; do
+        case "$kind" in
+        exec) inst_binary "$path" || return 1 ;;
+        file) inst_simple "$path" ;;
+        esac
+    done <<<"$list"
+
+    if dracut_module_included "systemd"; then
+        inst_multiple -o "$systemdsystemunitdir/gauged.service" "$systemdsystemunitdir/gauged.socket"
+        $SYSTEMCTL -q --root "$initdir" add-wants sysinit.target gauged.service 2>/dev/null || :
+    else
+        inst_hook pre-trigger 10 "$moddir/gauge-start.sh"
+    fi
+}

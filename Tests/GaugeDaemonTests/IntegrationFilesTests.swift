@@ -67,9 +67,9 @@ private func lines(_ text: String) -> [String] {
             let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
                 .replacingOccurrences(of: "/usr/bin/gauged", with: gauged)
                 .replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)
-            try text.write(toFile: directory.file(unit), atomically: true, encoding: .utf8)
+            try text.write(toFile: directory.appending(unit), atomically: true, encoding: .utf8)
         }
-        let paths = units.map { directory.file($0) }.joined(separator: " ")
+        let paths = units.map { directory.appending($0) }.joined(separator: " ")
         let result = try shell("\(analyze) verify --man=no \(paths)", directory: directory.path)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "", "systemd-analyze verify is not clean:\n\(result.output)")
@@ -101,12 +101,12 @@ private func lines(_ text: String) -> [String] {
     /// A theme that names its own logo and font, and default fonts, all in a temp tree.
     private func fixture() throws -> (TemporaryDirectory, [String: String]) {
         let directory = TemporaryDirectory()
-        let fonts = directory.file("fonts")
+        let fonts = directory.appending("fonts")
         try FileManager.default.createDirectory(atPath: fonts, withIntermediateDirectories: true)
         for name in ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "Other.ttf", "logo.png"] {
             _ = FileManager.default.createFile(atPath: fonts + "/" + name, contents: Data("x".utf8))
         }
-        let theme = directory.file("gauge.theme")
+        let theme = directory.appending("gauge.theme")
         try """
             # a theme
             fill_color = #ff8800
@@ -115,7 +115,7 @@ private func lines(_ text: String) -> [String] {
             bold_font = \(fonts)/DejaVuSans-Bold.ttf
             """.write(toFile: theme, atomically: true, encoding: .utf8)
         let environment = [
-            "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts, "GAUGE_LOGO": directory.file("absent.png"),
+            "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts, "GAUGE_LOGO": directory.appending("absent.png"),
             "GAUGE_FILES": repositoryRoot.appendingPathComponent("tools/gauge-files").path,
         ]
         return (directory, environment)
@@ -125,10 +125,10 @@ private func lines(_ text: String) -> [String] {
         let (directory, environment) = try fixture()
         let result = try shell("tools/gauge-files", environment: environment)
         #expect(result.status == 0, "\(result.output)")
-        let fonts = directory.file("fonts")
+        let fonts = directory.appending("fonts")
         #expect(lines(result.output) == [
             "exec /usr/bin/gauged", "exec /usr/bin/gaugectl",
-            "file \(directory.file("gauge.theme"))",
+            "file \(directory.appending("gauge.theme"))",
             "file \(fonts)/DejaVuSans.ttf", "file \(fonts)/DejaVuSans-Bold.ttf",
             "file \(fonts)/logo.png", "file \(fonts)/Other.ttf",
         ])
@@ -136,22 +136,22 @@ private func lines(_ text: String) -> [String] {
 
     @Test func initramfsToolsHookCopiesTheListWithStubbedFunctions() throws {
         let (directory, environment) = try fixture()
-        let stub = directory.file("hook-functions")
+        let stub = directory.appending("hook-functions")
         try """
             copy_exec() { echo "copy_exec $*" >> "$LOG"; }
             copy_file() { echo "copy_file $*" >> "$LOG"; }
             """.write(toFile: stub, atomically: true, encoding: .utf8)
         var env = environment
         env["GAUGE_HOOK_FUNCTIONS"] = stub
-        env["LOG"] = directory.file("log")
-        env["DESTDIR"] = directory.file("root")
+        env["LOG"] = directory.appending("log")
+        env["DESTDIR"] = directory.appending("root")
         let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
         #expect(result.status == 0, "\(result.output)")
-        let log = try String(contentsOfFile: directory.file("log"), encoding: .utf8)
-        let fonts = directory.file("fonts")
+        let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
+        let fonts = directory.appending("fonts")
         #expect(lines(log) == [
             "copy_exec /usr/bin/gauged", "copy_exec /usr/bin/gaugectl",
-            "copy_file gauge \(directory.file("gauge.theme"))",
+            "copy_file gauge \(directory.appending("gauge.theme"))",
             "copy_file gauge \(fonts)/DejaVuSans.ttf", "copy_file gauge \(fonts)/DejaVuSans-Bold.ttf",
             "copy_file gauge \(fonts)/logo.png", "copy_file gauge \(fonts)/Other.ttf",
         ])
@@ -171,7 +171,7 @@ private func lines(_ text: String) -> [String] {
         }
         let (directory, environment) = try fixture()
         var env = environment
-        let root = directory.file("root")
+        let root = directory.appending("root")
         env["DESTDIR"] = root
         env["verbose"] = "n"
         env["GAUGE_BINDIR"] = URL(fileURLWithPath: gauged).deletingLastPathComponent().path
@@ -187,7 +187,7 @@ private func lines(_ text: String) -> [String] {
     @Test func dracutModuleInstallsTheSameList() throws {
         let (directory, environment) = try fixture()
         var env = environment
-        env["LOG"] = directory.file("log")
+        env["LOG"] = directory.appending("log")
         let script = """
             set -e
             inst_binary() { echo "inst_binary $*" >> "$LOG"; }
@@ -202,11 +202,11 @@ private func lines(_ text: String) -> [String] {
         let result = try shell(script, bash: true, environment: env)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "drm\n")
-        let fonts = directory.file("fonts")
-        let log = try String(contentsOfFile: directory.file("log"), encoding: .utf8)
+        let fonts = directory.appending("fonts")
+        let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
         #expect(lines(log) == [
             "inst_binary /usr/bin/gauged", "inst_binary /usr/bin/gaugectl",
-            "inst_simple \(directory.file("gauge.theme"))",
+            "inst_simple \(directory.appending("gauge.theme"))",
             "inst_simple \(fonts)/DejaVuSans.ttf", "inst_simple \(fonts)/DejaVuSans-Bold.ttf",
             "inst_simple \(fonts)/logo.png", "inst_simple \(fonts)/Other.ttf",
             "inst_hook pre-trigger 10 gauge-start.sh",

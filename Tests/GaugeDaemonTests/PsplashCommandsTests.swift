@@ -106,22 +106,6 @@ import Testing
     }
 }
 
-/// A directory under /tmp removed at the end.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/gauge-compat.XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
 @Suite struct PsplashFIFOTests {
     /// What `psplash-write` does: open for writing without blocking, write the command
     /// and its NUL, close.
@@ -140,7 +124,7 @@ final class TemporaryDirectory: @unchecked Sendable {
 
     @Test func fifoIsCreatedWithItsModeAndStaysReadableAcrossWriters() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("psplash_fifo")
+        let path = directory.appending("psplash_fifo")
         let fifo = try PsplashFIFO(path: path, mode: 0o620)
         var info = stat()
         #expect(stat(path, &info) == 0)
@@ -166,7 +150,7 @@ final class TemporaryDirectory: @unchecked Sendable {
 
     @Test func existingFifoIsReusedAndKept() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("fifo")
+        let path = directory.appending("fifo")
         #expect(mkfifo(path, 0o600) == 0)
         let fifo = try PsplashFIFO(path: path)
         #expect(psplashWrite(path, "PROGRESS 1"))
@@ -177,15 +161,15 @@ final class TemporaryDirectory: @unchecked Sendable {
 
     @Test func somethingElseAtThePathIsAnError() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("regular")
+        let path = directory.appending("regular")
         #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
         #expect(throws: CompatSystemError.self) { try PsplashFIFO(path: path) }
-        #expect(throws: CompatSystemError.self) { try PsplashFIFO(path: directory.file("missing/dir/fifo")) }
+        #expect(throws: CompatSystemError.self) { try PsplashFIFO(path: directory.appending("missing/dir/fifo")) }
     }
 
     @Test func aLargeBurstIsReadWhole() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("fifo")
+        let path = directory.appending("fifo")
         let fifo = try PsplashFIFO(path: path)
         let fd = open(path, O_WRONLY | O_NONBLOCK)
         defer { close(fd) }

@@ -15,6 +15,7 @@ package final class Daemon {
     private var frameTimer: FrameTimer?
     private var demoTimer: FrameTimer?
     private var signals: SignalSource?
+    private var compat: CompatInputs?
     private let notify = SystemdNotify.fromEnvironment()
     private var waiters: [ClientConnection] = []
     private var framesRunning = false
@@ -111,6 +112,14 @@ package final class Daemon {
             throw DaemonError("cannot start: \(error)")
         }
         log.info("listening on \(options.socketPath)")
+        if options.psplashFIFO != nil || options.plymouth {
+            let compat = CompatInputs(loop: loop, log: log, policy: PeerPolicy(groupID: groupID)) { [unowned self] request in
+                _ = apply(request, from: nil)
+            }
+            self.compat = compat
+            if let path = options.psplashFIFO { try compat.openPsplashFIFO(path: path) }
+            if options.plymouth { try compat.openPlymouthSocket() }
+        }
         if let console {
             console.takeGraphics()
             console.enableProcessSwitching()
@@ -124,6 +133,7 @@ package final class Daemon {
         try? notify?.stopping()
         frameTimer?.close()
         demoTimer?.close()
+        compat?.close()
         server?.close()
         signals?.close()
         if let terminal { terminal.close() }

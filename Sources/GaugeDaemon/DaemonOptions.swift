@@ -24,6 +24,10 @@ package struct DaemonOptions: Equatable, Sendable {
     package var vt: String?
     package var maxClients = 64
     package var demo = false
+    /// psplash's FIFO to read (`--psplash-fifo [PATH]`), nil for none.
+    package var psplashFIFO: String?
+    /// Serve Plymouth's boot protocol on its abstract socket.
+    package var plymouth = false
 
     package init() {}
 
@@ -43,6 +47,9 @@ package struct DaemonOptions: Equatable, Sendable {
           --rotate DEGREES   0, 90, 180 or 270: turn the picture for a panel on its side
           --vt TTY|none      the console to put in graphics mode (default: the active VT)
           --max-clients N    clients served at once (default 64)
+          --psplash-fifo [PATH]  also read psplash commands (PROGRESS n, MSG text, QUIT)
+                             from a FIFO (default /run/psplash_fifo)
+          --plymouth-compat  also serve Plymouth's boot protocol, so `plymouth` drives gauged
           --demo             play a scripted demo sequence, then quit
           --verbose          log more
           -h, --help         this text
@@ -74,6 +81,17 @@ package struct DaemonOptions: Equatable, Sendable {
             case "-h", "--help": return .help
             case "--verbose", "-v": options.verbose = true
             case "--demo": options.demo = true
+            case "--plymouth-compat": options.plymouth = true
+            case "--psplash-fifo":
+                if let inline {
+                    guard !inline.isEmpty else { return .error("--psplash-fifo needs a path") }
+                    options.psplashFIFO = inline
+                } else if i + 1 < arguments.count, !arguments[i + 1].hasPrefix("-") {
+                    i += 1
+                    options.psplashFIFO = arguments[i]
+                } else {
+                    options.psplashFIFO = "/run/psplash_fifo"
+                }
             case "--display":
                 guard let v = required() else { return .error("--display needs a value") }
                 guard let choice = parseDisplay(v) else { return .error("unknown display '\(v)'") }

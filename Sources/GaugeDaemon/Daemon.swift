@@ -117,8 +117,17 @@ package final class Daemon {
                 _ = apply(request, from: nil)
             }
             self.compat = compat
-            if let path = options.psplashFIFO { try compat.openPsplashFIFO(path: path) }
-            if options.plymouth { try compat.openPlymouthSocket() }
+            // Another splash may hold these; the native socket still serves, so log and go on.
+            do throws(DaemonError) {
+                if let path = options.psplashFIFO { try compat.openPsplashFIFO(path: path) }
+            } catch {
+                log.info("\(error)")
+            }
+            do throws(DaemonError) {
+                if options.plymouth { try compat.openPlymouthSocket() }
+            } catch {
+                log.info("\(error)")
+            }
         }
         if let console {
             console.takeGraphics()

@@ -112,8 +112,32 @@ package struct DialogGaugeReader: Sendable {
         return [.warning("line \(lineNumber): \(CompatText.quoted(text)) is not a number 0-100 or XXX, ignored")]
     }
 
+    /// dialog's `\n` (backslash, n) in gauge text becomes a space. Written out by hand:
+    /// `String.replacing` would link Swift's regex engine into both binaries (1.7 MB).
+    private static func literalNewlinesAsSpaces(_ line: String) -> String {
+        var out = ""
+        var pendingBackslash = false
+        for scalar in line.unicodeScalars {
+            if pendingBackslash {
+                pendingBackslash = false
+                if scalar == "n" {
+                    out.unicodeScalars.append(" ")
+                    continue
+                }
+                out.unicodeScalars.append("\\")
+            }
+            if scalar == "\\" {
+                pendingBackslash = true
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        if pendingBackslash { out.unicodeScalars.append("\\") }
+        return out
+    }
+
     private static func requests(for block: Block) -> [Event] {
-        let joined = block.lines.map { $0.replacing("\\n", with: " ") }.joined(separator: " ")
+        let joined = block.lines.map(Self.literalNewlinesAsSpaces).joined(separator: " ")
         let text = CompatText.clean(String(trimmed(joined)))
         guard let percent = block.percent else { return [.request(.message(text))] }
         if text.isEmpty {

@@ -5,6 +5,6 @@ type getargbool >/dev/null 2>&1 || . /lib/dracut-lib.sh
 if getargbool 1 gauge.enable && getargbool 1 plymouth.enable && ! getarg nosplash >/dev/null; then
     if [ -x /usr/bin/gauged ]; then
         mkdir -p /run/gauge
-        /usr/bin/gauged </dev/null >/dev/null 2>&1 &
+        /usr/bin/gauged --theme /etc/gauge/gauge.theme --psplash-fifo --plymouth-compat </dev/null >/dev/null 2>&1 &
     fi
 fi

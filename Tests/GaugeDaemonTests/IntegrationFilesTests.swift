@@ -81,7 +81,7 @@ private func lines(_ text: String) -> [String] {
         }
         let service = try unit("gauged.service")
         for line in [
-            "DefaultDependencies=no", "Type=notify", "ExecStart=/usr/bin/gauged", "Conflicts=shutdown.target",
+            "DefaultDependencies=no", "Type=notify", "ExecStart=/usr/bin/gauged --theme /etc/gauge/gauge.theme --psplash-fifo --plymouth-compat", "Conflicts=shutdown.target",
             "WantedBy=sysinit.target",
         ] {
             #expect(service.contains(line), "gauged.service: \(line)")

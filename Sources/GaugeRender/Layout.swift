@@ -14,8 +14,9 @@ struct Layout: Equatable {
     let textGap: Int
     /// Widest a title or message line may be before it is cut with an ellipsis.
     let textMaxWidth: Int
-    /// The box style's panel (empty in the plain style).
+    /// The box style's panel (empty in the plain style) and the room inside its edges.
     let panel: Rect
+    let padding: Int
     /// Blur of the track's inner shadow, in pixels.
     let shadowBlur: Double
     /// Width at each end of the fill where the shape varies; between them every column
@@ -29,6 +30,7 @@ struct Layout: Equatable {
         func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
         let box = theme.style == .box
         let padding = box ? px(theme.boxPadding) : 0
+        self.padding = padding
         let barWidth = min(
             max(Double(width) * theme.barWidth, theme.barMinWidth * scale),
             theme.barMaxWidth * scale, Double(width - 2 * padding))

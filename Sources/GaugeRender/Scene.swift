@@ -145,7 +145,7 @@ public final class Scene {
 
         damage = damage.union(updateText(&title, model.title, size: layout.titleSize, bold: true) {
             let y = self.theme.style == .box
-                ? self.layout.panel.y + self.layout.bar.x - self.layout.panel.x
+                ? self.layout.panel.y + self.layout.padding
                 : self.layout.bar.y - self.layout.textGap - $0.height - self.labelClearance(.above)
             return Rect(x: (self.width - $0.width) / 2, y: y, width: $0.width, height: $0.height)
         })

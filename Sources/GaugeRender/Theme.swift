@@ -151,12 +151,7 @@ public struct Theme: Equatable, Sendable {
         "label_inset": number(\.labelInset, 0...400),
         "label_alpha": number(\.labelAlpha, 0...1),
         "show_label": bool(\.showLabel),
-        "label_position": { (theme: inout Theme, v: String) throws(ThemeError) in
-            guard let p = LabelPosition(rawValue: v) else {
-                throw .badValue(key: "label_position", value: v, expected: LabelPosition.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            theme.labelPosition = p
-        },
+        "label_position": choice(\.labelPosition),
         "title_size": number(\.titleSize, 4...400),
         "title_color": color(\.titleColor),
         "message_size": number(\.messageSize, 4...400),
@@ -175,26 +170,15 @@ public struct Theme: Equatable, Sendable {
             }
             theme.rotation = r
         },
-        "style": { (theme: inout Theme, v: String) throws(ThemeError) in
-            guard let style = ScreenStyle(rawValue: v) else { throw .badValue(key: "style", value: v, expected: "plain or box") }
-            theme.style = style
-        },
+        "style": choice(\.style),
         "box_color": color(\.boxColor),
         "box_radius": number(\.boxRadius, 0...200),
         "box_padding": number(\.boxPadding, 0...400),
         "cover_color": color(\.coverColor),
-        "indeterminate_style": { (theme: inout Theme, v: String) throws(ThemeError) in
-            guard let style = IndeterminateStyle(rawValue: v) else {
-                throw .badValue(key: "indeterminate_style", value: v, expected: IndeterminateStyle.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            theme.indeterminateStyle = style
-        },
+        "indeterminate_style": choice(\.indeterminateStyle),
         "indicator_size": number(\.indicatorSize, 8...1000),
         "indicator_period": number(\.indicatorPeriod, 0.1...60),
-        "indicator_timing": { (theme: inout Theme, v: String) throws(ThemeError) in
-            guard let e = Easing(rawValue: v) else { throw .badValue(key: "indicator_timing", value: v, expected: Easing.allCases.map(\.rawValue).joined(separator: ", ")) }
-            theme.indicatorTiming = e
-        },
+        "indicator_timing": choice(\.indicatorTiming),
         "circle_colors": { (theme: inout Theme, v: String) throws(ThemeError) in
             var colors: [Color] = []
             for part in v.split(separator: " ", omittingEmptySubsequences: true) {
@@ -208,16 +192,22 @@ public struct Theme: Equatable, Sendable {
             guard let n = Int(v), (2...64).contains(n) else { throw .badValue(key: "ring_drops", value: v, expected: "a whole number from 2 to 64") }
             theme.ringDrops = n
         },
-        "ring_direction": { (theme: inout Theme, v: String) throws(ThemeError) in
-            guard let d = Direction(rawValue: v) else { throw .badValue(key: "ring_direction", value: v, expected: "clockwise or counterclockwise") }
-            theme.ringDirection = d
-        },
+        "ring_direction": choice(\.ringDirection),
         "transition_duration": number(\.transitionDuration, 0...60),
-        "easing": { (theme: inout Theme, v: String) throws(ThemeError) in
-            guard let e = Easing(rawValue: v) else { throw .badValue(key: "easing", value: v, expected: Easing.allCases.map(\.rawValue).joined(separator: ", ")) }
-            theme.easing = e
-        },
+        "easing": choice(\.easing),
     ]
+
+    /// A key whose value is one of an enumeration's names.
+    private static func choice<E: RawRepresentable & CaseIterable & Sendable>(
+        _ path: WritableKeyPath<Theme, E> & Sendable
+    ) -> Setter where E.RawValue == String {
+        { (theme: inout Theme, v: String) throws(ThemeError) in
+            guard let value = E(rawValue: v) else {
+                throw .badValue(key: "", value: v, expected: E.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            theme[keyPath: path] = value
+        }
+    }
 
     private static func color(_ path: WritableKeyPath<Theme, Color> & Sendable) -> Setter {
         { (theme: inout Theme, v: String) throws(ThemeError) in

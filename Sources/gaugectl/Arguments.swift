@@ -12,6 +12,8 @@ struct Invocation {
         case gauge(first: [Request])
         /// Follow SWUpdate's progress socket.
         case swupdate(progressSocket: String, layout: SWUpdateProgressMessage.Layout?)
+        /// Put a console left in graphics mode back in text mode (no daemon involved).
+        case consoleReset(tty: String)
     }
 
     var socketPath: String

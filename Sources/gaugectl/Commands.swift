@@ -236,6 +236,22 @@ struct CommandSpec: Sendable {
             },
             makeRequest: { _ throws(UsageError) in throw UsageError("swupdate is not one request") }),
         CommandSpec(
+            name: "console-reset", argumentsSynopsis: "[--tty PATH]",
+            summary: "Give the text console back after gauged died uncleanly",
+            details: """
+                Puts the console back in text mode (KD_TEXT) and automatic VT switching, as gauged
+                does on every exit it sees. For the one it cannot see (SIGKILL, a crash):
+                gauged.service runs it after the daemon stops. Talks to the console, not to
+                gauged; exit 1 when the console cannot be reset.
+                """,
+            options: [OptionSpec(name: "--tty", valueName: "PATH", help: "The console (default /dev/tty0, the active VT)")],
+            makeAction: { arguments throws(UsageError) in
+                let tty = arguments.values["--tty"] ?? "/dev/tty0"
+                guard !tty.isEmpty else { throw UsageError("--tty needs a path") }
+                return .consoleReset(tty: tty)
+            },
+            makeRequest: { _ throws(UsageError) in throw UsageError("console-reset is not a request") }),
+        CommandSpec(
             name: "help", argumentsSynopsis: "[COMMAND]",
             summary: "Show help for gaugectl or one command",
             positionals: 0...1,

@@ -58,6 +58,12 @@ case .version:
     finish(.ok)
 case .gauge(let first):
     finish(GaugeCommand.run(first: first, socketPath: invocation.socketPath, timeout: invocation.timeout))
+case .consoleReset(let tty):
+    if let problem = ConsoleReset.run(tty: tty) {
+        printError("gaugectl: \(problem)")
+        finish(.daemonError)
+    }
+    finish(.ok)
 case .swupdate(let progressSocket, let layout):
     SWUpdateCommand.run(
         progressSocket: progressSocket, layout: layout, socketPath: invocation.socketPath,

@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide status ping wait snapshot quit gauge swupdate send help"
+    local commands="progress message title mode success failure running theme reload show hide status ping wait snapshot quit gauge swupdate console-reset send help"
     local global_options="--socket --timeout --help -h --version"
 
     # The command is the first word after the global options (and their values).

@@ -32,19 +32,32 @@ final class BarLayers {
     /// Where bar pixels are composed before their one conversion to the display's format.
     private let scratch: PixmanImage
     /// Composed regions in the display's format, by stripe phase; see `Cache`.
-    private var cache = Cache()
+    private lazy var cache = Cache(phases: layout.stripePeriod)
 
+    /// Which composed region of the fill: the left cap, the head (with the label), or the
+    /// whole fill when it fits the budget.
+    private enum Region: Int, CaseIterable {
+        case left, head, whole
+    }
+
+    /// Per region, one slot per stripe phase (an array: no hashing on the frame path).
     private struct Cache {
         var format = PIXMAN_a8r8g8b8
         var interior: PixmanImage?
-        var left: [Int: PixmanImage] = [:]
-        var head: [Int: PixmanImage] = [:]
-        var whole: [Int: PixmanImage] = [:]
+        var slots: [[PixmanImage?]]
+
+        init(phases: Int) {
+            slots = Array(repeating: Array(repeating: nil, count: phases), count: Region.allCases.count)
+        }
+
+        mutating func drop(_ region: Region) {
+            for i in slots[region.rawValue].indices { slots[region.rawValue][i] = nil }
+        }
 
         /// Forgets what depends on the fill's width or label.
         mutating func dropFill() {
-            head.removeAll(keepingCapacity: true)
-            whole.removeAll(keepingCapacity: true)
+            drop(.head)
+            drop(.whole)
         }
     }
 
@@ -112,7 +125,7 @@ final class BarLayers {
     /// The label drawn over the bar (nil for none).
     func setLabel(mask: PixmanImage?, color: Color, rect: Rect) {
         cache.dropFill()
-        cache.left.removeAll(keepingCapacity: true)
+        cache.drop(.left)
         if let mask, !rect.isEmpty {
             label = (mask, PixmanImage(solid: color), rect)
         } else {
@@ -139,7 +152,7 @@ final class BarLayers {
         let fill = fillRect
         let bytesPerPixel = Self.bytesPerPixel(cache.format)
         if fill.area * bytesPerPixel * layout.stripePeriod <= Self.wholeFillCacheBudget {
-            blit(area.intersection(fill), region: fill, from: cached(\.whole, region: fill, phase: phase), into: dst)
+            blit(area.intersection(fill), region: fill, from: cached(.whole, region: fill, phase: phase), into: dst)
             return
         }
         let cap = layout.capWidth
@@ -155,10 +168,10 @@ final class BarLayers {
             dst.composite(PIXMAN_OP_SRC, source: tile, rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
         }
         if area.intersects(left) {
-            blit(area.intersection(left), region: left, from: cached(\.left, region: left, phase: phase), into: dst)
+            blit(area.intersection(left), region: left, from: cached(.left, region: left, phase: phase), into: dst)
         }
         if area.intersects(head) {
-            blit(area.intersection(head), region: head, from: cached(\.head, region: head, phase: phase), into: dst)
+            blit(area.intersection(head), region: head, from: cached(.head, region: head, phase: phase), into: dst)
         }
     }
 
@@ -170,7 +183,7 @@ final class BarLayers {
 
     private func useFormat(_ format: pixman_format_code_t) {
         guard cache.format != format || cache.interior == nil else { return }
-        cache = Cache()
+        cache = Cache(phases: layout.stripePeriod)
         cache.format = format
         let tile = PixmanImage(format: format, width: interiorTile.width, height: interiorTile.height)
         tile.composite(PIXMAN_OP_SRC, source: interiorTile, rect: Rect(x: 0, y: 0, width: tile.width, height: tile.height))
@@ -186,14 +199,14 @@ final class BarLayers {
     }
 
     /// `region` at `phase`, composed and converted to the display's format once.
-    private func cached(_ kind: WritableKeyPath<Cache, [Int: PixmanImage]>, region: Rect, phase: Int) -> PixmanImage {
-        if let hit = cache[keyPath: kind][phase] { return hit }
+    private func cached(_ kind: Region, region: Rect, phase: Int) -> PixmanImage {
+        if let hit = cache.slots[kind.rawValue][phase] { return hit }
         let bar = layout.bar
         drawLayers(into: scratch, part: region, phase: phase, origin: (bar.x, bar.y))
         let image = PixmanImage(format: cache.format, width: region.width, height: region.height)
         image.composite(PIXMAN_OP_SRC, source: scratch, rect: Rect(x: 0, y: 0, width: region.width, height: region.height),
                         sourceOrigin: (region.x - bar.x, region.y - bar.y))
-        cache[keyPath: kind][phase] = image
+        cache.slots[kind.rawValue][phase] = image
         return image
     }
 

@@ -50,25 +50,30 @@ package final class PixmanImage {
             Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height))
     }
 
-    /// Copies `rect` from `source` (same pixel format, no transform) with pixman's plain
-    /// block transfer, cheaper per call than a composite; other cases composite with SRC.
+    /// Copies `rect` from `source`: row by row when both have the same pixel format (a
+    /// cached region going to the display is exactly that), else a SRC composite, which
+    /// converts.
     package func copy(from source: PixmanImage, rect: Rect, sourceOrigin: (x: Int, y: Int)) {
         guard !rect.isEmpty else { return }
         let format = pixman_image_get_format(raw)
-        let bpp = Int32((format.rawValue >> 24) & 0xff) << Int32((format.rawValue >> 22) & 3)
-        if format == pixman_image_get_format(source.raw), bpp == 16 || bpp == 32,
+        guard format == pixman_image_get_format(source.raw),
             sourceOrigin.x >= 0, sourceOrigin.y >= 0,
             sourceOrigin.x + rect.width <= source.width, sourceOrigin.y + rect.height <= source.height,
-            rect.x >= 0, rect.y >= 0, rect.maxX <= width, rect.maxY <= height,
-            pixman_blt(
-                pixman_image_get_data(source.raw), pixman_image_get_data(raw),
-                pixman_image_get_stride(source.raw) / 4, pixman_image_get_stride(raw) / 4, bpp, bpp,
-                Int32(sourceOrigin.x), Int32(sourceOrigin.y), Int32(rect.x), Int32(rect.y),
-                Int32(rect.width), Int32(rect.height)) != 0
-        {
+            rect.x >= 0, rect.y >= 0, rect.maxX <= width, rect.maxY <= height
+        else {
+            composite(PIXMAN_OP_SRC, source: source, rect: rect, sourceOrigin: sourceOrigin)
             return
         }
-        composite(PIXMAN_OP_SRC, source: source, rect: rect, sourceOrigin: sourceOrigin)
+        let bytesPerPixel = Int((format.rawValue >> 24) & 0xff) << Int((format.rawValue >> 22) & 3) / 8
+        let rowBytes = rect.width * bytesPerPixel
+        let srcStride = Int(pixman_image_get_stride(source.raw)), dstStride = Int(pixman_image_get_stride(raw))
+        var src = UnsafeRawPointer(pixman_image_get_data(source.raw)!) + sourceOrigin.y * srcStride + sourceOrigin.x * bytesPerPixel
+        var dst = UnsafeMutableRawPointer(pixman_image_get_data(raw)!) + rect.y * dstStride + rect.x * bytesPerPixel
+        for _ in 0..<rect.height {
+            dst.copyMemory(from: src, byteCount: rowBytes)
+            src += srcStride
+            dst += dstStride
+        }
     }
 
     /// Fills `rect` with `color` using `op` (SRC replaces, OVER blends).

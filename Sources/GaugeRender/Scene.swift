@@ -143,18 +143,32 @@ public final class Scene {
             damage = damage.union(bar.fillRect)
         }
 
-        damage = damage.union(updateText(&title, model.title, size: layout.titleSize, bold: true) {
+        // Checked before the inout call: the common frame changes no text, and an inout
+        // access to a class property costs a dynamic exclusivity check.
+        if model.title != title.text || (title.image == nil && !model.title.isEmpty) {
+            damage = damage.union(updateTitle(model.title))
+        }
+        if model.message != message.text || (message.image == nil && !model.message.isEmpty) {
+            damage = damage.union(updateMessage(model.message))
+        }
+        damage = damage.union(updateLabel(shown: shown, hidden: indeterminate))
+        return damage.intersection(screen)
+    }
+
+    private func updateTitle(_ value: String) -> Rect {
+        updateText(&title, value, size: layout.titleSize, bold: true) {
             let y = self.theme.style == .box
                 ? self.layout.panel.y + self.layout.padding
                 : self.layout.bar.y - self.layout.textGap - $0.height - self.labelClearance(.above)
             return Rect(x: (self.width - $0.width) / 2, y: y, width: $0.width, height: $0.height)
-        })
-        damage = damage.union(updateText(&message, model.message, size: layout.messageSize, bold: false) {
+        }
+    }
+
+    private func updateMessage(_ value: String) -> Rect {
+        updateText(&message, value, size: layout.messageSize, bold: false) {
             Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap + self.labelClearance(.below),
                  width: $0.width, height: $0.height)
-        })
-        damage = damage.union(updateLabel(shown: shown, hidden: indeterminate))
-        return damage.intersection(screen)
+        }
     }
 
     /// Work of unknown length: the barber pole fills the bar and sweeps its stripes; the
@@ -212,6 +226,11 @@ public final class Scene {
             !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect)
         {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: 1)
+            return
+        }
+        // Frames of moving stripes touch the bar alone, and nothing else overlaps it.
+        if barOpacity >= 1, indicatorOpacity <= 0, layout.bar.union(area) == layout.bar {
+            bar.draw(into: dst, clip: area, phase: phase)
             return
         }
         for part in area.subtracting(layout.bar) {

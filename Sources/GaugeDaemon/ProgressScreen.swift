@@ -58,6 +58,7 @@ package final class ProgressScreen {
     /// Success fills the bar; failure keeps it where it stopped. Both keep the message.
     package func setState(_ state: GaugeProtocol.RunState, message: String?, at time: Double) {
         switch state {
+        case .begin: model.state = .begin
         case .running: model.state = .running
         case .success:
             model.state = .success
@@ -164,7 +165,7 @@ package final class ProgressScreen {
         return Status(
             target: model.target, shown: model.shown(at: time), message: model.message, title: model.title,
             mode: model.mode == .determinate ? .determinate : .indeterminate,
-            state: model.state == .running ? .running : model.state == .success ? .success : .failure,
+            state: GaugeProtocol.RunState(rawValue: model.state.rawValue) ?? .running,
             visible: visible, display: displayInfo ?? .none, fps: fps,
             animating: isAnimating(at: time), clients: clients, frames: framesPresented)
     }

@@ -1,5 +1,7 @@
 /// Where the work the screen reports on stands (SPEC §1, the alert-style states).
 package enum RunState: String, Equatable, Sendable, CaseIterable {
+    /// Nothing reported yet: the screen as it comes up, until the first progress.
+    case begin
     case running
     case success
     case failure

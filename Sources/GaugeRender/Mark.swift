@@ -8,7 +8,7 @@ enum Mark {
         let width = max(2, s * 0.16)
         let strokes: [((Double, Double), (Double, Double))]
         switch state {
-        case .running: return nil
+        case .begin, .running: return nil
         case .success:
             strokes = [((0.12 * s, 0.52 * s), (0.40 * s, 0.80 * s)), ((0.40 * s, 0.80 * s), (0.90 * s, 0.18 * s))]
         case .failure:

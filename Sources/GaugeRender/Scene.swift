@@ -13,7 +13,7 @@ public final class Scene {
     private var bar: BarLayers
     /// The bar's layers for each state seen so far (each state has its own fill colour).
     private var bars: [RunState: BarLayers] = [:]
-    private var state = RunState.running
+    private var state = RunState.begin
     private var mark = TextLine()
     private var logo: (image: PixmanImage, rect: Rect)?
     private var mode = DisplayMode.determinate
@@ -65,8 +65,10 @@ public final class Scene {
             panelMask = Shape.roundedRectMask(
                 width: p.width, height: p.height, rect: (0, 0, Double(p.width), Double(p.height)), radius: theme.boxRadius * scale)
         }
-        bar = BarLayers(theme: surfaceTheme, layout: layout)
-        bars[.running] = bar
+        var beginTheme = surfaceTheme
+        beginTheme.fillColor = theme.beginColor
+        bar = BarLayers(theme: beginTheme, layout: layout)
+        bars[.begin] = bar
         if !theme.logo.isEmpty {
             do throws(PNG.Error) {
                 let image = try Logo.load(theme.logo, scale: scale)
@@ -109,7 +111,7 @@ public final class Scene {
         if !model.isSettled(at: time) { return true }
         if model.mode != mode { return true }
         if let s = modeSwitch, time < s.time + theme.transitionDuration { return true }
-        if model.state != .running { return false }
+        if model.state == .success || model.state == .failure { return false }
         if model.mode == .indeterminate && theme.indeterminateStyle != .barberPole { return true }
         return theme.animate && (model.mode == .indeterminate || model.shown(at: time) > 0)
     }
@@ -137,7 +139,7 @@ public final class Scene {
         if bar.fillWidth != oldFillWidth {
             damage = damage.union(oldFill.union(bar.fillRect))
         }
-        let newPhase = bar.fillWidth > 0 && state == .running && barOpacity > 0 ? stripePhase(at: time) : phase
+        let newPhase = bar.fillWidth > 0 && (state == .begin || state == .running) && barOpacity > 0 ? stripePhase(at: time) : phase
         if newPhase != phase {
             phase = newPhase
             damage = damage.union(bar.fillRect)

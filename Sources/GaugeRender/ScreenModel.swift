@@ -5,6 +5,8 @@ public enum DisplayMode: String, CaseIterable, Sendable {
 
 /// Where the work stands.
 public enum RunState: String, CaseIterable, Sendable {
+    /// Nothing reported yet; the first progress makes it `running`.
+    case begin
     case running, success, failure
 }
 
@@ -21,14 +23,16 @@ public struct ScreenModel: Equatable, Sendable {
     public var message = ""
     public var title = ""
     public var mode = DisplayMode.determinate
-    public var state = RunState.running
+    public var state = RunState.begin
 
     public init() {}
 
+    /// The first value also ends the `begin` state.
     /// Moves toward `value` from wherever the bar is at `time` (retargeting mid-way
     /// never jumps back), over `duration` seconds with `easing`. Values may go down.
     public mutating func setTarget(_ value: Double, at time: Double, duration: Double, easing: Easing) {
         let clamped = min(max(value, 0), 100)
+        if state == .begin { state = .running }
         from = shown(at: time)
         target = clamped
         start = time
@@ -38,6 +42,7 @@ public struct ScreenModel: Equatable, Sendable {
 
     /// Jumps to `value` at once.
     public mutating func setTarget(_ value: Double) {
+        if state == .begin { state = .running }
         target = min(max(value, 0), 100)
         from = target
         duration = 0

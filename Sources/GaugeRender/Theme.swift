@@ -13,6 +13,8 @@ public struct Theme: Equatable, Sendable {
     /// The thin darker outline around the fill.
     public var outline = true
 
+    /// The fill before anything was reported (the `begin` state).
+    public var beginColor = Color(red: 0.95, green: 0.78, blue: 0.45)
     /// The fill once the work has succeeded / failed, and the colour of its check / cross.
     public var successColor = Color(red: 0.30, green: 0.69, blue: 0.31)
     public var failureColor = Color(red: 0.86, green: 0.24, blue: 0.20)
@@ -103,6 +105,7 @@ public struct Theme: Equatable, Sendable {
     /// The fill colour for a state.
     public func fillColor(for state: RunState) -> Color {
         switch state {
+        case .begin: beginColor
         case .running: fillColor
         case .success: successColor
         case .failure: failureColor
@@ -134,6 +137,7 @@ public struct Theme: Equatable, Sendable {
         "fill_color": color(\.fillColor),
         "flat": bool(\.flat),
         "outline": bool(\.outline),
+        "begin_color": color(\.beginColor),
         "success_color": color(\.successColor),
         "failure_color": color(\.failureColor),
         "show_mark": bool(\.showMark),

@@ -307,12 +307,17 @@ final class GaugedProcess {
 
     func status() throws -> Status { try connect().status() }
 
-    /// Polls `status` until `condition` holds (5 s at most).
+    /// Polls `status` until `condition` holds (5 s at most), retrying refused connections.
     @discardableResult
     func waitForStatus(seconds: Double = 5, _ condition: (Status) -> Bool) throws -> Status {
         let deadline = monotonicNow() + seconds
         while true {
-            let status = try self.status()
+            // A refusal (the daemon still full of clients that just went) is retried too.
+            guard let status = try? self.status() else {
+                if monotonicNow() > deadline { return try self.status() }
+                usleep(2_000)
+                continue
+            }
             if condition(status) { return status }
             guard monotonicNow() < deadline else {
                 Issue.record("status never met the condition; last: \(status.json())")

@@ -20,7 +20,7 @@ import Testing
         var status = try c.status()
         #expect(status.target == 0 && status.shown == 0)
         #expect(status.message == "" && status.title == "")
-        #expect(status.mode == .determinate && status.state == .running)
+        #expect(status.mode == .determinate && status.state == .begin, "nothing reported yet")
         #expect(status.visible)
         #expect(status.display == Status.Display(name: "memory 400x300 XRGB8888", width: 400, height: 300, format: "XRGB8888"))
         #expect(status.fps == 30)
@@ -32,6 +32,7 @@ import Testing
         status = try c.status()
         #expect(status.target == 42.5 && status.shown == 42.5)
         #expect(status.message == "Copying files")
+        #expect(status.state == .running, "the first progress ends the begin state")
         #expect(status.animating, "stripes move while the bar is shown")
 
         #expect(try c.request("progress 50") == "ok")

@@ -37,6 +37,7 @@ private func errorCode(_ line: String) -> ErrorCode? {
         ("mode indeterminate", .mode(.indeterminate)),
         ("mode  indeterminate  ", .mode(.indeterminate)),
         ("state running", .state(.running, message: nil)),
+        ("state begin Starting", .state(.begin, message: "Starting")),
         ("state success All done", .state(.success, message: "All done")),
         ("state failure disk full", .state(.failure, message: "disk full")),
         ("theme fill_color=#ff8800", .theme([ThemeSetting(key: "fill_color", value: "#ff8800")])),

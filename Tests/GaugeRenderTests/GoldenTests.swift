@@ -198,3 +198,28 @@ struct MotionTests {
         #expect(m.isSettled(at: 2) && m.shown(at: 2) == 80)
     }
 }
+
+@Suite("Begin state")
+struct BeginTests {
+    @Test("before anything is reported the bar has the begin colour; the first value makes it running")
+    func begin() throws {
+        var theme = Theme()
+        theme.flat = true
+        theme.animate = false
+        let screen = try Screen(width: 640, height: 360, theme: theme)
+        var m = ScreenModel()
+        #expect(m.state == .begin)
+        m.mode = .indeterminate
+        screen.render(m, at: 0)
+        let bar = screen.scene.barRect
+        let mid = screen.image.pixel(x: bar.x + bar.width / 2, y: bar.y + bar.height / 2)
+        let begin = theme.beginColor
+        #expect(abs(Int(mid.r) - Int(begin.red * 255)) < 60 && abs(Int(mid.b) - Int(begin.blue * 255)) < 60, "\(mid)")
+        m.mode = .determinate
+        m.setTarget(100)
+        #expect(m.state == .running)
+        screen.render(m, at: 5)
+        let running = screen.image.pixel(x: bar.x + bar.width / 2, y: bar.y + bar.height / 2)
+        #expect(abs(Int(running.b) - Int(theme.fillColor.blue * 255)) < 60 && running != mid)
+    }
+}

@@ -48,7 +48,9 @@ struct Layout: Equatable {
             bar = Rect(x: panel.x + padding, y: panel.y + padding + titleHeight + gap + badgeHeight + gap / 2, width: w, height: barHeight)
         } else {
             let centerY = Int((Double(height) * theme.barCenter).rounded())
-            let y = min(max(0, centerY - barHeight / 2), height - barHeight)
+            // On a short screen the bar moves up so the message line below it stays on screen.
+            let below = gap + Int((theme.messageSize * scale * 1.3).rounded(.up))
+            let y = max(0, min(centerY - barHeight / 2, height - barHeight - below))
             bar = Rect(x: (width - w) / 2, y: y, width: w, height: barHeight)
             panel = .zero
         }

@@ -132,3 +132,15 @@ struct RenderTests {
         #expect(moving.scene.isAnimating(m, at: 0.1))
     }
 }
+
+@Suite("Small screens")
+struct SmallScreenTests {
+    @Test("on a short screen the bar moves up so the message stays on screen", arguments: [(320, 200), (300, 192), (640, 360)])
+    func messageFits(size: (Int, Int)) throws {
+        let screen = try Screen(width: size.0, height: size.1)
+        screen.render(model(50, message: "Installing packages", title: "Setup"))
+        let message = screen.scene.messageRect
+        #expect(!message.isEmpty && message.maxY <= size.1, "\(message) on \(size)")
+        #expect(screen.scene.titleRect.y >= 0)
+    }
+}

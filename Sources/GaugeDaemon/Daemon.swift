@@ -38,11 +38,13 @@ package final class Daemon {
         } catch {
             throw DaemonError("cannot create the event loop: \(error)")
         }
-        var theme = Theme()
-        if let path = options.themePath {
-            Self.loadTheme(path, into: &theme, log: log)
+        let theme: Theme
+        do {
+            theme = try Self.theme(from: options, log: log)
+        } catch {
+            log.info("\(error); using the default theme")
+            theme = Self.overridden(Theme(), by: options)
         }
-        if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
         let display = try Self.openDisplay(options.display, log: log)
         terminal = display as? TerminalDisplay
         device = display as? any DeviceDisplay
@@ -248,27 +250,31 @@ package final class Daemon {
 
     /// Re-reads the theme file onto the defaults, discarding runtime `theme` changes.
     private func reloadTheme() -> ProtocolError? {
-        var theme = Theme()
-        if let path = options.themePath {
-            do throws(ThemeFileError) {
-                for problem in try ThemeFile.load(path, into: &theme) { log.info("theme: \(problem)") }
-            } catch {
-                log.info("\(error)")
-                return ProtocolError(.io, error.description)
-            }
+        let theme: Theme
+        do {
+            theme = try Self.theme(from: options, log: log)
+        } catch {
+            log.info("\(error)")
+            return ProtocolError(.io, error.description)
         }
-        if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
         screen.replaceTheme(theme)
         log.info("theme reloaded")
         return nil
     }
 
-    private static func loadTheme(_ path: String, into theme: inout Theme, log: Log) {
-        do throws(ThemeFileError) {
+    /// The theme file (if any) on the defaults, its problems logged, `--rotate` over it.
+    private static func theme(from options: DaemonOptions, log: Log) throws(ThemeFileError) -> Theme {
+        var theme = Theme()
+        if let path = options.themePath {
             for problem in try ThemeFile.load(path, into: &theme) { log.info("theme: \(problem)") }
-        } catch {
-            log.info("\(error); using the default theme")
         }
+        return overridden(theme, by: options)
+    }
+
+    private static func overridden(_ theme: Theme, by options: DaemonOptions) -> Theme {
+        var theme = theme
+        if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
+        return theme
     }
 
     // MARK: - Frames

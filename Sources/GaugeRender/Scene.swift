@@ -7,7 +7,7 @@ public final class Scene {
     public let width: Int
     public let height: Int
     public let scale: Double
-    public private(set) var theme: Theme
+    public let theme: Theme
     let layout: Layout
     private let text: TextRenderer
     private var bar: BarLayers

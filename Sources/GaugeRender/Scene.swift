@@ -369,7 +369,10 @@ public final class Scene {
         labelValue = shown
         let newText = LabelFormat.text(theme.labelFormat, value: shown, max: 100)
         let old = label.rect
-        if newText != label.text || label.image == nil {
+        // New text in the same place and colour (39% → 40% with a fill that did not grow
+        // a pixel) must still reach the bar and the screen.
+        let textChanged = newText != label.text || label.image == nil
+        if textChanged {
             label.text = newText
             label.image = text.render(newText, size: layout.labelSize, bold: true, maxWidth: layout.bar.width)
         }
@@ -405,7 +408,7 @@ public final class Scene {
             default: rect = Rect(x: b.maxX + 2 * inset, y: centredY, width: w, height: h)
             }
         }
-        guard rect != label.rect || color != labelColor else { return .zero }
+        guard textChanged || rect != label.rect || color != labelColor else { return .zero }
         label.rect = rect
         labelColor = color
         if theme.labelPosition == .inside {

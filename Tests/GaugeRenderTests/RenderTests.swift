@@ -144,3 +144,25 @@ struct SmallScreenTests {
         #expect(screen.scene.titleRect.y >= 0)
     }
 }
+
+@Suite("Settled label")
+struct SettledLabelTests {
+    @Test("the frame drawn when a value settles shows exactly that value, even when the fill did not grow a pixel")
+    func settledLabelMatchesValue() throws {
+        let theme = Theme()
+        let easing = try Screen(width: 1280, height: 800, theme: theme)
+        var m = ScreenModel()
+        m.setTarget(0)
+        easing.render(m, at: 0)
+        m.setTarget(40, at: 1, duration: theme.transitionDuration, easing: .easeInOut)
+        // Just before the end the bar shows 39.99...: the same fill width as 40, label "39%".
+        let end = 1 + theme.transitionDuration
+        easing.render(m, at: end - 0.0005)
+        #expect(m.shown(at: end - 0.0005) < 40)
+        easing.render(m, at: end + 0.1)
+        let fresh = try Screen(width: 1280, height: 800, theme: theme)
+        fresh.render(model(40), at: end + 0.1)
+        let diff = difference(easing.image, fresh.image, tolerance: 0)
+        #expect(diff.count == 0, "\(diff.count) pixels differ from a fresh 40% frame in \(diff.box)")
+    }
+}

@@ -14,12 +14,13 @@ let package = Package(
         .systemLibrary(name: "CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(name: "CGaugeLinux"),
 
         .target(name: "GaugeProtocol"),
         .target(name: "GaugeRender", dependencies: ["CPixman", "CFreeType", "CPNG"]),
         .target(name: "GaugeDisplay", dependencies: ["GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
-        .target(name: "GaugeDaemon", dependencies: ["GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux"]),
+        .target(name: "GaugeDaemon", dependencies: ["GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
         .executableTarget(name: "gauged", dependencies: ["GaugeDaemon"]),
         .executableTarget(name: "gaugectl", dependencies: ["GaugeProtocol", "CGaugeLinux"]),

@@ -2,6 +2,7 @@
 #include "CGaugeLinux.h"
 
 #include <errno.h>
+#include <linux/netlink.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,6 +120,37 @@ socklen_t CGL_sockaddr_un_init(struct sockaddr_un *address, const char *path, si
     }
     memcpy(address->sun_path, path, length);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length + (abstract ? 0 : 1));
+}
+
+int CGL_uevent_socket(void) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+    if (fd < 0) {
+        return -1;
+    }
+    struct sockaddr_nl address;
+    memset(&address, 0, sizeof(address));
+    address.nl_family = AF_NETLINK;
+    address.nl_groups = 1; /* the kernel's own events; udev re-sends on group 2 */
+    if (bind(fd, (struct sockaddr *)&address, sizeof(address)) != 0) {
+        int error = errno;
+        close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
+}
+
+ssize_t CGL_uevent_receive(int fd, void *buffer, size_t length, int *from_kernel) {
+    struct sockaddr_storage sender;
+    socklen_t sender_length = sizeof(sender);
+    memset(&sender, 0, sizeof(sender));
+    ssize_t count = recvfrom(fd, buffer, length, MSG_DONTWAIT, (struct sockaddr *)&sender, &sender_length);
+    if (count < 0) {
+        return -1;
+    }
+    const struct sockaddr_nl *netlink = (const struct sockaddr_nl *)&sender;
+    *from_kernel = sender.ss_family == AF_NETLINK && sender_length >= sizeof(*netlink) && netlink->nl_pid == 0;
+    return count;
 }
 
 const char *CGL_strerror(int error) {

@@ -9,7 +9,8 @@ import Glibc
 package final class Daemon {
     private let options: DaemonOptions
     private let log: Log
-    private let loop: EventLoop
+    /// The daemon's one loop (tests turn it themselves after `start()`).
+    package let loop: EventLoop
     private let screen: ProgressScreen
     private var server: SocketServer?
     private var frameTimer: FrameTimer?
@@ -24,13 +25,16 @@ package final class Daemon {
     private var demoStart = 0.0
     private var demoIndex = 0
     private let terminal: TerminalDisplay?
-    /// The DRM or fbdev display, and the VT under it (nil for memory, terminal or none).
-    private let device: (any DeviceDisplay)?
+    /// The DRM or fbdev display, which may come, go and change, and the VT under it (nil
+    /// for memory, terminal or none).
+    private let displays: DisplaySlot?
+    private var device: (any DeviceDisplay)? { displays?.device }
     private var console: ConsoleVT?
     /// A frame was due while the display could not take one (a page flip pending).
     private var frameOwed = false
 
-    package init(options: DaemonOptions, log: Log) throws(DaemonError) {
+    /// `devices` is where DRM and fbdev displays come from (fakes in tests).
+    package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
         self.options = options
         self.log = log
         do {
@@ -45,17 +49,23 @@ package final class Daemon {
             log.info("\(error); using the default theme")
             theme = Self.overridden(Theme(), by: options)
         }
-        let display = try Self.openDisplay(options.display, log: log)
+        let display: (any Display)?
+        if let policy = Self.devicePolicy(options.display) {
+            displays = DisplaySlot(policy: policy, devices: devices, loop: loop, log: log)
+            display = displays?.device
+        } else {
+            displays = nil
+            display = try Self.openDisplay(options.display, log: log)
+        }
         terminal = display as? TerminalDisplay
-        device = display as? any DeviceDisplay
-        if device != nil, options.vt != "none" {
+        if displays != nil, options.vt != "none" {
             console = ConsoleVT(path: options.vt, log: log)
         }
         let scale = options.scale ?? Self.autoScale(display)
         screen = ProgressScreen(theme: theme, display: display, scale: scale) { [log] in log.info($0) }
         if let display, device == nil {
             log.info("display \(display.name), scale \(scale.shortText)")
-        } else if display == nil, options.display != .auto {
+        } else if display == nil, displays == nil {
             log.info("no display: serving the socket only")
         }
     }
@@ -73,7 +83,8 @@ package final class Daemon {
         return exitStatus
     }
 
-    private func start() throws(DaemonError) {
+    /// Listens, sets up the loop's sources and presents the first frame (`run()` calls it).
+    package func start() throws(DaemonError) {
         let groupID = try options.group.map { name throws(DaemonError) in
             guard let entry = getgrnam(name) else { throw DaemonError("unknown group '\(name)'") }
             return UInt32(entry.pointee.gr_gid)
@@ -100,11 +111,8 @@ package final class Daemon {
             if terminal != nil { handled.append(SIGWINCH) }
             if console?.isAvailable == true { handled += [ConsoleVT.releaseSignal, ConsoleVT.acquireSignal] }
             signals = try SignalSource(loop: loop, signals: handled) { [unowned self] in signal($0) }
-            if let fd = device?.eventDescriptor {
-                try loop.register(fd, events: .readable) { [unowned self] _ in
-                    if device?.handleEvents() == true, frameOwed { tick() }
-                }
-            }
+            displays?.onChange = { [unowned self] device, settled in displayChanged(to: device, settled: settled) }
+            displays?.onFrameReady = { [unowned self] in if frameOwed { tick() } }
             if options.demo {
                 demoStart = MonotonicClock.now()
                 demoTimer = try FrameTimer(loop: loop) { [unowned self] _ in stepDemo() }
@@ -131,7 +139,7 @@ package final class Daemon {
                 log.info("\(error)")
             }
         }
-        if let console {
+        if let console, device != nil {
             console.takeGraphics()
             console.enableProcessSwitching()
         }
@@ -140,7 +148,8 @@ package final class Daemon {
         try? notify?.ready()
     }
 
-    private func shutdown() {
+    /// Gives the display and the console back and closes everything (`run()` calls it).
+    package func shutdown() {
         try? notify?.stopping()
         frameTimer?.close()
         demoTimer?.close()
@@ -148,7 +157,7 @@ package final class Daemon {
         server?.close()
         signals?.close()
         if let terminal { terminal.close() }
-        device?.close(retain: retainOnExit)
+        displays?.close(retain: retainOnExit)
         if retainOnExit {
             // The console stays in graphics mode so the kernel does not draw over the frame.
             log.info("leaving the last frame on screen")
@@ -225,13 +234,11 @@ package final class Daemon {
     /// Takes the display back (DRM master, graphics mode) and repaints it whole.
     private func show() {
         guard !screen.visible else { return }
-        console?.takeGraphics()
-        if let device {
-            do throws(DisplayError) {
-                try device.acquire()
-            } catch {
-                log.info("cannot take the display back: \(error)")
-            }
+        if device != nil { console?.takeGraphics() }
+        do throws(DisplayError) {
+            try displays?.acquire()
+        } catch {
+            log.info("cannot take the display back: \(error)")
         }
         screen.show()
     }
@@ -240,7 +247,7 @@ package final class Daemon {
     private func hide() {
         guard screen.visible else { return }
         screen.hide()
-        device?.release()
+        displays?.release()
         console?.releaseText()
     }
 
@@ -295,6 +302,7 @@ package final class Daemon {
         let now = MonotonicClock.now()
         let presented = screen.renderFrame(at: now)
         frameOwed = !presented
+        displays?.checkDevice()
         // `wait` replies once the settled state is on the display, not merely computed.
         if presented, screen.isSettled(at: now), !waiters.isEmpty {
             let ready = waiters
@@ -331,13 +339,13 @@ package final class Daemon {
             scheduleFrames()
         case ConsoleVT.releaseSignal where console != nil:
             // Switching to another VT: let it have the screen, then acknowledge.
-            if screen.visible { device?.release() }
+            if screen.visible { displays?.release() }
             console?.acknowledgeRelease()
         case ConsoleVT.acquireSignal where console != nil:
             console?.acknowledgeAcquire()
-            if screen.visible, let device {
+            if screen.visible, let displays {
                 do throws(DisplayError) {
-                    try device.acquire()
+                    try displays.acquire()
                 } catch {
                     log.info("cannot take the display back: \(error)")
                 }
@@ -352,9 +360,33 @@ package final class Daemon {
 
     // MARK: - Displays
 
+    /// The display device came, went or changed: the scene is laid out for the new one and
+    /// drawn on it whole, at once. With none left for good the console gets the screen.
+    private func displayChanged(to next: (any DeviceDisplay)?, settled: Bool) {
+        screen.replaceDisplay(next, scale: options.scale ?? Self.autoScale(next))
+        frameOwed = false
+        if next != nil {
+            if screen.visible { console?.takeGraphics() }
+            console?.enableProcessSwitching()
+        } else if settled {
+            console?.releaseText()
+        }
+        scheduleFrames()
+    }
+
+    /// How `--display` picks a kernel device; nil for the displays that are not one.
+    private static func devicePolicy(_ choice: DaemonOptions.DisplayChoice) -> DisplaySlot.Policy? {
+        switch choice {
+        case .auto: .best
+        case .drm(let path): .named(DeviceNode(kind: .drm, path: path ?? "/dev/dri/card0"))
+        case .fbdev(let path): .named(DeviceNode(kind: .fbdev, path: path ?? "/dev/fb0"))
+        case .memory, .terminal, .none: nil
+        }
+    }
+
     private static func openDisplay(_ choice: DaemonOptions.DisplayChoice, log: Log) throws(DaemonError) -> (any Display)? {
         switch choice {
-        case .none:
+        case .none, .auto, .drm, .fbdev:
             return nil
         case .memory(let spec):
             do {
@@ -367,20 +399,6 @@ package final class Daemon {
                 return try TerminalDisplay(scale: 3)
             } catch {
                 throw DaemonError("\(error)")
-            }
-        case .auto, .drm, .fbdev:
-            let spec: String
-            switch choice {
-            case .drm(let path): spec = path.map { "drm:\($0)" } ?? "drm"
-            case .fbdev(let path): spec = path.map { "fbdev:\($0)" } ?? "fbdev"
-            default: spec = "auto"
-            }
-            do throws(DisplayError) {
-                return try openDeviceDisplay(spec: spec) { log.info($0) }
-            } catch {
-                // A named device that does not open: say so, and keep serving the socket.
-                log.info("\(error); serving without a display")
-                return nil
             }
         }
     }

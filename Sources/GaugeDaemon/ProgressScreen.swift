@@ -16,7 +16,7 @@ package final class ProgressScreen {
     /// Frames presented since the start (`status` reports it as `frames`).
     package private(set) var framesPresented = 0
     private var scene: Scene?
-    private let scale: Double
+    private var scale: Double
     private let log: (String) -> Void
 
     /// `display` may be nil: the daemon then keeps serving and snapshots still work.
@@ -99,8 +99,10 @@ package final class ProgressScreen {
 
     package func hide() { visible = false }
 
-    /// A new display (or none): the scene is laid out for its size.
-    package func replaceDisplay(_ next: (any Display)?) {
+    /// A new display (or none): the scene is laid out for its size (and `scale`, when
+    /// given), and the next frame draws it whole.
+    package func replaceDisplay(_ next: (any Display)?, scale: Double? = nil) {
+        if let scale { self.scale = scale }
         panel = next
         display = next
         if let next, theme.rotation != .none {

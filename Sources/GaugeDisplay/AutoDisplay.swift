@@ -1,56 +1,54 @@
+import CDRM
+import CGaugeLinux
 import Glibc
 
-/// `--display auto`: the first DRM card (`/dev/dri/card*`, in name order) that opens with
-/// a connected connector and lets us be DRM master, else the framebuffer `/dev/fb0`.
-///
-/// Logs one line: what opened (and what was passed over on the way), or, when nothing
-/// opens, every reason; then returns nil and the daemon goes on serving its socket.
-public func openAutoDisplay(
-    log: (String) -> Void,
-    cards: [String]? = nil, framebuffer: String = "/dev/fb0"
-) -> (any DeviceDisplay)? {
-    var reasons: [String] = []
-    let cards = cards ?? drmCardPaths()
-    if cards.isEmpty { reasons.append("drm: no /dev/dri/card*") }
-    for card in cards {
-        do throws(DisplayError) {
-            let display = try DRMDisplay(path: card)
-            log(openedLine(display, passedOver: reasons))
-            return display
-        } catch {
-            reasons.append(error.message)
-        }
+/// A display device node: its kind and path.
+public struct DeviceNode: Equatable, Sendable {
+    public var kind: DeviceKind
+    public var path: String
+
+    public init(kind: DeviceKind, path: String) {
+        self.kind = kind
+        self.path = path
     }
-    do throws(DisplayError) {
-        let display = try FBDevDisplay(path: framebuffer)
-        log(openedLine(display, passedOver: reasons))
-        return display
-    } catch {
-        reasons.append(error.message)
-    }
-    log("no display (\(reasons.joined(separator: "; "))); serving without one")
-    return nil
 }
 
-/// Opens what `--display` names for a device: `auto`, `drm`, `drm:PATH`, `fbdev`,
-/// `fbdev:PATH`. Nil for `auto` when nothing opens (logged); a named device that does not
-/// open is an error. Other specs (`memory:`, `terminal`) are not device displays: nil
-/// and no log line, the caller handles them.
-public func openDeviceDisplay(spec: String, log: (String) -> Void) throws(DisplayError) -> (any DeviceDisplay)? {
-    let (kind, path) = splitDisplaySpec(spec)
-    switch kind {
-    case "auto":
-        return openAutoDisplay(log: log)
-    case "drm":
-        let display = try DRMDisplay(path: path ?? "/dev/dri/card0")
-        log("display: \(display.summary)")
-        return display
-    case "fbdev":
-        let display = try FBDevDisplay(path: path ?? "/dev/fb0")
-        log("display: \(display.summary)")
-        return display
-    default:
-        return nil
+/// The display device nodes there are now: `/dev/dri/card*` by card number, then
+/// `/dev/fb*` by number. Reads two directories; opens nothing.
+public func displayDeviceNodes(dri: String = "/dev/dri", dev: String = "/dev") -> [DeviceNode] {
+    numberedEntries(dri, prefix: "card").map { DeviceNode(kind: .drm, path: "\(dri)/card\($0)") }
+        + numberedEntries(dev, prefix: "fb").map { DeviceNode(kind: .fbdev, path: "\(dev)/fb\($0)") }
+}
+
+/// What the node's driver calls itself: `drmGetVersion`'s name for a DRM card, `fix.id`
+/// for a framebuffer. Opens the node without blocking and closes it again.
+public func probeDisplayDriver(_ node: DeviceNode) -> Result<String, DisplayError> {
+    let flags = node.kind == .drm ? O_RDWR | O_CLOEXEC | O_NONBLOCK : O_RDONLY | O_CLOEXEC | O_NONBLOCK
+    let fd = Glibc.open(node.path, flags)
+    guard fd >= 0 else { return .failure(DisplayError("\(node.kind.rawValue) \(node.path): cannot open: \(DRMDisplay.errnoText())")) }
+    defer { Glibc.close(fd) }
+    switch node.kind {
+    case .drm:
+        guard let version = drmGetVersion(fd) else {
+            return .failure(DisplayError("drm \(node.path): no driver version (\(DRMDisplay.errnoText()))"))
+        }
+        defer { drmFreeVersion(version) }
+        return .success(version.pointee.name.map { String(cString: $0) } ?? "unknown")
+    case .fbdev:
+        var fixed = fb_fix_screeninfo()
+        guard CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) == 0 else {
+            return .failure(DisplayError("fbdev \(node.path): not a framebuffer (\(DRMDisplay.errnoText()))"))
+        }
+        return .success(framebufferID(fixed))
+    }
+}
+
+/// Opens the display on a node: DRM master and a mode set for a card, the mapping for a
+/// framebuffer.
+public func openDeviceDisplay(_ node: DeviceNode) throws(DisplayError) -> any DeviceDisplay {
+    switch node.kind {
+    case .drm: return try DRMDisplay(path: node.path)
+    case .fbdev: return try FBDevDisplay(path: node.path)
     }
 }
 
@@ -61,23 +59,29 @@ package func splitDisplaySpec(_ spec: String) -> (kind: String, path: String?) {
     return (String(spec[..<colon]), path.isEmpty ? nil : path)
 }
 
-private func openedLine(_ display: any DeviceDisplay, passedOver: [String]) -> String {
-    var line = "display: \(display.summary)"
-    if !passedOver.isEmpty { line += " (passed over: \(passedOver.joined(separator: "; ")))" }
-    return line
-}
-
 /// `/dev/dri/card0`, `/dev/dri/card1`, ... that exist, by card number.
 package func drmCardPaths(directory: String = "/dev/dri") -> [String] {
+    numberedEntries(directory, prefix: "card").map { "\(directory)/card\($0)" }
+}
+
+/// `fix.id`, up to its first NUL.
+func framebufferID(_ fixed: fb_fix_screeninfo) -> String {
+    withUnsafeBytes(of: fixed.id) { bytes in
+        String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+    }
+}
+
+/// The numbers N of the entries `<prefix>N` in `directory`, ascending (at most 256).
+private func numberedEntries(_ directory: String, prefix: String) -> [Int] {
     guard let dir = opendir(directory) else { return [] }
     defer { closedir(dir) }
     var numbers: [Int] = []
-    while let entry = readdir(dir) {
+    while numbers.count < 256, let entry = readdir(dir) {
         let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
             String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        guard name.hasPrefix("card"), let number = Int(name.dropFirst(4)), number >= 0 else { continue }
+        guard name.hasPrefix(prefix), let number = Int(name.dropFirst(prefix.count)), number >= 0 else { continue }
         numbers.append(number)
     }
-    return numbers.sorted().map { "\(directory)/card\($0)" }
+    return numbers.sorted()
 }

@@ -27,13 +27,16 @@ public final class DRMDisplay: DeviceDisplay {
     public let fd: Int32
 
     public var name: String { "drm \(path) \(driver)" }
+    public var kind: DeviceKind { .drm }
+    public let driver: String
+    public let deviceNumber: DeviceNumber?
+    public private(set) var isGone = false
     public var eventDescriptor: Int32? { fd }
     /// A page flip has been queued and not yet finished.
     public var isFlipPending: Bool { flipsPending > 0 }
     /// False after `release()` until `acquire()`.
     public private(set) var isActive = true
 
-    private let driver: String
     private var heads: [Head]
     private var buffers: [DumbBuffer] = []
     private var damage: BufferDamage
@@ -69,6 +72,8 @@ public final class DRMDisplay: DeviceDisplay {
         let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw DisplayError("drm \(path): cannot open: \(Self.errnoText())") }
         self.fd = fd
+        var status = stat()
+        deviceNumber = fstat(fd, &status) == 0 ? DeviceNumber(UInt64(status.st_rdev)) : nil
         var built = false
         var heads: [Head] = []
         defer {
@@ -240,6 +245,9 @@ public final class DRMDisplay: DeviceDisplay {
                 summary = describe(skipped: [])
                 markDirty(buffer, damage.screen)
                 return
+            case ENODEV:
+                isGone = true
+                throw DisplayError("drm \(path): the device is gone")
             default:
                 throw DisplayError("drm \(path): page flip failed: \(Self.errnoText(failure))")
             }
@@ -268,6 +276,28 @@ public final class DRMDisplay: DeviceDisplay {
     }
 
     // MARK: - Release, acquire, close
+
+    public func isPresent() -> Bool {
+        guard !closed, !isGone else { return false }
+        var capability: UInt64 = 0
+        if drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &capability) != 0, errno == ENODEV {
+            isGone = true
+        }
+        return !isGone
+    }
+
+    public func abandon() {
+        guard !closed else { return }
+        closed = true
+        isGone = true
+        for buffer in buffers {
+            if let map = buffer.map { munmap(map, buffer.size) }
+        }
+        buffers = []
+        for head in heads { drmModeFreeCrtc(head.saved) }
+        heads = []
+        Glibc.close(fd)
+    }
 
     /// Puts the saved CRTCs back (normally the text console) and drops DRM master (hide,
     /// VT switched away), so the console or the next master can show itself; frames are
@@ -374,6 +404,7 @@ public final class DRMDisplay: DeviceDisplay {
         if result != 0 {
             let code = result < 0 ? -result : errno
             if code == ENOSYS || code == EOPNOTSUPP { dirtyWanted = false }
+            if code == ENODEV { isGone = true }
         }
     }
 

@@ -10,10 +10,28 @@
 ///   damage for later, do not advance the scene;
 /// - on `hide` or a VT switch away: `release()`; on `show` or the switch back: `acquire()`,
 ///   then redraw everything (`scene.invalidate()`; the buffers are marked stale whole too);
-/// - on exit: `close(retain:)`, once; the display is unusable after it.
+/// - on exit: `close(retain:)`, once; the display is unusable after it;
+/// - when the device goes away (its remove event, `isPresent()` false, or `isGone` after a
+///   call failed with ENODEV): `abandon()`, once, and never touch it again.
 public protocol DeviceDisplay: Display {
     /// For the log: device, driver, mode, format and buffering on one line.
     var summary: String { get }
+    var kind: DeviceKind { get }
+    /// The node opened (`/dev/dri/card0`, `/dev/fb0`).
+    var path: String { get }
+    /// What the driver calls itself (`drmGetVersion`'s name, or fbdev's `fix.id`).
+    var driver: String { get }
+    /// The number of the device opened, which stays its identity when its path is reused.
+    var deviceNumber: DeviceNumber? { get }
+    /// A call on the device failed with ENODEV: the kernel removed it.
+    var isGone: Bool { get }
+    /// Asks the kernel whether the device is still there (one ioctl); false once it was
+    /// removed, even if a new device took the same path.
+    func isPresent() -> Bool
+    /// The device went away: frees the buffers and unmaps them, closes the descriptor
+    /// (which drops DRM master), and touches the device no more. The display is unusable
+    /// after it.
+    func abandon()
     /// A descriptor that becomes readable when `handleEvents()` has work (DRM page-flip
     /// events), or nil when the display never has events (fbdev).
     var eventDescriptor: Int32? { get }

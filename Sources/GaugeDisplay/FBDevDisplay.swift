@@ -30,11 +30,14 @@ public final class FBDevDisplay: DeviceDisplay {
     public var isPanFlipping: Bool { shadow == nil }
 
     public var name: String { "fbdev \(path) \(driver)" }
+    public var kind: DeviceKind { .fbdev }
+    public let driver: String
+    public let deviceNumber: DeviceNumber?
+    public private(set) var isGone = false
     public var eventDescriptor: Int32? { nil }
     public private(set) var isActive = true
 
     private let fd: Int32
-    private let driver: String
     private let map: UnsafeMutableRawPointer
     private let mapSize: Int
     private let savedVar: fb_var_screeninfo
@@ -60,9 +63,7 @@ public final class FBDevDisplay: DeviceDisplay {
               CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) == 0 else {
             throw DisplayError("fbdev \(path): not a framebuffer (\(DRMDisplay.errnoText()))")
         }
-        driver = withUnsafeBytes(of: fixed.id) { bytes in
-            String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
+        driver = framebufferID(fixed)
         guard fixed.type == FB_TYPE_PACKED_PIXELS,
               fixed.visual == FB_VISUAL_TRUECOLOR || fixed.visual == FB_VISUAL_DIRECTCOLOR else {
             throw DisplayError("fbdev \(path) (\(driver)): not a packed truecolor framebuffer (type \(fixed.type), visual \(fixed.visual))")
@@ -85,6 +86,8 @@ public final class FBDevDisplay: DeviceDisplay {
         }
         mapped = true
         self.fd = fd
+        var status = stat()
+        deviceNumber = fstat(fd, &status) == 0 ? DeviceNumber(UInt64(status.st_rdev)) : nil
         self.map = map
         self.mapSize = mapSize
         self.width = width
@@ -118,7 +121,10 @@ public final class FBDevDisplay: DeviceDisplay {
     // MARK: - Frames
 
     public func beginFrame() -> FrameTarget? {
-        guard !closed, isActive else { return nil }
+        // The mapping outlives the device: once the kernel unregistered the framebuffer
+        // (a DRM driver took the hardware over), it points into memory that driver owns.
+        // One ioctl per frame makes sure nothing is drawn through it then.
+        guard !closed, isActive, isPresent() else { return nil }
         if let shadow {
             // The shadow always holds the last frame whole; what the mapping lacks is
             // copied in `present`.
@@ -142,6 +148,7 @@ public final class FBDevDisplay: DeviceDisplay {
         }
         let drawnPage = pages.back
         if !pan(to: drawnPage) {
+            if isGone { throw DisplayError("fbdev \(path): the device is gone") }
             // The page just drawn holds the whole frame: it becomes the shadow.
             startShadow(copying: map + pageOffset(drawnPage))
             copy(pages.screen, from: shadow!)
@@ -163,16 +170,37 @@ public final class FBDevDisplay: DeviceDisplay {
     /// Draws again; the whole screen is redrawn since the console has drawn over it.
     public func acquire() throws(DisplayError) {
         guard !closed else { throw DisplayError("fbdev \(path): closed") }
+        guard isPresent() else { throw DisplayError("fbdev \(path): the device is gone") }
         isActive = true
         pages.invalidateAll()
         if shadow == nil {
             let front = (pages.back + 1) % pages.count
-            if !pan(to: front) { startShadow(copying: map + pageOffset(front)) }
+            if !pan(to: front) {
+                if isGone { throw DisplayError("fbdev \(path): the device is gone") }
+                startShadow(copying: map + pageOffset(front))
+            }
         } else {
             // The console may have panned while it had the screen.
             visibleOffset = currentOffset()
         }
         _ = CGL_ioctl_value(fd, CGL_FBIOBLANK, UInt(CGL_FB_BLANK_UNBLANK))
+    }
+
+    public func isPresent() -> Bool {
+        guard !closed, !isGone else { return false }
+        var fixed = fb_fix_screeninfo()
+        if CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) != 0, errno == ENODEV { isGone = true }
+        return !isGone
+    }
+
+    public func abandon() {
+        guard !closed else { return }
+        closed = true
+        isGone = true
+        munmap(map, mapSize)
+        shadow?.deallocate()
+        shadow = nil
+        Glibc.close(fd)
     }
 
     /// Pans back to where the console had the screen (unless `retain` and a frame is on
@@ -199,7 +227,9 @@ public final class FBDevDisplay: DeviceDisplay {
         var pan = savedVar
         pan.xoffset = 0
         pan.yoffset = UInt32(page * height)
-        return CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan) == 0
+        if CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan) == 0 { return true }
+        if errno == ENODEV { isGone = true }
+        return false
     }
 
     /// The byte offset of the screen's first pixel in the mapping, from the driver's

@@ -103,10 +103,14 @@ private func plan(_ connectors: [Plan.Connector], _ encoders: [Plan.Encoder], cr
 @Test func missingDevicesFailWithTheirPath() {
     #expect(throws: DisplayError.self) { try DRMDisplay(path: "/nonexistent/card0") }
     #expect(throws: DisplayError.self) { try FBDevDisplay(path: "/nonexistent/fb0") }
-    var lines: [String] = []
-    let display = openAutoDisplay(log: { lines.append($0) }, cards: ["/nonexistent/card9"], framebuffer: "/nonexistent/fb9")
-    #expect(display == nil)
-    #expect(lines.count == 1)
-    #expect(lines[0].contains("/nonexistent/card9") && lines[0].contains("/nonexistent/fb9"))
+    for node in [DeviceNode(kind: .drm, path: "/nonexistent/card9"), DeviceNode(kind: .fbdev, path: "/nonexistent/fb9")] {
+        guard case .failure(let error) = probeDisplayDriver(node) else {
+            Issue.record("probing \(node.path) did not fail")
+            continue
+        }
+        #expect(error.message.contains(node.path))
+        #expect(throws: DisplayError.self) { try openDeviceDisplay(node) }
+    }
     #expect(drmCardPaths(directory: "/nonexistent").isEmpty)
+    #expect(displayDeviceNodes(dri: "/nonexistent", dev: "/nonexistent").isEmpty)
 }

@@ -96,6 +96,15 @@ int CGL_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
    or 0 if the path does not fit. */
 socklen_t CGL_sockaddr_un_init(struct sockaddr_un *address, const char *path, size_t length);
 
+/* The kernel's device events (NETLINK_KOBJECT_UEVENT, its "kernel" multicast group): a
+   non-blocking, close-on-exec socket bound to the group, or -1 with errno set. */
+int CGL_uevent_socket(void);
+
+/* Receives one datagram without blocking: its length (truncated to `length`), or -1 with
+   errno set. `*from_kernel` is 1 when the sender is the kernel (netlink port 0), 0 for any
+   other sender or a socket that is not netlink. */
+ssize_t CGL_uevent_receive(int fd, void *buffer, size_t length, int *from_kernel);
+
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);
 

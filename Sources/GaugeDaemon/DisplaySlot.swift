@@ -1,0 +1,264 @@
+import GaugeDisplay
+import Glibc
+
+/// How the daemon finds, opens and follows display devices; the system's by default, and
+/// fakes in tests (a device that appears is then a memory display).
+package struct DisplayDevices {
+    /// Opened before the first look at the devices, so no event in between is missed.
+    package var openEvents: () throws(SystemError) -> any DeviceEventSource
+    /// The display device nodes there are now.
+    package var nodes: () -> [DeviceNode]
+    /// What a node's driver calls itself.
+    package var probe: (DeviceNode) -> Result<String, DisplayError>
+    package var open: (DeviceNode) throws(DisplayError) -> any DeviceDisplay
+
+    package init(
+        openEvents: @escaping () throws(SystemError) -> any DeviceEventSource,
+        nodes: @escaping () -> [DeviceNode],
+        probe: @escaping (DeviceNode) -> Result<String, DisplayError>,
+        open: @escaping (DeviceNode) throws(DisplayError) -> any DeviceDisplay
+    ) {
+        self.openEvents = openEvents
+        self.nodes = nodes
+        self.probe = probe
+        self.open = open
+    }
+
+    package static var system: DisplayDevices {
+        DisplayDevices(
+            openEvents: systemDeviceEventSource, nodes: { displayDeviceNodes() },
+            probe: probeDisplayDriver, open: openDeviceDisplay)
+    }
+}
+
+/// The kernel display device the daemon draws on, which may change while it runs.
+///
+/// `best` (`--display auto`) starts on the best device there is (see `DeviceRank`), or
+/// none, and moves to a better one as soon as it appears; `named` (`--display drm:PATH`)
+/// waits for that one device when it is not there. A device that goes away (its remove
+/// event, or a call failing with ENODEV) is abandoned at once: unmapped, closed, and never
+/// written again. A burst of events leads to one look at the devices, after a short quiet
+/// time; a better device that fails to open is tried again a few times.
+///
+/// While the display is released (hidden, VT switched away) no device is opened: the look
+/// waits for `acquire()`.
+package final class DisplaySlot {
+    package enum Policy: Equatable {
+        case best
+        case named(DeviceNode)
+    }
+
+    /// The device in use, nil while there is none.
+    package private(set) var device: (any DeviceDisplay)?
+    /// The device changed: the new one, or nil. `settled` is false while a replacement for
+    /// a device that went away is still looked for (the console need not come back yet).
+    package var onChange: (_ device: (any DeviceDisplay)?, _ settled: Bool) -> Void = { _, _ in }
+    /// The device can take a frame again (a page flip finished).
+    package var onFrameReady: () -> Void = {}
+
+    /// Quiet time after an event before looking at the devices.
+    package static let settleDelay = 0.05
+    /// A better device that failed to open is tried again after 0.1, 0.2, 0.4, 0.8, 1.6 s.
+    package static let retryLimit = 5
+
+    private let policy: Policy
+    private let devices: DisplayDevices
+    private let loop: EventLoop
+    private let log: Log
+    private var watcher: DisplayWatcher?
+    private var registeredDescriptor: Int32?
+    private var released = false
+    private var lookPending = false
+    private var retries = 0
+    private var replacementWanted = false
+    private var lastProblem: String?
+    /// Looks at the devices so far (tests count them).
+    package private(set) var looks = 0
+
+    /// Opens the event source and the first device (logged), and registers both in `loop`.
+    package init(policy: Policy, devices: DisplayDevices, loop: EventLoop, log: Log) {
+        self.policy = policy
+        self.devices = devices
+        self.loop = loop
+        self.log = log
+        do throws(SystemError) {
+            let watcher = try DisplayWatcher(source: try devices.openEvents(), loop: loop)
+            watcher.onEvents = { [unowned self] events, lost in deviceEvents(events, lost: lost) }
+            watcher.onSettled = { [unowned self] in settled() }
+            self.watcher = watcher
+            log.debug("display devices: following the \(watcher.source.name)")
+        } catch {
+            log.info("no device events (\(error)): the display stays as found")
+        }
+        if !look() { watcher?.settle(after: Self.retryDelay(0)) }
+    }
+
+    /// Drops DRM master and stops frames (hide, VT switched away).
+    package func release() {
+        released = true
+        device?.release()
+    }
+
+    /// Takes the device back, after the look at the devices that waited for it.
+    package func acquire() throws(DisplayError) {
+        released = false
+        if let device, !device.isPresent() { drop(device, reason: "the device went away") }
+        if lookPending, !look() { watcher?.settle(after: Self.retryDelay(0)) }
+        try device?.acquire()
+    }
+
+    /// After a frame: a device that failed with ENODEV is abandoned.
+    package func checkDevice() {
+        if let device, device.isGone { drop(device, reason: "the device went away (ENODEV)") }
+    }
+
+    package func close(retain: Bool) {
+        watcher?.close()
+        watcher = nil
+        if let device {
+            unregister()
+            device.close(retain: retain)
+        }
+        device = nil
+    }
+
+    // MARK: - Events
+
+    private func deviceEvents(_ events: [DeviceEvent], lost: Bool) {
+        let summary = DeviceEventSummary.of(events, currentPath: device?.path, currentNumber: device?.deviceNumber)
+        if summary.currentRemoved, let device { drop(device, reason: "the device was removed") }
+        if summary.displaysChanged || lost {
+            retries = 0
+            watcher?.settle(after: Self.settleDelay)
+        }
+    }
+
+    private func settled() {
+        if !look(), retries < Self.retryLimit {
+            retries += 1
+            watcher?.settle(after: Self.retryDelay(retries))
+        }
+    }
+
+    /// 0.05 s for the first look, then 0.1, 0.2, ... 1.6 s.
+    private static func retryDelay(_ attempt: Int) -> Double { 0.05 * Double(1 << min(attempt, Self.retryLimit)) }
+
+    // MARK: - Choosing
+
+    /// Looks at the devices once and takes a better one if it opens. False when a device
+    /// that would have been better failed to open (worth trying again soon).
+    @discardableResult
+    private func look() -> Bool {
+        if let device, !device.isPresent() { drop(device, reason: "the device went away") }
+        guard !released else {
+            lookPending = true
+            return true
+        }
+        lookPending = false
+        looks += 1
+        var problems: [String] = []
+        var opened = true
+        switch policy {
+        case .named(let node):
+            guard device == nil else { break }
+            do throws(DisplayError) {
+                take(try devices.open(node))
+            } catch {
+                problems.append(error.message)
+                opened = false
+            }
+        case .best:
+            candidates: for candidate in betterCandidates(problems: &problems) {
+                do throws(DisplayError) {
+                    take(try devices.open(DeviceNode(kind: candidate.kind, path: candidate.path)))
+                    break candidates
+                } catch {
+                    problems.append(error.message)
+                    opened = false
+                }
+            }
+        }
+        if device == nil {
+            report("no display (\(problems.isEmpty ? "no device" : problems.joined(separator: "; "))); waiting for one")
+            if replacementWanted {
+                replacementWanted = false
+                onChange(nil, true)
+            }
+        } else if !problems.isEmpty {
+            report("kept \(device!.name) (passed over: \(problems.joined(separator: "; ")))")
+        }
+        return opened
+    }
+
+    /// The devices better than the one in use, best first. Nodes whose kind cannot beat it
+    /// are not even opened to ask their driver.
+    private func betterCandidates(problems: inout [String]) -> [DisplayCandidate] {
+        let current = device.map { DeviceRank(kind: $0.kind, driver: $0.driver) }
+        var candidates: [DisplayCandidate] = []
+        for node in devices.nodes() {
+            if let device, node.path == device.path { continue }
+            if let current, DeviceRank.best(of: node.kind) <= current { continue }
+            switch devices.probe(node) {
+            case .success(let driver):
+                let candidate = DisplayCandidate(kind: node.kind, path: node.path, driver: driver)
+                if current.map({ candidate.rank > $0 }) ?? true { candidates.append(candidate) }
+            case .failure(let error):
+                problems.append(error.message)
+            }
+        }
+        return DisplayCandidate.preferred(candidates)
+    }
+
+    private func take(_ next: any DeviceDisplay) {
+        if let old = device {
+            unregister()
+            old.close(retain: false)
+            log.info("left \(old.name) for a better display")
+        }
+        device = next
+        replacementWanted = false
+        lastProblem = nil
+        if let fd = next.eventDescriptor {
+            do throws(SystemError) {
+                try loop.register(fd, events: .readable) { [unowned self] events in deviceReadable(events) }
+                registeredDescriptor = fd
+            } catch {
+                log.info("cannot watch \(next.name): \(error)")
+            }
+        }
+        log.info("display: \(next.summary)")
+        onChange(next, true)
+    }
+
+    private func drop(_ gone: any DeviceDisplay, reason: String) {
+        guard device === gone else { return }
+        unregister()
+        device = nil
+        gone.abandon()
+        log.info("left \(gone.name): \(reason)")
+        replacementWanted = true
+        onChange(nil, false)
+        watcher?.settle(after: Self.settleDelay)
+    }
+
+    private func deviceReadable(_ events: IOEvents) {
+        guard let device else { return }
+        if events.contains(.hangup) || events.contains(.error) {
+            drop(device, reason: "its descriptor hung up")
+        } else if device.handleEvents() {
+            onFrameReady()
+        }
+    }
+
+    private func unregister() {
+        if let fd = registeredDescriptor { loop.unregister(fd) }
+        registeredDescriptor = nil
+    }
+
+    /// Logs a problem once, not again while it stays the same.
+    private func report(_ problem: String) {
+        guard problem != lastProblem else { return }
+        lastProblem = problem
+        log.info(problem)
+    }
+}

@@ -1,0 +1,191 @@
+import CUdev
+import GaugeDisplay
+import Glibc
+
+/// Where display device events come from: udev's monitor, or the kernel's uevents where
+/// no udev runs.
+package protocol DeviceEventSource: AnyObject {
+    /// Readable while events wait.
+    var descriptor: Int32 { get }
+    /// For the log.
+    var name: String { get }
+    /// Reads up to `limit` waiting events without blocking (fewer when the source runs
+    /// dry). `lost` is true when the kernel dropped events because the queue was full, so
+    /// the caller cannot know what changed.
+    func receive(limit: Int) -> (events: [DeviceEvent], lost: Bool)
+    func close()
+}
+
+/// udev's monitor when udev runs (its control socket exists), the kernel's uevents when not
+/// (a busybox initramfs).
+package func systemDeviceEventSource() throws(SystemError) -> any DeviceEventSource {
+    if access("/run/udev/control", F_OK) == 0, let monitor = UdevMonitor() { return monitor }
+    return KernelUevents(descriptor: try Syscall.ueventSocket(), kernelOnly: true)
+}
+
+/// The kernel's uevent messages on a datagram socket: the `NETLINK_KOBJECT_UEVENT` socket
+/// (only datagrams the kernel sent are read), or any socket carrying the same messages.
+package final class KernelUevents: DeviceEventSource {
+    package let descriptor: Int32
+    package var name: String { "kernel uevents" }
+    private let kernelOnly: Bool
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: DeviceEvent.maximumLength, alignment: 8)
+    private var closed = false
+
+    /// Takes `descriptor` over (non-blocking); `kernelOnly` drops datagrams from anyone but
+    /// the kernel.
+    package init(descriptor: Int32, kernelOnly: Bool) {
+        self.descriptor = descriptor
+        self.kernelOnly = kernelOnly
+    }
+
+    deinit {
+        close()
+        buffer.deallocate()
+    }
+
+    package func receive(limit: Int) -> (events: [DeviceEvent], lost: Bool) {
+        var events: [DeviceEvent] = []
+        var lost = false
+        var reads = 0
+        while reads < limit, !closed {
+            reads += 1
+            let received: (count: Int, fromKernel: Bool)?
+            do throws(SystemError) {
+                received = try Syscall.receiveUevent(descriptor, into: buffer)
+            } catch where error.errno == ENOBUFS {
+                lost = true
+                continue
+            } catch {
+                break
+            }
+            guard let received else { break }
+            guard received.fromKernel || !kernelOnly else { continue }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<min(received.count, buffer.count)])
+            if let event = DeviceEvent.parseKernelUevent(bytes) { events.append(event) }
+        }
+        return (events, lost)
+    }
+
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        Syscall.close(descriptor)
+    }
+}
+
+/// libudev's monitor on udev's events (sent once udev has handled a device), for the
+/// `drm` and `graphics` subsystems only. libudev drops messages not sent by root.
+package final class UdevMonitor: DeviceEventSource {
+    package var name: String { "udev monitor" }
+    package let descriptor: Int32
+    private var udev: OpaquePointer?
+    private var monitor: OpaquePointer?
+
+    package init?() {
+        guard let udev = udev_new() else { return nil }
+        guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
+            udev_unref(udev)
+            return nil
+        }
+        self.udev = udev
+        self.monitor = monitor
+        _ = udev_monitor_filter_add_match_subsystem_devtype(monitor, "drm", nil)
+        _ = udev_monitor_filter_add_match_subsystem_devtype(monitor, "graphics", nil)
+        // libudev's socket is non-blocking and close-on-exec.
+        guard udev_monitor_enable_receiving(monitor) == 0 else {
+            udev_monitor_unref(monitor)
+            udev_unref(udev)
+            return nil
+        }
+        descriptor = udev_monitor_get_fd(monitor)
+    }
+
+    deinit { close() }
+
+    package func receive(limit: Int) -> (events: [DeviceEvent], lost: Bool) {
+        var events: [DeviceEvent] = []
+        guard let monitor else { return (events, false) }
+        for _ in 0..<limit {
+            guard let device = udev_monitor_receive_device(monitor) else { break }
+            var properties: [String: String] = [:]
+            for key in ["ACTION", "SUBSYSTEM", "DEVNAME", "MAJOR", "MINOR"] {
+                if let value = udev_device_get_property_value(device, key) { properties[key] = String(cString: value) }
+            }
+            udev_device_unref(device)
+            if let event = DeviceEvent.make(properties) { events.append(event) }
+        }
+        return (events, false)
+    }
+
+    package func close() {
+        if let monitor { udev_monitor_unref(monitor) }
+        if let udev { udev_unref(udev) }
+        monitor = nil
+        udev = nil
+    }
+}
+
+/// Follows display devices in the event loop: when the source is readable it reads
+/// everything waiting (bounded per wakeup) and hands it over at once (`onEvents`: a device
+/// in use that went away must be dropped before the next frame); `settle(after:)` arms a
+/// one-shot timer so a burst of events leads to one look at the devices (`onSettled`).
+package final class DisplayWatcher {
+    package var onEvents: (_ events: [DeviceEvent], _ lost: Bool) -> Void = { _, _ in }
+    package var onSettled: () -> Void = {}
+    package let source: any DeviceEventSource
+    private let loop: EventLoop
+    private let timer: Int32
+    private var closed = false
+    private var armed = false
+    /// Events read per wakeup at most; the loop comes back for the rest.
+    private static let batch = 64
+
+    package init(source: any DeviceEventSource, loop: EventLoop) throws(SystemError) {
+        self.source = source
+        self.loop = loop
+        timer = try Syscall.timerCreate()
+        do {
+            try loop.register(timer, events: .readable) { [unowned self] _ in expired() }
+            try loop.register(source.descriptor, events: .readable) { [unowned self] _ in readEvents() }
+        } catch {
+            loop.unregister(timer)
+            Syscall.close(timer)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// `onSettled` runs once, `seconds` from now, or when already armed at the time set
+    /// then: the events of a burst share one look, and a stream of events cannot put it off.
+    package func settle(after seconds: Double) {
+        guard !closed, !armed else { return }
+        armed = true
+        let nanoseconds = max(1, Int(seconds * 1_000_000_000))
+        let first = timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        try? Syscall.timerSet(timer, interval: timespec(), firstExpiration: first)
+    }
+
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        loop.unregister(source.descriptor)
+        source.close()
+        loop.unregister(timer)
+        Syscall.close(timer)
+    }
+
+    private func readEvents() {
+        let (events, lost) = source.receive(limit: Self.batch)
+        if !events.isEmpty || lost { onEvents(events, lost) }
+    }
+
+    private func expired() {
+        var count: UInt64 = 0
+        let read = withUnsafeMutableBytes(of: &count) { try? Syscall.read(timer, into: $0) }
+        guard read == MemoryLayout<UInt64>.size, !closed else { return }
+        armed = false
+        onSettled()
+    }
+}

@@ -256,6 +256,8 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--results", required=True)
     parser.add_argument("--timeout", type=float, default=180)
+    parser.add_argument("--expect-log", action="append", default=[], help="text some line of the daemon's log holds")
+    parser.add_argument("--early-splash", action="store_true", help="the splash is up at 30%% before the late modules load")
     parser.add_argument("qemu", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -266,6 +268,7 @@ def main():
     shots = []
     steps = []
     summary = None
+    logged = []
     done = False
     try:
         while not done:
@@ -286,7 +289,10 @@ def main():
                     print(f"  [{args.name}] {line}")
                     # A note is something the guest could not do: the run fails.
                     check.expect(not line.startswith("GAUGE-NOTE "), line)
-                    if "display: " in line and summary is None:
+                    if line.startswith("GAUGE-LOG "):
+                        logged.append(line)
+                    # The last display named is the one the daemon ended up on.
+                    if "display: " in line:
                         summary = line.split("display: ", 1)[1]
                 if line.startswith("GAUGE-DONE"):
                     done = True
@@ -297,8 +303,10 @@ def main():
                 taken = time.time()
                 shot = vm.screendump(os.path.join(args.work, f"{step}.ppm"))
                 shots.append(shot)
-                if step.startswith("p") or step == "shown":
-                    percent = 50 if step == "shown" else int(step[1:])
+                if step == "early" and not args.early_splash:
+                    pass
+                elif step.startswith("p") or step in ("shown", "moved", "early"):
+                    percent = {"shown": 50, "moved": 30, "early": 30}.get(step) or int(step[1:])
                     check.background(shot, step)
                     check.bar(shot, step, percent)
                     if percent > 0:
@@ -322,8 +330,11 @@ def main():
             check.expect(summary.startswith(kind) and f" {fmt} " in summary + " "
                          and all(word in summary for word in extra),
                          f"display is \"{summary}\", expected {args.expect}")
+        for text in args.expect_log:
+            check.expect(any(text in line for line in logged), f"the daemon's log has no line with \"{text}\"")
         last = "retained" if "gauge.quit=retain" in args.append else "after-quit"
-        check.expect(steps == ["p0", "p50", "hidden", "shown", "p100", last], f"steps seen: {steps}")
+        first = ["early", "moved"] if "gauge.late-modules=" in args.append else []
+        check.expect(steps == first + ["p0", "p50", "hidden", "shown", "p100", last], f"steps seen: {steps}")
     finally:
         vm.stop()
     elapsed = time.time() - started

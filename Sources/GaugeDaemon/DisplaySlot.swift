@@ -86,7 +86,7 @@ package final class DisplaySlot {
             watcher.onEvents = { [unowned self] events, lost in deviceEvents(events, lost: lost) }
             watcher.onSettled = { [unowned self] in settled() }
             self.watcher = watcher
-            log.debug("display devices: following the \(watcher.source.name)")
+            log.info("following display devices through the \(watcher.source.name)")
         } catch {
             log.info("no device events (\(error)): the display stays as found")
         }

@@ -1,0 +1,352 @@
+import GaugeDaemon
+import GaugeDisplay
+import GaugeProtocol
+import GaugeRender
+import Glibc
+import Testing
+
+/// A kernel display device that is a memory display underneath. It records its first
+/// frame, and every attempt to draw on it once it was closed or abandoned.
+final class FakeDeviceDisplay: DeviceDisplay {
+    let memory: MemoryDisplay
+    let kind: DeviceKind
+    let path: String
+    let driver: String
+    let deviceNumber: DeviceNumber?
+    /// The kernel removed it (`isPresent()` says so from now on).
+    var removed = false
+    /// The next `present` fails with ENODEV.
+    var failNextPresentAsGone = false
+    private(set) var isGone = false
+    private(set) var closed = false
+    private(set) var abandoned = false
+    private(set) var active = true
+    private(set) var drawsAfterClose = 0
+    private(set) var firstFrame: [UInt8]?
+
+    init(kind: DeviceKind, path: String, driver: String, width: Int, height: Int, number: DeviceNumber) throws {
+        memory = try MemoryDisplay(width: width, height: height)
+        self.kind = kind
+        self.path = path
+        self.driver = driver
+        deviceNumber = number
+    }
+
+    var name: String { "\(kind.rawValue) \(path) \(driver)" }
+    var summary: String { "\(name) \(width)x\(height)" }
+    var width: Int { memory.width }
+    var height: Int { memory.height }
+    var format: PixelFormat { memory.format }
+    var physicalSize: (width: Int, height: Int)? { nil }
+    var eventDescriptor: Int32? { nil }
+    var frameCount: Int { memory.frameCount }
+
+    func beginFrame() -> FrameTarget? {
+        if closed { drawsAfterClose += 1 }
+        guard !closed, active else { return nil }
+        return memory.beginFrame()
+    }
+
+    func present(damage: Rect) throws {
+        if closed { drawsAfterClose += 1 }
+        guard !closed, active else { return }
+        if failNextPresentAsGone {
+            isGone = true
+            throw DisplayError("\(path): the device is gone")
+        }
+        try memory.present(damage: damage)
+        if firstFrame == nil { firstFrame = bytes() }
+    }
+
+    func bytes() -> [UInt8] { Array(UnsafeRawBufferPointer(start: memory.base, count: memory.byteCount)) }
+
+    func handleEvents() -> Bool { active }
+    func release() { active = false }
+    func acquire() throws(DisplayError) { active = true }
+    func close(retain: Bool) { closed = true }
+    func isPresent() -> Bool { !removed && !isGone }
+
+    func abandon() {
+        closed = true
+        abandoned = true
+    }
+}
+
+/// Display devices that the test makes come and go: nodes to list, drivers to report,
+/// memory displays to open, and kernel uevents on a socket pair announcing each change.
+final class FakeDevices {
+    struct Node {
+        var node: DeviceNode
+        var driver: String
+        var width: Int
+        var height: Int
+        var number: DeviceNumber
+    }
+
+    private(set) var nodes: [Node] = []
+    private(set) var opened: [FakeDeviceDisplay] = []
+    /// Paths whose open fails.
+    var failing: Set<String> = []
+    /// Looks at the device list so far.
+    private(set) var scans = 0
+    private let sender: Int32
+    private let receiver: Int32
+
+    init() throws {
+        var pair: [Int32] = [-1, -1]
+        let made = pair.withUnsafeMutableBufferPointer {
+            socketpair(AF_UNIX, sockDgram | sockNonBlock | Int32(SOCK_CLOEXEC.rawValue), 0, $0.baseAddress)
+        }
+        try #require(made == 0)
+        sender = pair[0]
+        receiver = pair[1]
+    }
+
+    deinit { Syscall.close(sender) }
+
+    var environment: DisplayDevices {
+        DisplayDevices(
+            openEvents: { [receiver] () throws(SystemError) in KernelUevents(descriptor: receiver, kernelOnly: false) },
+            nodes: { [unowned self] in
+                scans += 1
+                return nodes.map(\.node)
+            },
+            probe: { [unowned self] node in
+                guard let found = nodes.first(where: { $0.node == node }) else {
+                    return .failure(DisplayError("\(node.path): cannot open: No such file or directory"))
+                }
+                return .success(found.driver)
+            },
+            open: { [unowned self] node throws(DisplayError) in
+                guard let found = nodes.first(where: { $0.node == node }) else {
+                    throw DisplayError("\(node.kind.rawValue) \(node.path): cannot open: No such file or directory")
+                }
+                if failing.contains(node.path) { throw DisplayError("\(node.path): no connected connector") }
+                do {
+                    let display = try FakeDeviceDisplay(
+                        kind: node.kind, path: node.path, driver: found.driver, width: found.width,
+                        height: found.height, number: found.number)
+                    opened.append(display)
+                    return display
+                } catch {
+                    throw DisplayError("\(error)")
+                }
+            })
+    }
+
+    /// The display opened last on `path`.
+    func display(_ path: String) -> FakeDeviceDisplay? { opened.last { $0.path == path } }
+
+    func add(_ kind: DeviceKind, _ path: String, driver: String, width: Int, height: Int, number: DeviceNumber) {
+        nodes.append(Node(node: DeviceNode(kind: kind, path: path), driver: driver, width: width, height: height, number: number))
+        announce("add", kind, path, number)
+    }
+
+    func remove(_ path: String) {
+        guard let index = nodes.firstIndex(where: { $0.node.path == path }) else { return }
+        let gone = nodes.remove(at: index)
+        for display in opened where display.path == path { display.removed = true }
+        announce("remove", gone.node.kind, path, gone.number)
+    }
+
+    /// A kernel uevent as the netlink socket carries it.
+    private func announce(_ action: String, _ kind: DeviceKind, _ path: String, _ number: DeviceNumber) {
+        let devname = String(path.dropFirst("/dev/".count))
+        let subsystem = kind == .drm ? "drm" : "graphics"
+        let devpath = "/devices/pci0000:00/0000:00:02.0/\(subsystem)/\(devname.split(separator: "/").last!)"
+        let fields = [
+            "\(action)@\(devpath)", "ACTION=\(action)", "DEVPATH=\(devpath)", "SUBSYSTEM=\(subsystem)",
+            "MAJOR=\(number.major)", "MINOR=\(number.minor)", "DEVNAME=\(devname)", "SEQNUM=\(nodes.count + 100)",
+        ]
+        let bytes: [UInt8] = fields.flatMap { Array($0.utf8) + [0] }
+        let sent = bytes.withUnsafeBytes { Glibc.send(sender, $0.baseAddress, $0.count, 0) }
+        precondition(sent == bytes.count, "the test's uevent did not fit the socket")
+    }
+}
+
+/// The daemon on fake devices, driven from the test's thread.
+final class HotplugFixture {
+    let directory = TemporaryDirectory()
+    let devices: FakeDevices
+    let daemon: Daemon
+    let client: TestClient
+    let lines: LogLines
+
+    final class LogLines: @unchecked Sendable {
+        var all: [String] = []
+    }
+
+    init(display: DaemonOptions.DisplayChoice = .auto, before: (FakeDevices) -> Void = { _ in }) throws {
+        devices = try FakeDevices()
+        before(devices)
+        var options = DaemonOptions()
+        options.display = display
+        options.socketPath = directory.appending("gauged.sock")
+        options.vt = "none"
+        let lines = LogLines()
+        self.lines = lines
+        daemon = try Daemon(options: options, log: Log(sink: { lines.all.append($0) }), devices: devices.environment)
+        try daemon.start()
+        client = try TestClient(path: options.socketPath)
+    }
+
+    deinit {
+        client.close()
+        daemon.shutdown()
+    }
+
+    @discardableResult
+    func request(_ line: String) throws -> String {
+        let before = client.lines.count
+        client.send(line + "\n")
+        try #require(try pump(daemon.loop) { client.lines.count > before }, "no reply to \(line)")
+        return client.lines[before]
+    }
+
+    func status() throws -> Status {
+        let reply = try request("status")
+        return try #require(Status.parse(json: String(reply.dropFirst(3))), "status reply \(reply)")
+    }
+
+    func pumpUntil(_ what: String, seconds: Double = 5, _ condition: () -> Bool) throws {
+        try #require(try pump(daemon.loop, seconds: seconds, until: condition), "timed out waiting until \(what)")
+    }
+
+    /// The frame the daemon's screen draws for this state on a `width` x `height` memory display.
+    static func reference(width: Int, height: Int, progress: Double, message: String) throws -> [UInt8] {
+        var theme = Theme()
+        try theme.set("animate", "false")
+        try theme.set("transition_duration", "0")
+        let display = try MemoryDisplay(width: width, height: height)
+        let screen = ProgressScreen(theme: theme, display: display, scale: 1) { _ in }
+        screen.setProgress(progress, message: message, at: 0)
+        screen.renderFrame(at: 1)
+        return Array(UnsafeRawBufferPointer(start: display.base, count: display.byteCount))
+    }
+}
+
+@Suite("Displays that come and go")
+struct DisplayHotplugTests {
+    let fb0 = DeviceNumber(major: 29, minor: 0)
+    let card0 = DeviceNumber(major: 226, minor: 0)
+    let card1 = DeviceNumber(major: 226, minor: 1)
+
+    @Test func startsWithNoDisplayTakesEfifbThenMovesToTheDRMCardThatReplacesIt() throws {
+        let fixture = try HotplugFixture()
+        let devices = fixture.devices
+        #expect(try fixture.status().display == .none)
+        #expect(fixture.lines.all.contains { $0.contains("no display (no device); waiting for one") })
+        try fixture.request("theme animate=false transition_duration=0")
+        try fixture.request("progress 40 Unpacking")
+
+        // efifb appears: the daemon takes it and draws the current picture.
+        devices.add(.fbdev, "/dev/fb0", driver: "EFI VGA", width: 800, height: 600, number: fb0)
+        try fixture.pumpUntil("efifb shows a frame") { (devices.display("/dev/fb0")?.frameCount ?? 0) > 0 }
+        let efifb = try #require(devices.display("/dev/fb0"))
+        let onEfifb = try HotplugFixture.reference(width: 800, height: 600, progress: 40, message: "Unpacking")
+        #expect(onEfifb.contains { $0 > 0x80 }, "the reference frame is not blank")
+        #expect(efifb.firstFrame == onEfifb)
+        #expect(try fixture.status().display.name == "fbdev /dev/fb0 EFI VGA")
+
+        // bochs-drm takes the hardware over: efifb goes, the card and its own fbdev come, in one burst.
+        let scans = devices.scans
+        let efifbPixels = efifb.bytes()
+        devices.remove("/dev/fb0")
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 640, height: 480, number: card0)
+        devices.add(.fbdev, "/dev/fb0", driver: "bochs-drmdrmfb", width: 640, height: 480, number: fb0)
+        try fixture.pumpUntil("the card shows a frame") { (devices.display("/dev/dri/card0")?.frameCount ?? 0) > 0 }
+        let card = try #require(devices.display("/dev/dri/card0"))
+        #expect(card.firstFrame == (try HotplugFixture.reference(width: 640, height: 480, progress: 40, message: "Unpacking")))
+        #expect(efifb.abandoned)
+        #expect(efifb.drawsAfterClose == 0)
+        #expect(efifb.bytes() == efifbPixels)
+        #expect(devices.scans == scans + 1, "one look at the devices for the whole burst")
+        #expect(devices.opened.count == 2, "the card's own fbdev is not opened")
+        #expect(fixture.lines.all.contains { $0.contains("left fbdev /dev/fb0 EFI VGA: the device was removed") })
+        let status = try fixture.status()
+        #expect(status.display == Status.Display(name: "drm /dev/dri/card0 bochs-drm", width: 640, height: 480, format: "XRGB8888"))
+
+        // Updates reach the card only.
+        let frames = card.frameCount
+        try fixture.request("progress 70")
+        try fixture.pumpUntil("the card shows 70%") { card.frameCount > frames }
+        #expect(efifb.drawsAfterClose == 0)
+
+        // The card goes too: nothing is drawn, and status says so.
+        devices.remove("/dev/fb0")
+        devices.remove("/dev/dri/card0")
+        try fixture.pumpUntil("the card is dropped") { card.abandoned }
+        #expect(try fixture.status().display == .none)
+        try fixture.request("progress 90")
+        try pump(fixture.daemon.loop, for: 0.1)
+        #expect(card.drawsAfterClose == 0)
+    }
+
+    @Test func aBetterDeviceReplacesOneThatStaysAndTheOldOneIsClosedNotAbandoned() throws {
+        let fixture = try HotplugFixture { devices in
+            devices.add(.fbdev, "/dev/fb0", driver: "bochs-drmdrmfb", width: 320, height: 240, number: DeviceNumber(major: 29, minor: 0))
+        }
+        let devices = fixture.devices
+        let framebuffer = try #require(devices.display("/dev/fb0"))
+        try fixture.pumpUntil("the first frame") { framebuffer.frameCount > 0 }
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 640, height: 480, number: card0)
+        try fixture.pumpUntil("the card shows a frame") { (devices.display("/dev/dri/card0")?.frameCount ?? 0) > 0 }
+        #expect(framebuffer.closed && !framebuffer.abandoned)
+        #expect(framebuffer.drawsAfterClose == 0)
+        #expect(fixture.lines.all.contains { $0.contains("left fbdev /dev/fb0 bochs-drmdrmfb for a better display") })
+        // A second card is no better: the daemon stays.
+        devices.add(.drm, "/dev/dri/card1", driver: "virtio_gpu", width: 640, height: 480, number: card1)
+        try pump(fixture.daemon.loop, for: 0.15)
+        #expect(devices.display("/dev/dri/card1") == nil)
+    }
+
+    @Test func aCardThatFailsToOpenIsTriedAgainWithoutANewEvent() throws {
+        let fixture = try HotplugFixture()
+        let devices = fixture.devices
+        devices.failing = ["/dev/dri/card0"]
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 640, height: 480, number: card0)
+        try fixture.pumpUntil("the first look") { devices.scans >= 2 }
+        #expect(devices.opened.isEmpty)
+        devices.failing = []
+        try fixture.pumpUntil("a retry opens it", seconds: 3) { (devices.display("/dev/dri/card0")?.frameCount ?? 0) > 0 }
+    }
+
+    @Test func aDeviceFailingWithENODEVIsDroppedAfterThatFrame() throws {
+        let fixture = try HotplugFixture { devices in
+            devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
+        }
+        let card = try #require(fixture.devices.display("/dev/dri/card0"))
+        try fixture.pumpUntil("the first frame") { card.frameCount > 0 }
+        card.failNextPresentAsGone = true
+        try fixture.request("progress 50")
+        try fixture.pumpUntil("the card is dropped") { card.abandoned }
+        #expect(try fixture.status().display == .none)
+        try fixture.request("progress 60")
+        try pump(fixture.daemon.loop, for: 0.1)
+        #expect(card.drawsAfterClose == 0)
+        #expect(fixture.lines.all.contains { $0.contains("left drm /dev/dri/card0 bochs-drm: the device went away (ENODEV)") })
+    }
+
+    @Test func aNamedDeviceIsWaitedForAndNoOtherTaken() throws {
+        let fixture = try HotplugFixture(display: .drm(path: "/dev/dri/card1"))
+        let devices = fixture.devices
+        #expect(fixture.lines.all.contains { $0.contains("/dev/dri/card1: cannot open") && $0.contains("waiting for one") })
+        devices.add(.drm, "/dev/dri/card0", driver: "i915", width: 320, height: 240, number: card0)
+        try pump(fixture.daemon.loop, for: 0.15)
+        #expect(devices.opened.isEmpty)
+        devices.add(.drm, "/dev/dri/card1", driver: "virtio_gpu", width: 320, height: 240, number: card1)
+        try fixture.pumpUntil("card1 shows a frame") { (devices.display("/dev/dri/card1")?.frameCount ?? 0) > 0 }
+        #expect(devices.opened.map(\.path) == ["/dev/dri/card1"])
+    }
+
+    @Test func whileHiddenANewDeviceWaitsForShow() throws {
+        let fixture = try HotplugFixture()
+        let devices = fixture.devices
+        try fixture.request("hide")
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: card0)
+        try pump(fixture.daemon.loop, for: 0.15)
+        #expect(devices.opened.isEmpty, "a hidden daemon takes no screen")
+        try fixture.request("show")
+        try fixture.pumpUntil("the card shows a frame after show") { (devices.display("/dev/dri/card0")?.frameCount ?? 0) > 0 }
+    }
+}

@@ -285,6 +285,8 @@ def main():
                 time.sleep(0.05)
                 continue
             for line in new:
+                if line.startswith("GAUGE-INFO "):
+                    print(f"  [{args.name}] {line}")
                 if line.startswith("GAUGE-LOG ") or line.startswith("GAUGE-NOTE "):
                     print(f"  [{args.name}] {line}")
                     # A note is something the guest could not do: the run fails.

@@ -240,6 +240,8 @@ package final class Daemon {
         } catch {
             log.info("cannot take the display back: \(error)")
         }
+        // A device may have come while hidden.
+        if device != nil { console?.takeGraphics() }
         screen.show()
     }
 

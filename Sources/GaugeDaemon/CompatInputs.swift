@@ -16,6 +16,8 @@ final class CompatInputs {
     private var plymouthClients: [Int32: PlymouthSession] = [:]
     private var plymouthMessages = PlymouthMessages()
     private var buffer = [UInt8](repeating: 0, count: 4096)
+    /// What Plymouth's `--has-active-vt` answers: whether the daemon has the console's VT.
+    var hasActiveVT = false
 
     /// Plymouth connections served at once; more are closed at once.
     static let maxPlymouthClients = 16
@@ -93,10 +95,11 @@ final class CompatInputs {
                 Syscall.close(fd)
                 continue
             }
-            let authorized = (try? PeerCredentials.of(socket: fd)).map { policy.allows($0) } ?? false
+            let peer = try? PeerCredentials.of(socket: fd)
+            let authorized = peer.map { policy.allows($0) } ?? false
             do {
                 try loop.register(fd, events: .readable) { [unowned self] _ in readPlymouth(fd) }
-                plymouthClients[fd] = PlymouthSession(authorized: authorized)
+                plymouthClients[fd] = PlymouthSession(authorized: authorized, rootPeer: peer?.uid == 0, hasActiveVT: hasActiveVT)
             } catch {
                 Syscall.close(fd)
             }

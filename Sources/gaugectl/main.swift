@@ -73,10 +73,15 @@ case .send(let request):
     do {
         replyLine = try DaemonConnection.exchange(
             line: request.line, socketPath: invocation.socketPath,
-            deadline: Deadline(seconds: invocation.timeout))
+            deadline: Deadline(seconds: invocation.timeout), awaitingClose: request.awaitsClose)
     } catch {
+        if request.succeedsWhenAbsent { finish(.ok) }
         printError("gaugectl: \(error.message)")
         finish(.noDaemon)
+    }
+    if request.succeedsWhenAbsent {
+        printError("gaugectl: a daemon answers on \(invocation.socketPath)")
+        finish(.daemonError)
     }
     switch Reply.parse(replyLine) {
     case .ok(let payload):

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 // The systemd units in systemd/ and the initramfs integration under tools/, checked with
@@ -94,6 +95,25 @@ private func lines(_ text: String) -> [String] {
         #expect(withDropIns.status == 0, "\(withDropIns.output)")
         #expect(!withDropIns.output.contains("emergency.service:") && !withDropIns.output.contains("rescue.service:"),
                 "not clean:\n\(withDropIns.output)")
+    }
+
+    /// ExecStopPost also runs when ExecCondition skips the unit under a running daemon:
+    /// the console is reset only after the daemon was killed or crashed.
+    @Test func consoleIsResetOnlyAfterAKill() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/gauged.service"), encoding: .utf8)
+        let line = try #require(lines(text).first { $0.hasPrefix("ExecStopPost=-/bin/sh -c '") && $0.hasSuffix("'") })
+        let directory = TemporaryDirectory()
+        let stub = directory.appending("gaugectl")
+        try "#!/bin/sh\necho \"reset $*\"\n".write(toFile: stub, atomically: true, encoding: .utf8)
+        chmod(stub, 0o755)
+        // What systemd hands to sh: `$$` becomes `$`.
+        let script = String(line.dropFirst("ExecStopPost=-/bin/sh -c '".count).dropLast())
+            .replacingOccurrences(of: "$$", with: "$").replacingOccurrences(of: "/usr/bin/gaugectl", with: stub)
+        for (code, reset) in [("killed", true), ("dumped", true), ("exited", false), ("", false)] {
+            let result = try shell(script, environment: ["EXIT_CODE": code])
+            #expect(result.status == 0)
+            #expect(result.output == (reset ? "reset console-reset\n" : ""), "EXIT_CODE=\(code)")
+        }
     }
 
     @Test func unitsSayWhatABootSplashNeeds() throws {

@@ -99,4 +99,8 @@ socklen_t CGL_sockaddr_un_init(struct sockaddr_un *address, const char *path, si
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);
 
+/* The process's arguments as glibc passed them at start-up (see StartupEntropy.c). */
+int CGL_argc(void);
+char **CGL_argv(void);
+
 #endif

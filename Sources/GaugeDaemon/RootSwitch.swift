@@ -18,7 +18,9 @@ enum RootSwitch {
     /// In an initrd, writes `@` over the first byte of argv[0]; the log line says so.
     static func markArgv0InInitrd(releaseFile: String = initrdReleasePath, log: Log) {
         guard access(releaseFile, F_OK) == 0 else { return }
-        if CGL_mark_argv0(CChar(UInt8(ascii: "@"))) == 0 {
+        // argv as the kernel laid it out: /proc/PID/cmdline shows these very bytes.
+        if CGL_argc() > 0, let argv = CGL_argv(), let first = argv[0], first[0] != 0 {
+            first[0] = CChar(UInt8(ascii: "@"))
             log.info("in an initrd: argv[0] marked '@', so systemd leaves the daemon running at switch-root")
         } else {
             log.info("in an initrd, but argv[0] cannot be marked: systemd may stop the daemon at switch-root")

@@ -114,12 +114,6 @@ int CGL_inotify_rm_watch(int fd, int watch);
 /* chroot(2). */
 int CGL_chroot(const char *path);
 
-/* Writes `mark` over the first byte of the process's argv[0] in place, so
-   /proc/self/cmdline starts with it (systemd spares processes whose argv[0] starts with
-   '@' when it kills what is left of an initrd). Returns 0, or -1 when argv is unknown or
-   argv[0] is empty. */
-int CGL_mark_argv0(char mark);
-
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);
 

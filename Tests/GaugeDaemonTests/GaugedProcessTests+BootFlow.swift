@@ -72,6 +72,19 @@ private func commandLine(of pid: pid_t) -> [UInt8] {
         #expect(alone.status == 0 && alone.seconds < 2)
     }
 
+    /// initramfs-tools' panic scripts and dracut's emergency hooks run before the shell.
+    @Test(arguments: ["tools/initramfs-tools/scripts/panic/gauge", "tools/dracut/90gauge/gauge-emergency.sh"])
+    func emergencyShellScriptsQuitTheSplashFirst(script: String) throws {
+        let daemon = try GaugedProcess()
+        let run = try runProgram(repositoryRoot.appendingPathComponent(script).path, [], environment: [
+            "GAUGE_SOCKET": daemon.socketPath, "GAUGECTL": try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"),
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        // gaugectl quit returned: the daemon has let go of the console and its socket.
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+    }
+
     @Test func deactivateStopsDrawingUntilReactivate() throws {
         let daemon = try GaugedProcess(["--fps", "60"])
         #expect(try daemon.request("theme animate=false transition_duration=0") == "ok")

@@ -211,8 +211,8 @@ private func lines(_ text: String) -> [String] {
             "copy_file gauge \(fonts)/logo.png", "copy_file gauge \(fonts)/Other.ttf",
         ])
         let prereqs = try shell(
-            "tools/initramfs-tools/hooks/gauge prereqs && tools/initramfs-tools/scripts/init-top/gauge prereqs && tools/initramfs-tools/scripts/init-bottom/gauge prereqs")
-        #expect(prereqs.output == "\nudev\nudev\n")
+            "tools/initramfs-tools/hooks/gauge prereqs && tools/initramfs-tools/scripts/init-top/gauge prereqs && tools/initramfs-tools/scripts/init-bottom/gauge prereqs && tools/initramfs-tools/scripts/panic/gauge prereqs")
+        #expect(prereqs.output == "\nudev\nudev\n\n")
     }
 
     @Test func initramfsToolsHookWithTheRealHookFunctionsCopiesLibraries() throws {
@@ -266,6 +266,7 @@ private func lines(_ text: String) -> [String] {
             "inst_simple \(fonts)/DejaVuSans.ttf", "inst_simple \(fonts)/DejaVuSans-Bold.ttf",
             "inst_simple \(fonts)/logo.png", "inst_simple \(fonts)/Other.ttf",
             "inst_hook pre-trigger 10 gauge-start.sh", "inst_hook pre-pivot 90 gauge-newroot.sh",
+            "inst_hook emergency 50 gauge-emergency.sh",
         ])
     }
 
@@ -296,6 +297,7 @@ private func lines(_ text: String) -> [String] {
             "inst_multiple -o \(units)/gauged.service \(units)/gauged-switch-root.service \(units)/emergency.service.d/gauge.conf \(units)/rescue.service.d/gauge.conf",
             "systemctl -q --root /initrd add-wants sysinit.target gauged.service",
             "systemctl -q --root /initrd add-wants initrd-switch-root.target gauged-switch-root.service",
+            "inst_hook emergency 50 tools/dracut/90gauge/gauge-emergency.sh",
         ])
         #expect(!log.contains("gauged.socket"))
     }
@@ -305,7 +307,8 @@ private func lines(_ text: String) -> [String] {
             ("tools/gauge-files", false), ("tools/initramfs-tools/hooks/gauge", false),
             ("tools/initramfs-tools/scripts/init-top/gauge", false), ("tools/dracut/90gauge/module-setup.sh", true),
             ("tools/dracut/90gauge/gauge-start.sh", false), ("tools/dracut/90gauge/gauge-newroot.sh", false),
-            ("tools/initramfs-tools/scripts/init-bottom/gauge", false),
+            ("tools/initramfs-tools/scripts/init-bottom/gauge", false), ("tools/initramfs-tools/scripts/panic/gauge", false),
+            ("tools/dracut/90gauge/gauge-emergency.sh", false),
         ] {
             let result = try shell("\(bash ? "bash" : "sh") -n \(path)")
             #expect(result.status == 0, "\(path): \(result.output)")

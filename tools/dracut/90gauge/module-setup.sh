@@ -37,4 +37,6 @@ install() {
         inst_hook pre-trigger 10 "$moddir/gauge-start.sh"
         inst_hook pre-pivot 90 "$moddir/gauge-newroot.sh"
     fi
+    # dracut's emergency shell, with or without systemd, runs the emergency hooks first.
+    inst_hook emergency 50 "$moddir/gauge-emergency.sh"
 }

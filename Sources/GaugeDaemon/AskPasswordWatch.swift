@@ -1,4 +1,5 @@
 import CGaugeLinux
+import GaugeSystem
 import Glibc
 
 /// Watches the directory where systemd's password requests appear (`ask.*` files in

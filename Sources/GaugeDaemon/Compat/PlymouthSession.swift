@@ -35,9 +35,10 @@ import GaugeProtocol
 /// credentials, as for its native socket) gets NAK for everything, as plymouthd answers
 /// non-root clients.
 ///
-/// Pure: feed the bytes read from the connection to `consume`, write `reply` back
-/// (before acting on the requests: `plymouth quit` waits for its ACK), then apply the
-/// requests. A request is at most 258 bytes, so the held-back bytes stay small.
+/// Pure: feed the bytes read from the connection to `consume`, apply the requests, then
+/// write `reply` back before the daemon could leave (`plymouth quit` waits for its ACK;
+/// `plymouth deactivate` returns once the display is released). A request is at most 258
+/// bytes, so the held-back bytes stay small.
 package struct PlymouthSession: Sendable {
     package static let ack: UInt8 = 0x06
     package static let nak: UInt8 = 0x15

@@ -17,13 +17,14 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(name: "CGaugeLinux"),
 
+        .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol"),
         .target(name: "GaugeRender", dependencies: ["CPixman", "CFreeType", "CPNG"]),
-        .target(name: "GaugeDisplay", dependencies: ["GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
-        .target(name: "GaugeDaemon", dependencies: ["GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
+        .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
+        .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
-        .executableTarget(name: "gauged", dependencies: ["GaugeDaemon"]),
-        .executableTarget(name: "gaugectl", dependencies: ["GaugeProtocol", "CGaugeLinux"]),
+        .executableTarget(name: "gauged", dependencies: ["GaugeDaemon", "CGaugeLinux"]),
+        .executableTarget(name: "gaugectl", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux"]),
         .executableTarget(name: "GaugeBench", dependencies: ["GaugeRender", "GaugeDisplay", "CPixman"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 
@@ -33,8 +34,8 @@ let package = Package(
             dependencies: ["GaugeRender", "GaugeDisplay"],
             resources: [.copy("Golden")]
         ),
-        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeDisplay", "GaugeRender"]),
-        .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"]),
+        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),
+        .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import GaugeDisplay
 import GaugeProtocol
 import GaugeRender
+import GaugeSystem
 import Glibc
 
 /// `gauged`: one thread around one epoll loop. Inputs (socket lines, the demo script)
@@ -17,6 +18,9 @@ package final class Daemon {
     private var demoTimer: FrameTimer?
     private var signals: SignalSource?
     private var compat: CompatInputs?
+    private var askPassword: AskPasswordWatch?
+    /// Who has the screen: Gauge, the console (hide, a question) or a display manager.
+    private var handover = ScreenHandover()
     private let notify = SystemdNotify.fromEnvironment()
     private var waiters: [ClientConnection] = []
     private var framesRunning = false
@@ -85,6 +89,7 @@ package final class Daemon {
 
     /// Listens, sets up the loop's sources and presents the first frame (`run()` calls it).
     package func start() throws(DaemonError) {
+        RootSwitch.markArgv0InInitrd(log: log)
         let groupID = try options.group.map { name throws(DaemonError) in
             guard let entry = getgrnam(name) else { throw DaemonError("unknown group '\(name)'") }
             return UInt32(entry.pointee.gr_gid)
@@ -126,6 +131,7 @@ package final class Daemon {
             let compat = CompatInputs(loop: loop, log: log, policy: PeerPolicy(groupID: groupID)) { [unowned self] request in
                 _ = apply(request, from: nil)
             }
+            compat.hasActiveVT = console?.isAvailable == true
             self.compat = compat
             // Another splash may hold these; the native socket still serves, so log and go on.
             do throws(DaemonError) {
@@ -139,31 +145,40 @@ package final class Daemon {
                 log.info("\(error)")
             }
         }
-        if let console, device != nil {
+        if let directory = options.askPasswordDirectory { watchPasswordRequests(in: directory) }
+        if let title = options.title { screen.setTitle(title) }
+        if options.shutdown { screen.setMode(.indeterminate) }
+        if handover.owner == .gauge, let console, device != nil {
             console.takeGraphics()
             console.enableProcessSwitching()
+        } else if handover.owner != .gauge {
+            screen.hide()
+            displays?.release()
+            log.info("a password request is waiting: the console keeps the screen")
         }
         screen.renderFrame(at: MonotonicClock.now())
         scheduleFrames()
         try? notify?.ready()
     }
 
-    /// Gives the display and the console back and closes everything (`run()` calls it).
+    /// The display and the console first, the connections last: a client waiting for
+    /// the daemon to go (`gaugectl quit`, `plymouth --wait quit`) finds the console back.
     package func shutdown() {
         try? notify?.stopping()
         frameTimer?.close()
         demoTimer?.close()
-        compat?.close()
-        server?.close()
         signals?.close()
         if let terminal { terminal.close() }
-        displays?.close(retain: retainOnExit)
+        displays?.close(retain: retainOnExit && handover.owner == .gauge)
         if retainOnExit {
             // The console stays in graphics mode so the kernel does not draw over the frame.
             log.info("leaving the last frame on screen")
+            console?.disableProcessSwitching()
         } else {
             console?.restore()
         }
+        compat?.close()
+        server?.close()
     }
 
     // MARK: - Requests
@@ -199,8 +214,21 @@ package final class Daemon {
             }
         case .reload:
             if let error = reloadTheme() { reply = .err(error) }
-        case .show: show()
-        case .hide: hide()
+        case .show:
+            if handover.deactivated {
+                reply = .err(ProtocolError(.state, "deactivated: a display manager has the display; reactivate takes it back"))
+            }
+            updateHandover { $0.hiddenByRequest = false }
+        case .hide: updateHandover { $0.hiddenByRequest = true }
+        case .deactivate: updateHandover { $0.deactivated = true }
+        case .reactivate: updateHandover { $0.deactivated = false }
+        case .newRoot(let path):
+            changes = false
+            if let client, client.peer.uid != 0 {
+                reply = .err(ProtocolError(.denied, "only root may move the daemon into a new root"))
+            } else if let error = enterNewRoot(path) {
+                reply = .err(error)
+            }
         case .ping: changes = false
         case .status:
             reply = .ok(statusJSON(at: now))
@@ -231,26 +259,81 @@ package final class Daemon {
         return .reply(reply.encoded)
     }
 
-    /// Takes the display back (DRM master, graphics mode) and repaints it whole.
-    private func show() {
-        guard !screen.visible else { return }
-        if device != nil { console?.takeGraphics() }
-        do throws(DisplayError) {
-            try displays?.acquire()
-        } catch {
-            log.info("cannot take the display back: \(error)")
+    /// Changes a reason to give the screen up, and hands it over when its owner changes.
+    private func updateHandover(_ change: (inout ScreenHandover) -> Void) {
+        let before = handover.owner
+        change(&handover)
+        let after = handover.owner
+        guard after != before else { return }
+        log.info("screen: \(before) → \(after)")
+        switch after {
+        case .gauge:
+            // Back from the text console or from a display manager: graphics mode, VT
+            // switches signalled again, DRM master, and a whole frame.
+            // No graphics mode while there is no device: the console stays readable.
+            if device != nil { console?.takeGraphics() }
+            do throws(DisplayError) {
+                try displays?.acquire()
+            } catch {
+                log.info("cannot take the display back: \(error)")
+            }
+            // A device may have come while the screen was given up.
+            if device != nil {
+                console?.takeGraphics()
+                console?.enableProcessSwitching()
+            }
+            screen.show()
+        case .console:
+            screen.hide()
+            displays?.release()
+            console?.releaseText()
+        case .displayManager:
+            // Stop drawing and let go of DRM master and VT switching; the console stays
+            // in graphics mode, so no text shows before the display manager's first frame.
+            screen.hide()
+            displays?.release()
+            console?.disableProcessSwitching()
         }
-        // A device may have come while hidden.
-        if device != nil { console?.takeGraphics() }
-        screen.show()
     }
 
-    /// Gives the display up (another program may draw, the console shows text); the daemon stays.
-    private func hide() {
-        guard screen.visible else { return }
-        screen.hide()
-        displays?.release()
-        console?.releaseText()
+    /// Follows systemd's password requests: the console gets the screen while one waits.
+    private func watchPasswordRequests(in directory: String) {
+        do throws(SystemError) {
+            let watch = try AskPasswordWatch(directory: directory)
+            try loop.register(watch.fd, events: .readable) { [unowned self] _ in
+                if watch.update() { passwordRequestsChanged() }
+            }
+            askPassword = watch
+            handover.passwordPending = watch.isPending
+        } catch {
+            log.info("cannot watch \(directory) for password requests: \(error)")
+        }
+    }
+
+    private func passwordRequestsChanged() {
+        guard let watch = askPassword else { return }
+        log.info(watch.isPending ? "a password request is waiting: the console gets the screen" : "password request answered")
+        updateHandover { $0.passwordPending = watch.isPending }
+        scheduleFrames()
+    }
+
+    /// Moves the daemon into the real root (see `RootSwitch`); nil when done.
+    private func enterNewRoot(_ path: String) -> ProtocolError? {
+        do throws(SystemError) {
+            try RootSwitch.enter(path)
+        } catch {
+            log.info("cannot move into the new root: \(error)")
+            return ProtocolError(.io, error.description)
+        }
+        log.info("moved into the new root \(path)")
+        // Paths resolve in the new root from now on; a watch on an ancestor in the old
+        // root would never see the real one.
+        if let watch = askPassword {
+            let before = watch.isPending
+            watch.rearm()
+            if watch.isPending != before { passwordRequestsChanged() }
+        }
+        return nil
     }
 
     package func statusJSON(at time: Double) -> String {
@@ -355,6 +438,8 @@ package final class Daemon {
                 scheduleFrames()
             }
         default:
+            // systemd's last killing spree ends a shutdown screen: keep its frame.
+            if options.shutdown, number == SIGTERM { retainOnExit = true }
             log.info("signal \(number): exiting")
             loop.stop()
         }
@@ -367,8 +452,9 @@ package final class Daemon {
     private func displayChanged(to next: (any DeviceDisplay)?, settled: Bool) {
         screen.replaceDisplay(next, scale: options.scale ?? Self.autoScale(next))
         frameOwed = false
+        guard handover.owner == .gauge else { return }
         if next != nil {
-            if screen.visible { console?.takeGraphics() }
+            console?.takeGraphics()
             console?.enableProcessSwitching()
         } else if settled {
             console?.releaseText()

@@ -1,4 +1,5 @@
 import GaugeDisplay
+import GaugeSystem
 import Glibc
 
 /// How the daemon finds, opens and follows display devices; the system's by default, and

@@ -1,5 +1,6 @@
 import CUdev
 import GaugeDisplay
+import GaugeSystem
 import Glibc
 
 /// Where display device events come from: udev's monitor, or the kernel's uevents where

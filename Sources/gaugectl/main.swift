@@ -1,3 +1,4 @@
+import CGaugeLinux
 import GaugeProtocol
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ signal(SIGPIPE, SIG_IGN)
 
 let invocation: Invocation
 do {
-    invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst())) { name in
+    invocation = try ArgumentParser.parse((1..<Int(CGL_argc())).map { String(cString: CGL_argv()[$0]!) }) { name in
         getenv(name).map { String(cString: $0) }
     }
 } catch {
@@ -73,10 +74,15 @@ case .send(let request):
     do {
         replyLine = try DaemonConnection.exchange(
             line: request.line, socketPath: invocation.socketPath,
-            deadline: Deadline(seconds: invocation.timeout))
+            deadline: Deadline(seconds: invocation.timeout), awaitingClose: request.awaitsClose)
     } catch {
+        if request.succeedsWhenAbsent { finish(.ok) }
         printError("gaugectl: \(error.message)")
         finish(.noDaemon)
+    }
+    if request.succeedsWhenAbsent {
+        printError("gaugectl: a daemon answers on \(invocation.socketPath)")
+        finish(.daemonError)
     }
     switch Reply.parse(replyLine) {
     case .ok(let payload):

@@ -1,5 +1,6 @@
 import GaugeDaemon
 import GaugeDisplay
+import GaugeSystem
 import GaugeProtocol
 import GaugeRender
 import Glibc

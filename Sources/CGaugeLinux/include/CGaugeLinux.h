@@ -105,7 +105,29 @@ int CGL_uevent_socket(void);
    other sender or a socket that is not netlink. */
 ssize_t CGL_uevent_receive(int fd, void *buffer, size_t length, int *from_kernel);
 
+/* inotify(7), for the password agents' directory. */
+extern const int CGL_IN_NONBLOCK;
+extern const int CGL_IN_CLOEXEC;
+extern const uint32_t CGL_IN_CREATE;
+extern const uint32_t CGL_IN_DELETE;
+extern const uint32_t CGL_IN_MOVED_FROM;
+extern const uint32_t CGL_IN_MOVED_TO;
+extern const uint32_t CGL_IN_DELETE_SELF;
+extern const uint32_t CGL_IN_MOVE_SELF;
+extern const uint32_t CGL_IN_ONLYDIR;
+extern const uint32_t CGL_IN_IGNORED;
+int CGL_inotify_init(int flags);
+int CGL_inotify_add_watch(int fd, const char *path, uint32_t mask);
+int CGL_inotify_rm_watch(int fd, int watch);
+
+/* chroot(2). */
+int CGL_chroot(const char *path);
+
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);
+
+/* The process's arguments as glibc passed them at start-up (see StartupEntropy.c). */
+int CGL_argc(void);
+char **CGL_argv(void);
 
 #endif

@@ -106,9 +106,18 @@ package final class UdevMonitor: DeviceEventSource {
 
     package func receive(limit: Int) -> (events: [DeviceEvent], lost: Bool) {
         var events: [DeviceEvent] = []
+        var lost = false
         guard let monitor else { return (events, false) }
         for _ in 0..<limit {
-            guard let device = udev_monitor_receive_device(monitor) else { break }
+            errno = 0
+            guard let device = udev_monitor_receive_device(monitor) else {
+                // The socket overflowed: events were dropped, and reading goes on.
+                if errno == ENOBUFS {
+                    lost = true
+                    continue
+                }
+                break
+            }
             var properties: [String: String] = [:]
             for key in ["ACTION", "SUBSYSTEM", "DEVNAME", "MAJOR", "MINOR"] {
                 if let value = udev_device_get_property_value(device, key) { properties[key] = String(cString: value) }
@@ -116,7 +125,7 @@ package final class UdevMonitor: DeviceEventSource {
             udev_device_unref(device)
             if let event = DeviceEvent.make(properties) { events.append(event) }
         }
-        return (events, false)
+        return (events, lost)
     }
 
     package func close() {

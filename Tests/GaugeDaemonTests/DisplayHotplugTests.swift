@@ -351,3 +351,46 @@ struct DisplayHotplugTests {
         try fixture.pumpUntil("the card shows a frame after show") { (devices.display("/dev/dri/card0")?.frameCount ?? 0) > 0 }
     }
 }
+
+@Suite("Kernel uevent source")
+struct KernelUeventsTests {
+    private func socketPair() throws -> (Int32, Int32) {
+        var pair: [Int32] = [-1, -1]
+        let made = pair.withUnsafeMutableBufferPointer {
+            socketpair(AF_UNIX, sockDgram | sockNonBlock | Int32(SOCK_CLOEXEC.rawValue), 0, $0.baseAddress)
+        }
+        try #require(made == 0)
+        return (pair[0], pair[1])
+    }
+
+    private func send(_ fd: Int32, card: Int) {
+        let fields = ["add@/devices/x/drm/card\(card)", "ACTION=add", "SUBSYSTEM=drm", "DEVNAME=dri/card\(card)"]
+        let bytes: [UInt8] = fields.flatMap { Array($0.utf8) + [0] }
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+    }
+
+    @Test func readsWhatWaitsInBatchesOfTheLimit() throws {
+        let (sender, receiver) = try socketPair()
+        defer { Syscall.close(sender) }
+        let source = KernelUevents(descriptor: receiver, kernelOnly: false)
+        defer { source.close() }
+        #expect(source.receive(limit: 8).events.isEmpty)
+        for card in 0..<5 { send(sender, card: card) }
+        let first = source.receive(limit: 2)
+        #expect(first.events.map(\.devname) == ["dri/card0", "dri/card1"])
+        #expect(!first.lost)
+        #expect(source.receive(limit: 8).events.map(\.devname) == ["dri/card2", "dri/card3", "dri/card4"])
+        #expect(source.receive(limit: 8).events.isEmpty)
+    }
+
+    @Test func onlyTheKernelsDatagramsCountOnTheNetlinkSource() throws {
+        let (sender, receiver) = try socketPair()
+        defer { Syscall.close(sender) }
+        let source = KernelUevents(descriptor: receiver, kernelOnly: true)
+        defer { source.close() }
+        send(sender, card: 0)
+        // Read and dropped: a process is not the kernel.
+        #expect(source.receive(limit: 8).events.isEmpty)
+        #expect(source.receive(limit: 8).events.isEmpty)
+    }
+}

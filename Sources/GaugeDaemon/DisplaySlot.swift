@@ -73,8 +73,6 @@ package final class DisplaySlot {
     private var retries = 0
     private var replacementWanted = false
     private var lastProblem: String?
-    /// Looks at the devices so far (tests count them).
-    package private(set) var looks = 0
 
     /// Opens the event source and the first device (logged), and registers both in `loop`.
     package init(policy: Policy, devices: DisplayDevices, loop: EventLoop, log: Log) {
@@ -156,7 +154,6 @@ package final class DisplaySlot {
             return true
         }
         lookPending = false
-        looks += 1
         var problems: [String] = []
         var opened = true
         switch policy {

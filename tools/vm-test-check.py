@@ -269,6 +269,8 @@ def main():
     steps = []
     summary = None
     logged = []
+    # Screens sampled between the "early" and "moved" steps: splash or not.
+    sampling = None
     done = False
     try:
         while not done:
@@ -276,6 +278,13 @@ def main():
                 check.expect(False, f"timed out after {args.timeout:.0f} s (steps seen: {steps})")
                 break
             new = vm.lines()
+            if not new and sampling is not None:
+                # While the driver loads: is the splash (the bar's fill at 30 %) on screen?
+                shot = vm.screendump(os.path.join(args.work, f"handover-{len(sampling)}.ppm"))
+                bx, by, bw, bh = bar_rect(shot.width, shot.height)
+                fw = swift_round(bw * 0.3)
+                sampling.append((time.time(), check.share(shot, (bx + 14, by + 6, fw - 28, 12), is_orange) >= 0.9))
+                continue
             if not new:
                 if vm.process.poll() is not None:
                     new = vm.lines()
@@ -302,6 +311,21 @@ def main():
                     continue
                 step = line.split()[1]
                 steps.append(step)
+                if sampling is not None:
+                    # The longest stretch of sampled screens without the splash (printed, not
+                    # checked: it depends on how fast the host emulates the driver's start).
+                    longest, since = 0.0, None
+                    for t, splash in sampling:
+                        if not splash and since is None:
+                            since = t
+                        elif splash and since is not None:
+                            longest, since = max(longest, t - since), None
+                    if since is not None:
+                        longest = max(longest, sampling[-1][0] - since)
+                    missing = sum(1 for _, splash in sampling if not splash)
+                    print(f"  [{args.name}] while the driver loaded: {missing} of {len(sampling)} screens sampled over "
+                          f"{sampling[-1][0] - sampling[0][0]:.2f} s lacked the splash; longest stretch {longest:.2f} s")
+                    sampling = None
                 taken = time.time()
                 shot = vm.screendump(os.path.join(args.work, f"{step}.ppm"))
                 shots.append(shot)
@@ -326,6 +350,8 @@ def main():
                     check.background(shot, step)
                     check.bar(shot, step, 100)
                 vm.answer()
+                if step == "early" and args.early_splash:
+                    sampling = []
         if summary is None:
             check.expect(False, "the daemon logged no display")
         else:

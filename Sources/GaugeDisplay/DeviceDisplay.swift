@@ -21,7 +21,7 @@ public protocol DeviceDisplay: Display {
     var path: String { get }
     /// What the driver calls itself (`drmGetVersion`'s name, or fbdev's `fix.id`).
     var driver: String { get }
-    /// The number of the device opened, which stays its identity when its path is reused.
+    /// The number of the device opened, to match remove events.
     var deviceNumber: DeviceNumber? { get }
     /// A call on the device failed with ENODEV: the kernel removed it.
     var isGone: Bool { get }

@@ -1,6 +1,8 @@
-/// A device node's number, as `st_rdev` and the uevent's `MAJOR`/`MINOR` give it. A node
-/// path can be taken by another device once the first is gone (efifb's `/dev/fb0`, then the
-/// DRM driver's), the number of an open descriptor names the device it was opened on.
+/// A device node's number, as `st_rdev` and the uevent's `MAJOR`/`MINOR` give it: what
+/// matches a remove event to the device in use, whatever path it was opened through. Path
+/// and number are both reused once a device is gone (efifb's fb0, 29:0, then the DRM
+/// driver's fb0, 29:0 again), so whether the device in use is still there is asked of the
+/// kernel through its descriptor (`DeviceDisplay.isPresent()`).
 public struct DeviceNumber: Hashable, Sendable, CustomStringConvertible {
     public var major: UInt32
     public var minor: UInt32

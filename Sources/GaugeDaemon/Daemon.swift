@@ -29,6 +29,7 @@ package final class Daemon {
     private var console: ConsoleVT?
     /// A frame was due while the display could not take one (a page flip pending).
     private var frameOwed = false
+    private let daemonUID = geteuid()
 
     package init(options: DaemonOptions, log: Log) throws(DaemonError) {
         self.options = options
@@ -116,7 +117,7 @@ package final class Daemon {
         log.info("listening on \(options.socketPath)")
         if options.psplashFIFO != nil || options.plymouth {
             let compat = CompatInputs(loop: loop, log: log, policy: PeerPolicy(groupID: groupID)) { [unowned self] request in
-                _ = apply(request, from: nil)
+                _ = apply(request, from: nil, access: .compatInput)
             }
             self.compat = compat
             // Another splash may hold these; the native socket still serves, so log and go on.
@@ -166,12 +167,18 @@ package final class Daemon {
         case .line(let line):
             switch Request.parse(line) {
             case .failure(let error): return .reply(Reply.err(error).encoded)
-            case .success(let request): return apply(request, from: client)
+            case .success(let request): return apply(request, from: client, access: Access(peer: client.peer, daemonUID: daemonUID))
             }
         }
     }
 
-    private func apply(_ request: Request, from client: ClientConnection?) -> ReplyAction {
+    /// Every request passes here, from every input; `access` (the peer's rights) is
+    /// checked first.
+    private func apply(_ request: Request, from client: ClientConnection?, access: Access) -> ReplyAction {
+        if let refusal = access.refusal(of: request) {
+            log.info("refused \(client.map { "client \($0.id) (\($0.peer))" } ?? "a compat input"): \(refusal.message)")
+            return .reply(Reply.err(refusal).encoded)
+        }
         let now = MonotonicClock.now()
         var reply: Reply = .ok(nil)
         // Whether the picture may change; requests that only read need no frame.
@@ -208,7 +215,19 @@ package final class Daemon {
         case .snapshot(let path):
             changes = false
             do throws(ProtocolError) {
-                try screen.snapshot(to: path, at: now)
+                try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPath: path)
+            } catch {
+                reply = .err(error)
+            }
+        case .snapshotToPassedFile:
+            changes = false
+            guard let fd = client?.takePassedDescriptor() else {
+                reply = .err(ProtocolError(.syntax, "snapshot - needs a file descriptor sent with the line (gaugectl snapshot FILE sends one)"))
+                break
+            }
+            defer { Syscall.close(fd) }
+            do throws(ProtocolError) {
+                try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPassed: fd)
             } catch {
                 reply = .err(error)
             }
@@ -311,7 +330,7 @@ package final class Daemon {
         let elapsed = MonotonicClock.now() - demoStart
         let steps = DemoScript.steps
         while demoIndex < steps.count, steps[demoIndex].at <= elapsed {
-            _ = apply(steps[demoIndex].request, from: nil)
+            _ = apply(steps[demoIndex].request, from: nil, access: .daemon)
             demoIndex += 1
         }
         if demoIndex == steps.count {

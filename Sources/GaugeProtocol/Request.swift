@@ -23,8 +23,11 @@ package enum Request: Equatable, Sendable {
     case ping
     case status
     case wait
-    /// PNG of the current frame to an absolute path.
+    /// PNG of the current frame to an absolute path (root and the daemon's own user only).
     case snapshot(path: String)
+    /// `snapshot -`: PNG of the current frame into the file whose descriptor came with the
+    /// line (SCM_RIGHTS); the client opened it with its own rights.
+    case snapshotToPassedFile
     /// Stops the daemon; `retain` leaves the last frame on the display.
     case quit(retain: Bool)
 
@@ -106,6 +109,7 @@ package enum Request: Equatable, Sendable {
         case .status: return "status"
         case .wait: return "wait"
         case .snapshot(let path): return "snapshot " + path
+        case .snapshotToPassedFile: return "snapshot -"
         case .quit(let retain): return retain ? "quit retain" : "quit"
         }
     }
@@ -159,8 +163,9 @@ private struct RequestParser {
             while position < bytes.count, bytes[position] == Self.space { position += 1 }
             let path = String(decoding: bytes[position...], as: UTF8.self)
             guard !path.isEmpty else {
-                throw ProtocolError(.syntax, "snapshot needs an absolute path")
+                throw ProtocolError(.syntax, "snapshot needs an absolute path, or - with a file descriptor passed")
             }
+            if path == "-" { return .snapshotToPassedFile }
             guard path.utf8.first == UInt8(ascii: "/") else {
                 throw ProtocolError(.syntax, "snapshot path '\(Abbreviated(path))' is not absolute")
             }

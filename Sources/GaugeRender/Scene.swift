@@ -46,14 +46,16 @@ public final class Scene {
     private var needsFullRedraw = true
     private var targets: [UnsafeMutableRawPointer: PixmanImage] = [:]
 
-    public init(theme: Theme, width: Int, height: Int, scale: Double = 1, text: TextRenderer? = nil) {
+    /// `text` and `assets` may be shared between scenes (their caches then serve all).
+    public init(theme: Theme, width: Int, height: Int, scale: Double = 1, text: TextRenderer? = nil, assets: Assets? = nil) {
         precondition(width > 0 && height > 0, "scene needs a positive size")
         self.theme = theme
         self.width = width
         self.height = height
         self.scale = scale
         layout = Layout(theme: theme, width: width, height: height, scale: scale)
-        self.text = text ?? TextRenderer(theme: theme)
+        let assets = assets ?? Assets()
+        self.text = text ?? TextRenderer(theme: theme, assets: assets)
         let box = theme.style == .box
         screenColor = box ? theme.coverColor.over(theme.background) : theme.background
         surfaceColor = box ? theme.boxColor.over(screenColor) : screenColor
@@ -70,8 +72,8 @@ public final class Scene {
         bar = BarLayers(theme: beginTheme, layout: layout)
         bars[.begin] = bar
         if !theme.logo.isEmpty {
-            do throws(PNG.Error) {
-                let image = try Logo.load(theme.logo, scale: scale)
+            do throws(AssetError) {
+                let image = try assets.logo(theme.logo, scale: scale)
                 let cy = Int((Double(height) * theme.logoCenter).rounded())
                 let rect = Rect(x: (width - image.width) / 2, y: cy - image.height / 2, width: image.width, height: image.height)
                 logo = (image, rect)
@@ -83,6 +85,9 @@ public final class Scene {
 
     /// Fonts the theme names that could not be opened.
     public var unavailableFonts: [String] { text.unavailableFonts }
+
+    /// Why `font` could not be opened.
+    public func fontProblem(_ font: String) -> String? { text.fontProblems[font] }
 
     /// The bar's rectangle on screen.
     public var barRect: Rect { layout.bar }

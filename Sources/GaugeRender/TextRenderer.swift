@@ -17,43 +17,63 @@ public struct TextImage {
 /// Lays out and rasterises single lines of text with FreeType: a regular and a bold face,
 /// per-character fallback through a list of fonts, a replacement box for characters no
 /// font has, and the built-in digits when no font file exists at all.
+///
+/// The theme's font and bold font open at once; the fallback fonts (a CJK collection is
+/// megabytes) are read the first time a character is missing from the main font, and
+/// are shared by the regular and bold text.
 public final class TextRenderer {
     private var library: FT_Library?
-    private var regular: [FontFace] = []
-    private var bold: [FontFace] = []
+    private let assets: Assets
+    private var regularFace: FontFace?
+    private var boldFace: FontFace?
+    private let fallbackPaths: [String]
+    private var fallbackFaces: [FontFace]?
 
     /// Fonts that failed to open, for the log.
     public private(set) var unavailableFonts: [String] = []
+    /// Why each font in `unavailableFonts` failed.
+    public private(set) var fontProblems: [String: String] = [:]
 
-    public init(theme: Theme) {
+    public init(theme: Theme, assets: Assets = Assets()) {
+        self.assets = assets
         var lib: FT_Library?
         if FT_Init_FreeType(&lib) == 0 { library = lib }
-        regular = openFaces([theme.font] + theme.fallbackFonts)
-        bold = openFaces([theme.boldFont] + theme.fallbackFonts)
-        if bold.isEmpty { bold = regular }
+        fallbackPaths = theme.fallbackFonts.filter { !$0.isEmpty }
+        regularFace = openFace(theme.font)
+        boldFace = openFace(theme.boldFont) ?? regularFace
     }
 
     deinit {
-        regular = []
-        bold = []
+        regularFace = nil
+        boldFace = nil
+        fallbackFaces = nil
         if let library { FT_Done_FreeType(library) }
     }
 
     /// True when no font file could be opened and only the built-in digits are available.
-    public var usesBuiltinFont: Bool { regular.isEmpty }
+    public var usesBuiltinFont: Bool { regularFace == nil && fallbacks.isEmpty }
 
-    private func openFaces(_ paths: [String]) -> [FontFace] {
-        guard let library else { return [] }
-        var faces: [FontFace] = []
-        for path in paths where !path.isEmpty {
-            if let face = FontFace(library: library, path: path) {
-                faces.append(face)
-            } else if !unavailableFonts.contains(path) {
+    private func openFace(_ path: String) -> FontFace? {
+        guard let library, !path.isEmpty else { return nil }
+        do throws(AssetError) {
+            return try FontFace(library: library, data: try assets.fontData(path), path: path)
+        } catch {
+            if !unavailableFonts.contains(path) {
                 unavailableFonts.append(path)
+                fontProblems[path] = error.description
             }
+            return nil
         }
+    }
+
+    /// The fallback fonts, opened on first use.
+    private var fallbacks: [FontFace] {
+        if let fallbackFaces { return fallbackFaces }
+        let faces = fallbackPaths.compactMap { openFace($0) }
+        fallbackFaces = faces
         return faces
     }
+
 
     private struct PlacedGlyph {
         var glyph: FontFace.Glyph
@@ -62,18 +82,18 @@ public final class TextRenderer {
 
     /// Renders `text` on one line at `size` pixels, cut with an ellipsis to `maxWidth` pixels.
     public func render(_ text: String, size: Int, bold useBold: Bool = false, maxWidth: Int = .max) -> TextImage {
-        let faces = useBold ? bold : regular
+        let main = useBold ? boldFace : regularFace
         var glyphs: [(glyph: FontFace.Glyph, missing: Bool)] = []
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || (scalar.value >= 0x7f && scalar.value < 0xa0) { continue }
-            glyphs.append(glyph(for: scalar, faces: faces, size: size))
+            glyphs.append(glyph(for: scalar, main: main, size: size))
         }
         var truncated = false
         var total = glyphs.reduce(0.0) { $0 + $1.glyph.advance }
         if total > Double(maxWidth) {
             truncated = true
-            let ellipsis = glyph(for: "\u{2026}", faces: faces, size: size)
-            let dots = ellipsis.missing ? glyph(for: ".", faces: faces, size: size) : ellipsis
+            let ellipsis = glyph(for: "\u{2026}", main: main, size: size)
+            let dots = ellipsis.missing ? glyph(for: ".", main: main, size: size) : ellipsis
             let tail = ellipsis.missing ? [dots, dots, dots] : [ellipsis]
             let tailWidth = tail.reduce(0.0) { $0 + $1.glyph.advance }
             while !glyphs.isEmpty, total + tailWidth > Double(maxWidth) {
@@ -87,7 +107,7 @@ public final class TextRenderer {
                 total += tailWidth
             }
         }
-        let metrics = verticalMetrics(faces: faces, size: size)
+        let metrics = verticalMetrics(main: main, size: size)
         let width = Int(total.rounded(.up))
         let height = metrics.ascent + metrics.descent
         let missing = glyphs.filter(\.missing).count
@@ -107,15 +127,19 @@ public final class TextRenderer {
         return TextImage(mask: mask, width: width, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: missing)
     }
 
-    private func glyph(for scalar: Unicode.Scalar, faces: [FontFace], size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
-        if faces.isEmpty {
-            if let g = BuiltinFont.glyph(scalar, size: size) { return (g, false) }
-            return (replacementBox(size: size), true)
+    /// The glyph from the main face, else from the first fallback that has it.
+    private func glyph(for scalar: Unicode.Scalar, main: FontFace?, size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
+        if let main, let index = main.glyphIndex(for: scalar) {
+            return (main.glyph(index: index, size: size), false)
         }
-        for face in faces {
+        for face in fallbacks where face !== main {
             if let index = face.glyphIndex(for: scalar) {
                 return (face.glyph(index: index, size: size), false)
             }
+        }
+        if main == nil, fallbacks.isEmpty {
+            if let g = BuiltinFont.glyph(scalar, size: size) { return (g, false) }
+            return (replacementBox(size: size), true)
         }
         if scalar.properties.isWhitespace {
             return (FontFace.Glyph(image: nil, left: 0, top: 0, advance: Double(size) / 3), false)
@@ -133,8 +157,8 @@ public final class TextRenderer {
         return FontFace.Glyph(image: image, left: max(1, size / 12), top: h, advance: Double(w + 2 * max(1, size / 12)))
     }
 
-    private func verticalMetrics(faces: [FontFace], size: Int) -> (ascent: Int, descent: Int) {
-        guard let first = faces.first else { return BuiltinFont.verticalMetrics(size: size) }
+    private func verticalMetrics(main: FontFace?, size: Int) -> (ascent: Int, descent: Int) {
+        guard let first = main ?? fallbacks.first else { return BuiltinFont.verticalMetrics(size: size) }
         return first.verticalMetrics(size: size)
     }
 }

@@ -25,6 +25,9 @@ enum ReplyOutput: Sendable {
 struct OutgoingRequest: Sendable {
     var line: String
     var output: ReplyOutput = .payload
+    /// A file gaugectl opens for writing, as the user running it, and passes with the
+    /// line (`snapshot -`): the daemon writes into it and never opens the path itself.
+    var fileToPass: String? = nil
 }
 
 /// One `gaugectl` command: its name, help and how it becomes a request line.
@@ -155,10 +158,12 @@ struct CommandSpec: Sendable {
         CommandSpec(
             name: "snapshot", argumentsSynopsis: "FILE",
             summary: "Write the current frame to FILE as PNG",
-            details: "A relative FILE is taken from the current directory (the daemon needs an absolute path).",
+            details: "gaugectl opens FILE with your rights and passes it to the daemon, which writes the PNG into it.",
             positionals: 1...1,
             makeRequest: { arguments throws(UsageError) in
-                try validated(.snapshot(path: try absolutePath(arguments.positionals[0])))
+                let path = arguments.positionals[0]
+                guard !path.isEmpty else { throw UsageError("snapshot needs a file name") }
+                return OutgoingRequest(line: Request.snapshotToPassedFile.encoded, fileToPass: path)
             }),
         CommandSpec(
             name: "quit", argumentsSynopsis: "[--retain]",
@@ -295,21 +300,4 @@ private func validated(_ request: Request) throws(UsageError) -> OutgoingRequest
         throw UsageError(error.message)
     }
     return OutgoingRequest(line: line)
-}
-
-/// `path` made absolute against the current directory.
-private func absolutePath(_ path: String) throws(UsageError) -> String {
-    if path.hasPrefix("/") { return path }
-    guard let buffer = getcwd(nil, 0) else {
-        throw UsageError("cannot read the current directory; give an absolute path")
-    }
-    defer { free(buffer) }
-    var directory = String(cString: buffer)
-    var relative = Substring(path)
-    while relative.hasPrefix("./") {
-        relative = relative.dropFirst(2).drop { $0 == "/" }
-    }
-    if relative == "." { relative = "" }
-    if !directory.hasSuffix("/") { directory += "/" }
-    return directory + relative
 }

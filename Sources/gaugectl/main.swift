@@ -69,15 +69,22 @@ case .swupdate(let progressSocket, let layout):
         progressSocket: progressSocket, layout: layout, socketPath: invocation.socketPath,
         timeout: invocation.timeout)
 case .send(let request):
+    var passed: PassedFile?
+    if let path = request.fileToPass {
+        guard let file = PassedFile.open(path) else { finish(.daemonError) }
+        passed = file
+    }
     let replyLine: String
     do {
         replyLine = try DaemonConnection.exchange(
             line: request.line, socketPath: invocation.socketPath,
-            deadline: Deadline(seconds: invocation.timeout))
+            deadline: Deadline(seconds: invocation.timeout), passing: passed?.fd)
     } catch {
+        passed?.abandon()
         printError("gaugectl: \(error.message)")
         finish(.noDaemon)
     }
+    if case .ok = Reply.parse(replyLine) { passed?.keep() } else { passed?.abandon() }
     switch Reply.parse(replyLine) {
     case .ok(let payload):
         guard let payload else { finish(.ok) }

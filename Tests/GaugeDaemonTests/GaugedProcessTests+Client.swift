@@ -134,7 +134,7 @@ import Testing
 
 /// A copy of gaugectl in `directory` (mode 0755), so that nobody can run it even when
 /// the build directory lies under a home directory closed to other users.
-private func reachableGaugectl(in directory: TemporaryDirectory) throws -> String {
+func reachableGaugectl(in directory: TemporaryDirectory) throws -> String {
     let path = directory.appending("gaugectl")
     try FileManager.default.copyItem(atPath: try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"), toPath: path)
     chmod(path, 0o755)

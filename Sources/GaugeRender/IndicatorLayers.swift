@@ -18,8 +18,12 @@ public enum Direction: String, CaseIterable, Sendable {
 
 /// The circles and ring indicators, centred where the bar is. Their animations repeat, so
 /// each frame of a period is drawn once, composed over the background and kept in the
-/// display's format; showing one is a blit.
+/// display's format; showing one is a blit. The kept frames hold at most `cacheBudget`
+/// bytes: frames of a large, slow indicator past it are composed each time they show.
 final class IndicatorLayers {
+    /// Most bytes the composed frames hold.
+    static let cacheBudget = 8 << 20
+
     let rect: Rect
     let frameCount: Int
     private let period: Double
@@ -27,6 +31,10 @@ final class IndicatorLayers {
     private let size: Int
     private var cache: [PixmanImage?]
     private var cacheFormat = PIXMAN_a8r8g8b8
+    /// Bytes the kept frames hold.
+    private(set) var cachedBytes = 0
+    /// Where a frame that is not kept is composed (made on first need).
+    private var uncached: PixmanImage?
     private let background: PixmanImage
 
     init(theme: Theme, layout: Layout) {
@@ -58,19 +66,28 @@ final class IndicatorLayers {
             let format = pixman_image_get_format(dst.raw)
             if format != cacheFormat {
                 cache = Array(repeating: nil, count: frameCount)
+                cachedBytes = 0
+                uncached = nil
                 cacheFormat = format
             }
-            let composed: PixmanImage
             if let hit = cache[index] {
-                composed = hit
-            } else {
-                composed = PixmanImage(format: format, width: size, height: size)
-                let whole = Rect(x: 0, y: 0, width: size, height: size)
-                let scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size)
-                scratch.composite(PIXMAN_OP_SRC, source: background, rect: whole)
-                scratch.composite(PIXMAN_OP_OVER, source: shapes(frame: index), rect: whole)
-                composed.composite(PIXMAN_OP_SRC, source: scratch, rect: whole)
+                dst.copy(from: hit, rect: area, sourceOrigin: origin)
+                return
+            }
+            let frameBytes = size * size * 4
+            let keep = cachedBytes + frameBytes <= Self.cacheBudget
+            let composed = keep ? PixmanImage(format: format, width: size, height: size)
+                : uncached ?? PixmanImage(format: format, width: size, height: size)
+            let whole = Rect(x: 0, y: 0, width: size, height: size)
+            let scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size)
+            scratch.composite(PIXMAN_OP_SRC, source: background, rect: whole)
+            scratch.composite(PIXMAN_OP_OVER, source: shapes(frame: index), rect: whole)
+            composed.composite(PIXMAN_OP_SRC, source: scratch, rect: whole)
+            if keep {
                 cache[index] = composed
+                cachedBytes += frameBytes
+            } else {
+                uncached = composed
             }
             dst.copy(from: composed, rect: area, sourceOrigin: origin)
         } else {

@@ -25,7 +25,10 @@ public final class Scene {
     private var barOpacity = 1.0
     private var indicatorOpacity = 0.0
     private var indicatorFrame = -1
-    private lazy var indicator = IndicatorLayers(theme: surfaceTheme, layout: layout)
+    private lazy var indicator: IndicatorLayers = {
+        indicatorIsBuilt = true
+        return IndicatorLayers(theme: surfaceTheme, layout: layout)
+    }()
     /// The colour around everything (the background, dimmed by the cover in the box style)
     /// and the colour under the bar (that, or the box's panel over it).
     private let screenColor: Color
@@ -82,6 +85,12 @@ public final class Scene {
             }
         }
     }
+
+    /// Bytes the frame caches (bar phases of every state, indicator frames) hold.
+    public var frameCacheBytes: Int {
+        bars.values.reduce(0) { $0 + $1.cachedBytes } + (indicatorIsBuilt ? indicator.cachedBytes : 0)
+    }
+    private var indicatorIsBuilt = false
 
     /// Fonts the theme names that could not be opened.
     public var unavailableFonts: [String] { text.unavailableFonts }
@@ -282,6 +291,7 @@ public final class Scene {
         stateTheme.fillColor = theme.fillColor(for: next)
         let layers = bars[next] ?? BarLayers(theme: stateTheme, layout: layout)
         bars[next] = layers
+        if layers !== bar { bar.dropCaches() }
         bar = layers
         labelValue = -1
         label.rect = .zero

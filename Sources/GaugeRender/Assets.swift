@@ -15,10 +15,9 @@ public struct AssetError: Error, Equatable, Sendable, CustomStringConvertible {
 public final class Assets {
     /// Largest logo file read.
     public static let maxLogoFileBytes = 32 << 20
-    /// Largest logo, in pixels each way, as stored in the file.
+    /// Largest logo, in pixels each way, as shown (the file's size times the scale): a
+    /// 4096x4096 logo is 64 MiB decoded.
     public static let maxLogoSide = 4096
-    /// Largest logo as shown, scale applied: 16 Mpx, 64 MiB.
-    public static let maxLogoPixels = 4096 * 4096
     /// Largest font file read (a CJK collection is about 20 MiB).
     public static let maxFontFileBytes = 64 << 20
 
@@ -121,19 +120,15 @@ public final class Assets {
         let image: PixmanImage
         do {
             // Decoded straight into the pixman image (b, g, r, a in memory), then premultiplied.
-            image = try PNG.decode(bytes, name: file.path, format: PNG.formatBGRA, maxWidth: maxLogoSide, maxHeight: maxLogoSide) {
+            let side = Int(Double(maxLogoSide) / scale)
+            image = try PNG.decode(bytes, name: file.path, format: PNG.formatBGRA, maxWidth: side, maxHeight: side) {
                 width, height, finish in
-                let shown = Double(width) * Double(height) * scale * scale
-                guard shown <= Double(maxLogoPixels) else { return nil }
                 let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: width, height: height)
                 let data = UnsafeMutableRawPointer(pixman_image_get_data(image.raw)!)
                 return finish(data, Int(pixman_image_get_stride(image.raw))) ? image : nil
             }.get()
         } catch {
-            throw AssetError("logo: \(error)")
-        }
-        if Double(image.width) * Double(image.height) * scale * scale > Double(maxLogoPixels) {
-            throw AssetError("logo: \(file.path) is \(image.width)x\(image.height), too large to show at scale \(scale.shortText)")
+            throw AssetError(scale == 1 ? "logo: \(error)" : "logo: \(error) (at scale \(scale.shortText))")
         }
         premultiply(image)
         guard scale != 1 else { return image }

@@ -35,6 +35,14 @@ final class IndicatorLayers {
     private(set) var cachedBytes = 0
     /// Where a frame that is not kept is composed (made on first need).
     private var uncached: PixmanImage?
+    /// Images every frame is drawn with, made once: the shapes on transparent, the frame
+    /// over the background, and one disc's coverage (a large indicator drawn every frame
+    /// then allocates nothing).
+    private lazy var work = (
+        shapes: PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size),
+        scratch: PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size),
+        mask: PixmanImage(format: PIXMAN_a8, width: size, height: size)
+    )
     private let background: PixmanImage
 
     init(theme: Theme, layout: Layout) {
@@ -79,7 +87,7 @@ final class IndicatorLayers {
             let composed = keep ? PixmanImage(format: format, width: size, height: size)
                 : uncached ?? PixmanImage(format: format, width: size, height: size)
             let whole = Rect(x: 0, y: 0, width: size, height: size)
-            let scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size)
+            let scratch = work.scratch
             scratch.composite(PIXMAN_OP_SRC, source: background, rect: whole)
             scratch.composite(PIXMAN_OP_OVER, source: shapes(frame: index), rect: whole)
             composed.composite(PIXMAN_OP_SRC, source: scratch, rect: whole)
@@ -96,9 +104,11 @@ final class IndicatorLayers {
         }
     }
 
-    /// The indicator alone, premultiplied on transparent, at frame `index`.
+    /// The indicator alone, premultiplied on transparent, at frame `index` (in `work.shapes`,
+    /// until the next call).
     private func shapes(frame index: Int) -> PixmanImage {
-        let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size)
+        let image = work.shapes
+        image.fill(Rect(x: 0, y: 0, width: size, height: size), color: Color.black.withAlpha(0))
         let t = Double(index) / Double(frameCount)
         let c = Double(size) / 2
         switch theme.indeterminateStyle {
@@ -128,15 +138,19 @@ final class IndicatorLayers {
 
     private func disc(in image: PixmanImage, x: Double, y: Double, radius: Double, color: Color) {
         guard radius > 0.25 else { return }
-        let mask = PixmanImage(format: PIXMAN_a8, width: image.width, height: image.height)
+        let mask = work.mask
+        // Only the disc's box is cleared and composited: a ring's drops are small.
+        let left = Int((x - radius).rounded(.down)) - 1, top = Int((y - radius).rounded(.down)) - 1
+        let side = Int((2 * radius).rounded(.up)) + 3
+        let box = Rect(x: left, y: top, width: side, height: side).intersection(Rect(x: 0, y: 0, width: size, height: size))
+        mask.fill(box, color: Color.black.withAlpha(0))
         let steps = max(12, Int(radius * 2))
         var points: [(x: Double, y: Double)] = []
         for s in 0..<steps {
             let a = Double(s) / Double(steps) * 2 * Double.pi
             points.append((x + radius * cos(a), y + radius * sin(a)))
         }
-        Shape.fillConvex(points, into: mask)
-        image.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask,
-                        rect: Rect(x: 0, y: 0, width: image.width, height: image.height))
+        Shape.fillConvexInBands(points, into: mask)
+        image.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask, rect: box, maskOrigin: (box.x, box.y))
     }
 }

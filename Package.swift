@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "CGaugeLinux"),
 
         .target(name: "GaugeProtocol"),
-        .target(name: "GaugeRender", dependencies: ["CPixman", "CFreeType", "CPNG"]),
+        .target(name: "GaugeRender", dependencies: ["GaugeProtocol", "CPixman", "CFreeType", "CPNG"]),
         .target(name: "GaugeDisplay", dependencies: ["GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux"]),
 

@@ -97,9 +97,11 @@ package final class Daemon {
         do {
             try server.start()
             frameTimer = try FrameTimer(loop: loop) { [unowned self] _ in tick() }
-            var handled = SignalSource.defaultSignals
+            // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
+            // otherwise rather than ending the daemon as they would by default.
+            var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
             if terminal != nil { handled.append(SIGWINCH) }
-            if console?.isAvailable == true { handled += [ConsoleVT.releaseSignal, ConsoleVT.acquireSignal] }
+            SignalSource.ignoreStraySignals()
             signals = try SignalSource(loop: loop, signals: handled) { [unowned self] in signal($0) }
             if let fd = device?.eventDescriptor {
                 try loop.register(fd, events: .readable) { [unowned self] _ in
@@ -204,6 +206,11 @@ package final class Daemon {
             reply = .ok(statusJSON(at: now))
             changes = false
         case .wait:
+            changes = false
+            if screen.model.mode == .indeterminate {
+                reply = .err(Self.waitIndeterminate)
+                break
+            }
             // Settled is not enough: with the frame timer armed, a change may still be
             // waiting for the tick that presents it. The tick replies once it has.
             if let client, !screen.isSettled(at: now) || framesRunning {
@@ -211,7 +218,6 @@ package final class Daemon {
                 scheduleFrames()
                 return .deferred
             }
-            changes = false
         case .snapshot(let path):
             changes = false
             do throws(ProtocolError) {
@@ -240,6 +246,10 @@ package final class Daemon {
         if changes { scheduleFrames() }
         return .reply(reply.encoded)
     }
+
+    /// `wait` waits for the bar to show its value; in indeterminate mode there is none.
+    private static let waitIndeterminate = ProtocolError(
+        .state, "nothing to wait for in indeterminate mode: the bar has no value to settle on")
 
     /// Takes the display back (DRM master, graphics mode) and repaints it whole.
     private func show() {
@@ -315,10 +325,12 @@ package final class Daemon {
         let presented = screen.renderFrame(at: now)
         frameOwed = !presented
         // `wait` replies once the settled state is on the display, not merely computed.
-        if presented, screen.isSettled(at: now), !waiters.isEmpty {
+        let indeterminate = screen.model.mode == .indeterminate
+        if presented, screen.isSettled(at: now) || indeterminate, !waiters.isEmpty {
             let ready = waiters
             waiters = []
-            for client in ready { client.complete(reply: Reply.ok(nil).encoded) }
+            let reply = indeterminate ? Reply.err(Self.waitIndeterminate) : Reply.ok(nil)
+            for client in ready { client.complete(reply: reply.encoded) }
         }
         if presented, !screen.isAnimating(at: now), waiters.isEmpty {
             frameTimer?.stop()
@@ -363,9 +375,12 @@ package final class Daemon {
                 screen.invalidate()
                 scheduleFrames()
             }
-        default:
+        case SIGTERM, SIGINT, SIGHUP:
+            // SIGHUP on the terminal display: the terminal is gone.
             log.info("signal \(number): exiting")
             loop.stop()
+        default:
+            log.info("signal \(number) ignored")
         }
     }
 

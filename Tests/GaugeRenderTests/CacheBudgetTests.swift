@@ -14,18 +14,18 @@ struct CacheBudgetTests {
     func largeSlowIndicator() throws {
         var theme = Theme()
         theme.indeterminateStyle = .circles
-        theme.indicatorSize = 600
+        theme.indicatorSize = 400
         theme.indicatorPeriod = 60
         var m = model(30)
         m.mode = .indeterminate
         let screen = try Screen(width: 1280, height: 1000, theme: theme)
         screen.render(m, at: 0)
-        for step in 1...60 { screen.render(m, at: 1 + Double(step) * 0.5) }
-        // Frames of 600x600 are 1.4 MB each; 60 of them kept would be 86 MB.
+        for step in 1...40 { screen.render(m, at: 1 + Double(step) * 0.5) }
+        // Frames of 400x400 are 640 KB each; 40 of them kept would be 26 MB.
         #expect(screen.scene.frameCacheBytes <= Self.sceneBudget, "\(screen.scene.frameCacheBytes) bytes cached")
 
         // A frame past the budget equals the same frame from a fresh scene's cache.
-        let late = 1 + 59 * 0.5
+        let late = 1 + 39 * 0.5
         screen.scene.invalidate()
         screen.render(m, at: late)
         let fresh = try Screen(width: 1280, height: 1000, theme: theme)
@@ -46,7 +46,7 @@ struct CacheBudgetTests {
         let screen = try Screen(width: 1920, height: 1080, theme: theme)
         let m = model(60)
         screen.render(m, at: 0)
-        for step in 1...120 { screen.render(m, at: Double(step) * 0.01) }
+        for step in 1...60 { screen.render(m, at: Double(step) * 0.01) }
         #expect(screen.scene.frameCacheBytes <= Self.sceneBudget, "\(screen.scene.frameCacheBytes) bytes cached")
 
         let fresh = try Screen(width: 1920, height: 1080, theme: theme)

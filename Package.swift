@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "GaugeDisplay", dependencies: ["GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux"]),
 
-        .executableTarget(name: "gauged", dependencies: ["GaugeDaemon"]),
+        .executableTarget(name: "gauged", dependencies: ["GaugeDaemon", "CGaugeLinux"]),
         .executableTarget(name: "gaugectl", dependencies: ["GaugeProtocol", "CGaugeLinux"]),
         .executableTarget(name: "GaugeBench", dependencies: ["GaugeRender", "GaugeDisplay", "CPixman"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),

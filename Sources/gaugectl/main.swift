@@ -1,3 +1,4 @@
+import CGaugeLinux
 import GaugeProtocol
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ signal(SIGPIPE, SIG_IGN)
 
 let invocation: Invocation
 do {
-    invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst())) { name in
+    invocation = try ArgumentParser.parse((1..<Int(CGL_argc())).map { String(cString: CGL_argv()[$0]!) }) { name in
         getenv(name).map { String(cString: $0) }
     }
 } catch {

@@ -1,10 +1,11 @@
+import CGaugeLinux
 import GaugeDaemon
 import Glibc
 
 var environment: [String: String] = [:]
 if let socket = getenv("GAUGE_SOCKET") { environment["GAUGE_SOCKET"] = String(cString: socket) }
 
-switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment) {
+switch DaemonOptions.parse((1..<Int(CGL_argc())).map { String(cString: CGL_argv()[$0]!) }, environment: environment) {
 case .help:
     print(DaemonOptions.usage)
     exit(0)

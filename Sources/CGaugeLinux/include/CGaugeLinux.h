@@ -110,4 +110,8 @@ int CGL_is_on_fuse(int fd);
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);
 
+/* The process's arguments as glibc passed them at start-up (see StartupEntropy.c). */
+int CGL_argc(void);
+char **CGL_argv(void);
+
 #endif

@@ -18,16 +18,18 @@ public struct TextImage {
 /// per-character fallback through a list of fonts, a replacement box for characters no
 /// font has, and the built-in digits when no font file exists at all.
 ///
-/// The theme's font and bold font open at once; the fallback fonts (a CJK collection is
-/// megabytes) are read the first time a character is missing from the main font, and
-/// are shared by the regular and bold text.
+/// The theme's font and bold font open at once; each fallback font (a CJK collection is
+/// megabytes) is read the first time a character is missing from every font before it
+/// in the list, and is shared by the regular and bold text.
 public final class TextRenderer {
     private var library: FT_Library?
     private let assets: Assets
     private var regularFace: FontFace?
     private var boldFace: FontFace?
     private let fallbackPaths: [String]
-    private var fallbackFaces: [FontFace]?
+    /// The fallbacks opened so far, and how many paths of the list were tried.
+    private var fallbackFaces: [FontFace] = []
+    private var fallbacksTried = 0
 
     /// Fonts that failed to open, for the log.
     public private(set) var unavailableFonts: [String] = []
@@ -46,12 +48,12 @@ public final class TextRenderer {
     deinit {
         regularFace = nil
         boldFace = nil
-        fallbackFaces = nil
+        fallbackFaces = []
         if let library { FT_Done_FreeType(library) }
     }
 
     /// True when no font file could be opened and only the built-in digits are available.
-    public var usesBuiltinFont: Bool { regularFace == nil && fallbacks.isEmpty }
+    public var usesBuiltinFont: Bool { regularFace == nil && firstFallback == nil }
 
     private func openFace(_ path: String) -> FontFace? {
         guard let library, !path.isEmpty else { return nil }
@@ -66,14 +68,18 @@ public final class TextRenderer {
         }
     }
 
-    /// The fallback fonts, opened on first use.
-    private var fallbacks: [FontFace] {
-        if let fallbackFaces { return fallbackFaces }
-        let faces = fallbackPaths.compactMap { openFace($0) }
-        fallbackFaces = faces
-        return faces
+    /// The fallback at `index` of those that open, opening further ones as needed; nil
+    /// past the last.
+    private func fallback(_ index: Int) -> FontFace? {
+        while fallbackFaces.count <= index, fallbacksTried < fallbackPaths.count {
+            let path = fallbackPaths[fallbacksTried]
+            fallbacksTried += 1
+            if let face = openFace(path) { fallbackFaces.append(face) }
+        }
+        return index < fallbackFaces.count ? fallbackFaces[index] : nil
     }
 
+    private var firstFallback: FontFace? { fallback(0) }
 
     private struct PlacedGlyph {
         var glyph: FontFace.Glyph
@@ -132,12 +138,14 @@ public final class TextRenderer {
         if let main, let index = main.glyphIndex(for: scalar) {
             return (main.glyph(index: index, size: size), false)
         }
-        for face in fallbacks where face !== main {
-            if let index = face.glyphIndex(for: scalar) {
+        var next = 0
+        while let face = fallback(next) {
+            next += 1
+            if face !== main, let index = face.glyphIndex(for: scalar) {
                 return (face.glyph(index: index, size: size), false)
             }
         }
-        if main == nil, fallbacks.isEmpty {
+        if main == nil, next == 0 {
             if let g = BuiltinFont.glyph(scalar, size: size) { return (g, false) }
             return (replacementBox(size: size), true)
         }
@@ -158,7 +166,7 @@ public final class TextRenderer {
     }
 
     private func verticalMetrics(main: FontFace?, size: Int) -> (ascent: Int, descent: Int) {
-        guard let first = main ?? fallbacks.first else { return BuiltinFont.verticalMetrics(size: size) }
+        guard let first = main ?? firstFallback else { return BuiltinFont.verticalMetrics(size: size) }
         return first.verticalMetrics(size: size)
     }
 }

@@ -76,6 +76,14 @@ extension LineConnection {
         #expect(run.status == 1 && run.stderr.hasPrefix("gaugectl: denied: "), "\(run.stderr)")
         #expect(contents(setup.rootOnly + "/secret") == "root's secret", "neither overwritten nor deleted")
 
+        // A device the member may write (like /dev/full) is passed, refused, and kept.
+        let full = setup.home + "/full"
+        try #require(mknod(full, S_IFCHR | 0o666, fullDevice) == 0)
+        chmod(full, 0o666)
+        run = try setup.asMember(["snapshot", full])
+        #expect(run.status == 1 && run.stderr.contains("not a regular file"), "\(run.stderr)")
+        #expect(exists(full))
+
         // Where the member may write, it gets its snapshot, owned by itself.
         let shot = setup.home + "/shot.png"
         run = try setup.asMember(["snapshot", shot])
@@ -131,6 +139,13 @@ extension LineConnection {
         reply = try connection.request("snapshot \(fifo)")
         #expect(reply.hasPrefix("err io ") && reply.contains("not a regular file"), "\(reply)")
         #expect(exists(fifo))
+
+        // A device whose writes fail (a copy of /dev/full): refused, and still there.
+        let full = daemon.directory.appending("full")
+        try #require(mknod(full, S_IFCHR | 0o666, fullDevice) == 0)
+        reply = try connection.request("snapshot \(full)")
+        #expect(reply.hasPrefix("err io ") && reply.contains("not a regular file"), "\(reply)")
+        #expect(exists(full), "a failed snapshot removes nothing")
 
         // A FIFO passed as a descriptor: refused.
         let writer = open(fifo, O_WRONLY | O_NONBLOCK)
@@ -230,3 +245,6 @@ func pngHeaderOnly(width: UInt32, height: UInt32) -> [UInt8] {
     return [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] + chunk("IHDR", header) + chunk("IDAT", [0x78, 0x9c, 3, 0])
         + chunk("IEND", [])
 }
+
+/// The device number of /dev/full (major 1, minor 7), whose writes fail with ENOSPC.
+private let fullDevice = dev_t(1 << 8 | 7)

@@ -16,24 +16,25 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(name: "CGaugeLinux"),
 
+        .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol"),
-        .target(name: "GaugeRender", dependencies: ["GaugeProtocol", "CPixman", "CFreeType", "CPNG"]),
-        .target(name: "GaugeDisplay", dependencies: ["GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
-        .target(name: "GaugeDaemon", dependencies: ["GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux"]),
+        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CPixman", "CFreeType", "CPNG"]),
+        .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
+        .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux"]),
 
         .executableTarget(name: "gauged", dependencies: ["GaugeDaemon", "CGaugeLinux"]),
-        .executableTarget(name: "gaugectl", dependencies: ["GaugeProtocol", "CGaugeLinux"]),
+        .executableTarget(name: "gaugectl", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux"]),
         .executableTarget(name: "GaugeBench", dependencies: ["GaugeRender", "GaugeDisplay", "CPixman"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 
         .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
         .testTarget(
             name: "GaugeRenderTests",
-            dependencies: ["GaugeRender", "GaugeDisplay"],
+            dependencies: ["GaugeSystem", "GaugeRender", "GaugeDisplay"],
             resources: [.copy("Golden")]
         ),
-        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeDisplay", "GaugeRender"]),
-        .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"]),
+        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),
+        .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import GaugeProtocol
 import Glibc
+import GaugeSystem
 
 /// The inputs existing boot tools write to: psplash's FIFO and Plymouth's boot socket.
 /// Their translators turn what arrives into requests, which go to the same place as the

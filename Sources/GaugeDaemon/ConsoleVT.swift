@@ -1,5 +1,6 @@
 import CGaugeLinux
 import Glibc
+import GaugeSystem
 
 /// The virtual terminal under a real display (SPEC §3, console): in graphics mode
 /// (`KD_GRAPHICS`) while the daemon shows its screen so the text console does not draw

@@ -1,6 +1,7 @@
 import GaugeDisplay
 import GaugeProtocol
 import GaugeRender
+import GaugeSystem
 import Glibc
 
 /// `gauged`: one thread around one epoll loop. Inputs (socket lines, the demo script)

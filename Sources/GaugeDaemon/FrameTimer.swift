@@ -1,5 +1,6 @@
 import CGaugeLinux
 import Glibc
+import GaugeSystem
 
 /// The frame clock: a `timerfd` on `CLOCK_MONOTONIC` in the event loop, armed only while
 /// something animates. `stop()` disarms it, so a still screen causes no wakeups at all.

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import Glibc
+import GaugeSystem
 
 /// Signals delivered through the event loop: the signals are blocked and read from a
 /// `signalfd`, so a handler runs on the loop's thread like any other event, never inside

@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeSystem
 import Glibc
 
 /// Where a snapshot's PNG bytes go: into a file a client opened and passed (any allowed

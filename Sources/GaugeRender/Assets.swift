@@ -1,4 +1,5 @@
 import CPixman
+import GaugeSystem
 
 /// Why a logo or font named by a theme cannot be used, as one line for a reply or the log.
 public struct AssetError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import CPNG
 import CPixman
+import GaugeSystem
 
 /// PNG files through libpng's simplified API.
 public enum PNG {

@@ -1,3 +1,4 @@
+import GaugeSystem
 import Glibc
 
 /// A theme file: `key = value` lines, `[section]` headers, `#` or `;` comments.

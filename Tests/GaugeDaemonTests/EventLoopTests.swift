@@ -1,6 +1,7 @@
 import GaugeDaemon
 import Glibc
 import Testing
+import GaugeSystem
 
 @Suite struct EventLoopTests {
     private func makePipe() throws -> (read: Int32, write: Int32) {

@@ -1,6 +1,7 @@
 import GaugeDaemon
 import Glibc
 import Testing
+import GaugeSystem
 
 @Suite struct ListeningSocketTests {
     @Test func createsParentDirectoriesAndSetsTheSocketMode() throws {

@@ -3,6 +3,7 @@ import GaugeProtocol
 import Testing
 
 @testable import GaugeDaemon
+import GaugeSystem
 
 #if canImport(Glibc)
     import Glibc

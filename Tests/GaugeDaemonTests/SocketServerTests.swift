@@ -2,6 +2,7 @@ import GaugeDaemon
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeSystem
 
 @Suite struct SocketServerTests {
     @Test func severalClientsGetTheirRepliesInOrder() throws {

@@ -1,6 +1,7 @@
 import GaugeDaemon
 import Glibc
 import Testing
+import GaugeSystem
 
 @Suite struct SystemdTests {
     @Test func socketActivationNeedsOurPidAndACount() {

@@ -3,6 +3,7 @@ import GaugeDaemon
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeSystem
 
 /// A scratch directory under /tmp with a short name (socket paths must fit 108 bytes).
 final class TemporaryDirectory {

@@ -1,6 +1,7 @@
 import Foundation
 import GaugeDisplay
 import GaugeRender
+import GaugeSystem
 import Glibc
 import Testing
 

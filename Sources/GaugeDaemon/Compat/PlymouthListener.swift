@@ -1,3 +1,4 @@
+import GaugeSystem
 #if canImport(Glibc)
     import Glibc
 #endif

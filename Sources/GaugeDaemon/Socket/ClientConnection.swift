@@ -1,5 +1,6 @@
 import GaugeProtocol
 import Glibc
+import GaugeSystem
 
 /// What the request handler does with a line.
 package enum ReplyAction: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import Glibc
+import GaugeSystem
 
 /// Why the daemon could not start listening.
 package enum ListenerError: Error, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Glibc
+import GaugeSystem
 
 /// Reading `/proc/<pid>/status`, for the supplementary groups of a peer process
 /// (`SO_PEERCRED` gives only the primary group).

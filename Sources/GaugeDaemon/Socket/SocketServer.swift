@@ -1,5 +1,6 @@
 import GaugeProtocol
 import Glibc
+import GaugeSystem
 
 package struct SocketServerConfiguration: Sendable {
     /// Clients served at once; the next one gets `err io too many clients` and is closed.

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import Glibc
+import GaugeSystem
 
 /// `sd_notify(3)` without libsystemd: one datagram per state change to the socket named
 /// by `$NOTIFY_SOCKET` (a path, or `@name` in the abstract namespace). Never blocks: if

@@ -27,6 +27,16 @@ extension Syscall {
         }
     }
 
+    /// Reads at most `buffer.count` bytes at `offset` of a file: the count read, 0 at its end.
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemError) -> Int {
+        while true {
+            let count = Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if count >= 0 { return count }
+            let error = Glibc.errno
+            if error != EINTR { throw SystemError("read", errno: error) }
+        }
+    }
+
     package static func fstat(_ fd: Int32) throws(SystemError) -> stat {
         var status = stat()
         while Glibc.fstat(fd, &status) != 0 {

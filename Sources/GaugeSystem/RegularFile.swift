@@ -5,15 +5,15 @@ import Glibc
 /// following a symbolic link when asked), checked with `fstat` to be a regular file of at
 /// most `maxBytes`, then read whole into memory. A FIFO, a terminal or a device is refused
 /// at once instead of blocking the reader; the decoders then work on the bytes.
-public final class RegularFile {
-    public struct Error: Swift.Error, Equatable, Sendable, CustomStringConvertible {
-        public let description: String
-        public init(_ description: String) { self.description = description }
+package final class RegularFile {
+    package struct Error: Swift.Error, Equatable, Sendable, CustomStringConvertible {
+        package let description: String
+        package init(_ description: String) { self.description = description }
     }
 
     /// What `fstat` says about the contents: the same identity means the same file,
     /// unchanged (a cache key that needs no read).
-    public struct Identity: Hashable, Sendable {
+    package struct Identity: Hashable, Sendable {
         var device: UInt64
         var inode: UInt64
         var size: Int
@@ -21,35 +21,36 @@ public final class RegularFile {
         var modifiedNanoseconds: Int
     }
 
-    public let path: String
-    public let identity: Identity
+    package let path: String
+    package let identity: Identity
     private let fd: Int32
     private let maxBytes: Int
 
     /// Opens `path` and checks what it is; nothing is read yet.
-    public init(_ path: String, maxBytes: Int, followLinks: Bool = true) throws(Error) {
-        var flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+    package init(_ path: String, maxBytes: Int, followLinks: Bool = true) throws(Error) {
+        var flags = O_RDONLY | O_NONBLOCK | O_NOCTTY
         if !followLinks { flags |= O_NOFOLLOW }
-        var fd: Int32
-        repeat { fd = open(path, flags) } while fd < 0 && errno == EINTR
-        guard fd >= 0 else {
-            let code = errno
-            throw Error(code == ELOOP && !followLinks
+        let fd: Int32
+        let status: stat
+        do throws(SystemError) {
+            fd = try Syscall.open(path, flags: flags)
+        } catch {
+            throw Error(error.errno == ELOOP && !followLinks
                 ? "\(path) is a symbolic link, which is not followed here"
-                : "cannot open \(path): \(String(cString: strerror(code)))")
+                : "cannot \(error)")
         }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            let code = errno
-            close(fd)
-            throw Error("cannot stat \(path): \(String(cString: strerror(code)))")
+        do throws(SystemError) {
+            status = try Syscall.fstat(fd)
+        } catch {
+            Syscall.close(fd)
+            throw Error("cannot stat \(path): \(error)")
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
+            Syscall.close(fd)
             throw Error("\(path) is not a regular file")
         }
         guard Int(status.st_size) <= maxBytes else {
-            close(fd)
+            Syscall.close(fd)
             throw Error("\(path) is \(status.st_size) bytes, more than the \(maxBytes) allowed")
         }
         self.path = path
@@ -60,10 +61,10 @@ public final class RegularFile {
             modified: Int(status.st_mtim.tv_sec), modifiedNanoseconds: Int(status.st_mtim.tv_nsec))
     }
 
-    deinit { close(fd) }
+    deinit { Syscall.close(fd) }
 
     /// The whole file (a file that grew past `maxBytes` meanwhile is refused).
-    public func bytes() throws(Error) -> [UInt8] {
+    package func bytes() throws(Error) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: identity.size + 1)
         var count = 0
         while true {
@@ -71,10 +72,16 @@ public final class RegularFile {
                 guard count <= maxBytes else { throw Error("\(path) grew past \(maxBytes) bytes while being read") }
                 bytes += [UInt8](repeating: 0, count: min(max(4096, count), maxBytes + 1 - count))
             }
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + count, $0.count - count, off_t(count)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Error("cannot read \(path): \(String(cString: strerror(errno)))")
+            let result = bytes.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) in
+                    try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: count)
+                }
+            }
+            let n: Int
+            do throws(SystemError) {
+                n = try result.get()
+            } catch {
+                throw Error("cannot read \(path): \(error)")
             }
             if n == 0 { break }
             count += n
@@ -84,7 +91,7 @@ public final class RegularFile {
     }
 
     /// Opens and reads `path` in one step.
-    public static func read(_ path: String, maxBytes: Int, followLinks: Bool = true) throws(Error) -> [UInt8] {
+    package static func read(_ path: String, maxBytes: Int, followLinks: Bool = true) throws(Error) -> [UInt8] {
         try RegularFile(path, maxBytes: maxBytes, followLinks: followLinks).bytes()
     }
 }

@@ -90,7 +90,7 @@ public final class Assets {
         }
         let data: FontData
         do {
-            data = FontData(try file.bytes())
+            data = try FontData(file)
         } catch {
             throw AssetError("font: \(error)")
         }
@@ -164,9 +164,16 @@ final class FontData {
     let bytes: UnsafeMutableRawBufferPointer
     var count: Int { bytes.count }
 
-    init(_ contents: [UInt8]) {
-        bytes = .allocate(byteCount: max(1, contents.count), alignment: 16)
-        bytes.copyBytes(from: contents)
+    /// Reads `file` straight into memory of its own (no copy, nothing zeroed first).
+    init(_ file: RegularFile) throws(RegularFile.Error) {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, file.identity.size), alignment: 16)
+        do throws(RegularFile.Error) {
+            let count = try file.read(into: memory)
+            bytes = UnsafeMutableRawBufferPointer(rebasing: memory[..<count])
+        } catch {
+            memory.deallocate()
+            throw error
+        }
     }
 
     deinit { bytes.deallocate() }

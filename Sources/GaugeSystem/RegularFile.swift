@@ -3,7 +3,7 @@ import Glibc
 /// The one way a file someone named (a theme file, a logo, a font) is read: opened
 /// non-blocking, without becoming a controlling terminal, close-on-exec (and without
 /// following a symbolic link when asked), checked with `fstat` to be a regular file of at
-/// most `maxBytes`, then read whole into memory. A FIFO, a terminal or a device is refused
+/// most `maxBytes`, then read whole into memory (no more than its size at the check). A FIFO, a terminal or a device is refused
 /// at once instead of blocking the reader; the decoders then work on the bytes.
 package final class RegularFile {
     package struct Error: Swift.Error, Equatable, Sendable, CustomStringConvertible {
@@ -16,7 +16,7 @@ package final class RegularFile {
     package struct Identity: Hashable, Sendable {
         var device: UInt64
         var inode: UInt64
-        var size: Int
+        package var size: Int
         var modified: Int
         var modifiedNanoseconds: Int
     }
@@ -24,7 +24,6 @@ package final class RegularFile {
     package let path: String
     package let identity: Identity
     private let fd: Int32
-    private let maxBytes: Int
 
     /// Opens `path` and checks what it is; nothing is read yet.
     package init(_ path: String, maxBytes: Int, followLinks: Bool = true) throws(Error) {
@@ -55,7 +54,6 @@ package final class RegularFile {
         }
         self.path = path
         self.fd = fd
-        self.maxBytes = maxBytes
         identity = Identity(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int(status.st_size),
             modified: Int(status.st_mtim.tv_sec), modifiedNanoseconds: Int(status.st_mtim.tv_nsec))
@@ -63,30 +61,42 @@ package final class RegularFile {
 
     deinit { Syscall.close(fd) }
 
-    /// The whole file (a file that grew past `maxBytes` meanwhile is refused).
-    package func bytes() throws(Error) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: identity.size + 1)
+    /// The whole file, into memory `buffer` at least `identity.size` bytes long: the count
+    /// read. A file that grew past the buffer meanwhile is refused.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(Error) -> Int {
         var count = 0
         while true {
-            if count == bytes.count {
-                guard count <= maxBytes else { throw Error("\(path) grew past \(maxBytes) bytes while being read") }
-                bytes += [UInt8](repeating: 0, count: min(max(4096, count), maxBytes + 1 - count))
-            }
-            let result = bytes.withUnsafeMutableBytes { buffer in
-                Result { () throws(SystemError) in
-                    try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: count)
-                }
-            }
+            // With the buffer full, one more byte is asked for: the file must end there.
+            var probe: UInt8 = 0
             let n: Int
             do throws(SystemError) {
-                n = try result.get()
+                if count < buffer.count {
+                    n = try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: count)
+                } else {
+                    n = try withUnsafeMutableBytes(of: &probe) { raw throws(SystemError) in try Syscall.read(fd, into: raw, at: count) }
+                }
             } catch {
                 throw Error("cannot read \(path): \(error)")
             }
-            if n == 0 { break }
+            if n == 0 { return count }
+            guard count < buffer.count else { throw Error("\(path) grew while being read") }
             count += n
         }
-        bytes.removeLast(bytes.count - count)
+    }
+
+    /// The whole file as an array.
+    package func bytes() throws(Error) -> [UInt8] {
+        var count = 0
+        var failure: Error?
+        let bytes = [UInt8](unsafeUninitializedCapacity: identity.size) { buffer, initialized in
+            do throws(Error) {
+                count = try read(into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                failure = error
+            }
+            initialized = count
+        }
+        if let failure { throw failure }
         return bytes
     }
 

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "CGaugeLinux.h"
 
+#include <sys/inotify.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,6 +128,24 @@ const char *CGL_strerror(int error) {
     const char *text = strerrordesc_np(error);
     return text != NULL ? text : "unknown error";
 }
+
+/* inotify, chroot */
+const int CGL_IN_NONBLOCK = IN_NONBLOCK;
+const int CGL_IN_CLOEXEC = IN_CLOEXEC;
+const uint32_t CGL_IN_CREATE = IN_CREATE;
+const uint32_t CGL_IN_DELETE = IN_DELETE;
+const uint32_t CGL_IN_MOVED_FROM = IN_MOVED_FROM;
+const uint32_t CGL_IN_MOVED_TO = IN_MOVED_TO;
+const uint32_t CGL_IN_DELETE_SELF = IN_DELETE_SELF;
+const uint32_t CGL_IN_MOVE_SELF = IN_MOVE_SELF;
+const uint32_t CGL_IN_ONLYDIR = IN_ONLYDIR;
+const uint32_t CGL_IN_IGNORED = IN_IGNORED;
+
+int CGL_inotify_init(int flags) { return inotify_init1(flags); }
+int CGL_inotify_add_watch(int fd, const char *path, uint32_t mask) { return inotify_add_watch(fd, path, mask); }
+int CGL_inotify_rm_watch(int fd, int watch) { return inotify_rm_watch(fd, watch); }
+
+int CGL_chroot(const char *path) { return chroot(path); }
 
 enum { CGL_MAX_PASSED = 8 };
 

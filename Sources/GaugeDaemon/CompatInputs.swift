@@ -4,24 +4,29 @@ import GaugeSystem
 
 /// The inputs existing boot tools write to: psplash's FIFO and Plymouth's boot socket.
 /// Their translators turn what arrives into requests, which go to the same place as the
-/// native socket's; Plymouth's answer bytes go back before the requests are applied, so a
-/// `plymouth quit` never waits on a daemon that has already left.
+/// native socket's; Plymouth's answer bytes go back once the requests are applied, so an
+/// ACK means done (a display manager's `deactivate` finds the display released). A quit
+/// stops the loop only after the callback, so it is answered too.
 final class CompatInputs {
     private let loop: EventLoop
     private let log: Log
     private let policy: PeerPolicy
-    private let apply: (Request) -> Void
+    private let apply: (Request, Access) -> Void
     private var fifo: PsplashFIFO?
     private var psplash = PsplashCommands()
     private var plymouthListener: PlymouthListener?
     private var plymouthClients: [Int32: PlymouthSession] = [:]
+    private var plymouthAccess: [Int32: Access] = [:]
     private var plymouthMessages = PlymouthMessages()
     private var buffer = [UInt8](repeating: 0, count: 4096)
+    /// What Plymouth's `--has-active-vt` answers: whether the daemon has the console's VT.
+    var hasActiveVT = false
 
     /// Plymouth connections served at once; more are closed at once.
     static let maxPlymouthClients = 16
 
-    init(loop: EventLoop, log: Log, policy: PeerPolicy, apply: @escaping (Request) -> Void) {
+    /// `apply` gets each request with the rights of whoever sent it.
+    init(loop: EventLoop, log: Log, policy: PeerPolicy, apply: @escaping (Request, Access) -> Void) {
         self.loop = loop
         self.log = log
         self.policy = policy
@@ -64,16 +69,16 @@ final class CompatInputs {
         plymouthListener = nil
     }
 
-    private func deliver(_ output: CompatOutput, source: String) {
+    private func deliver(_ output: CompatOutput, source: String, access: Access) {
         for line in output.logs { log.info("\(source): \(line)") }
-        for request in output.requests { apply(request) }
+        for request in output.requests { apply(request, access) }
     }
 
     private func readFIFO() {
         guard let fifo else { return }
         do {
             let bytes = try fifo.readAvailable()
-            deliver(psplash.consume(bytes), source: "psplash")
+            deliver(psplash.consume(bytes), source: "psplash", access: .compatInput)
         } catch {
             log.info("psplash FIFO: \(error)")
         }
@@ -94,10 +99,12 @@ final class CompatInputs {
                 Syscall.close(fd)
                 continue
             }
-            let authorized = (try? PeerCredentials.of(socket: fd)).map { policy.allows($0) } ?? false
+            let peer = try? PeerCredentials.of(socket: fd)
+            let authorized = peer.map { policy.allows($0) } ?? false
             do {
                 try loop.register(fd, events: .readable) { [unowned self] _ in readPlymouth(fd) }
-                plymouthClients[fd] = PlymouthSession(authorized: authorized)
+                plymouthClients[fd] = PlymouthSession(authorized: authorized, rootPeer: peer?.uid == 0, hasActiveVT: hasActiveVT)
+                plymouthAccess[fd] = peer.map { Access(peer: $0) } ?? .compatInput
             } catch {
                 Syscall.close(fd)
             }
@@ -120,12 +127,12 @@ final class CompatInputs {
         }
         let output = session.consume(buffer[0..<count], messages: &plymouthMessages)
         plymouthClients[fd] = session
+        deliver(output, source: "plymouth", access: plymouthAccess[fd] ?? .compatInput)
         if !output.reply.isEmpty {
             // One byte per request: it fits the socket buffer unless the client never reads.
             let written = output.reply.withUnsafeBytes { try? Syscall.write(fd, $0) }
             if written == nil { log.debug("Plymouth client not reading its answers") }
         }
-        deliver(output, source: "plymouth")
         if session.pendingByteCount > 4096 {
             log.info("plymouth: request too long, connection closed")
             drop(fd)
@@ -136,5 +143,6 @@ final class CompatInputs {
         loop.unregister(fd)
         Syscall.close(fd)
         plymouthClients[fd] = nil
+        plymouthAccess[fd] = nil
     }
 }

@@ -68,10 +68,14 @@ package final class ConsoleVT {
         if setKDMode(CGL_KD_GRAPHICS) { inGraphics = true }
     }
 
-    /// Text mode again: the console shows what it holds.
+    /// Text mode again: the console shows what it holds, with its cursor.
     package func releaseText() {
         guard isAvailable, inGraphics else { return }
-        if setKDMode(CGL_KD_TEXT) { inGraphics = false }
+        if setKDMode(CGL_KD_TEXT) {
+            inGraphics = false
+            let showCursor = Array("\u{1B}[?25h".utf8)
+            _ = showCursor.withUnsafeBytes { try? Syscall.write(fd, $0) }
+        }
     }
 
     /// Asks the kernel to signal VT switches (`VT_PROCESS`) instead of doing them behind
@@ -90,6 +94,18 @@ package final class ConsoleVT {
             mode.acqsig = Int16(acquireSignal)
             try Syscall.ioctl(fd, CGL_VT_SETMODE, &mode, "VT_SETMODE VT_PROCESS")
             savedVTMode = current
+        } catch {
+            log.info("console: \(error)")
+        }
+    }
+
+    /// Automatic VT switching again (the mode found at start), leaving the console mode
+    /// as it is: for a display manager that takes over.
+    package func disableProcessSwitching() {
+        guard isAvailable, var saved = savedVTMode else { return }
+        do throws(SystemError) {
+            try Syscall.ioctl(fd, CGL_VT_SETMODE, &saved, "VT_SETMODE")
+            savedVTMode = nil
         } catch {
             log.info("console: \(error)")
         }
@@ -128,14 +144,8 @@ package final class ConsoleVT {
     package func restore() {
         guard isAvailable else { return }
         releaseText()
-        if var saved = savedVTMode {
-            do throws(SystemError) {
-                try Syscall.ioctl(fd, CGL_VT_SETMODE, &saved, "VT_SETMODE")
-            } catch {
-                log.info("console: \(error)")
-            }
-            savedVTMode = nil
-        }
+        disableProcessSwitching()
+        savedVTMode = nil
         Syscall.close(fd)
         fd = -1
     }

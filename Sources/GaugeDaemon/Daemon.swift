@@ -17,6 +17,9 @@ package final class Daemon {
     private var demoTimer: FrameTimer?
     private var signals: SignalSource?
     private var compat: CompatInputs?
+    private var askPassword: AskPasswordWatch?
+    /// Who has the screen: Gauge, the console (hide, a question) or a display manager.
+    private var handover = ScreenHandover()
     private let notify = SystemdNotify.fromEnvironment()
     private var waiters: [ClientConnection] = []
     private var framesRunning = false
@@ -76,6 +79,7 @@ package final class Daemon {
     }
 
     private func start() throws(DaemonError) {
+        RootSwitch.markArgv0InInitrd(log: log)
         let groupID = try options.group.map { name throws(DaemonError) in
             guard let entry = getgrnam(name) else { throw DaemonError("unknown group '\(name)'") }
             return UInt32(entry.pointee.gr_gid)
@@ -119,9 +123,10 @@ package final class Daemon {
         }
         log.info("listening on \(options.socketPath)")
         if options.psplashFIFO != nil || options.plymouth {
-            let compat = CompatInputs(loop: loop, log: log, policy: PeerPolicy(groupID: groupID)) { [unowned self] request in
-                _ = apply(request, from: nil, access: .compatInput)
+            let compat = CompatInputs(loop: loop, log: log, policy: PeerPolicy(groupID: groupID)) { [unowned self] request, access in
+                _ = apply(request, from: nil, access: access)
             }
+            compat.hasActiveVT = console?.isAvailable == true
             self.compat = compat
             // Another splash may hold these; the native socket still serves, so log and go on.
             do throws(DaemonError) {
@@ -135,30 +140,40 @@ package final class Daemon {
                 log.info("\(error)")
             }
         }
-        if let console {
+        if let directory = options.askPasswordDirectory { watchPasswordRequests(in: directory) }
+        if let title = options.title { screen.setTitle(title) }
+        if options.shutdown { screen.setMode(.indeterminate) }
+        if handover.owner == .gauge, let console {
             console.takeGraphics()
             console.enableProcessSwitching()
+        } else if handover.owner != .gauge {
+            screen.hide()
+            device?.release()
+            log.info("a password request is waiting: the console keeps the screen")
         }
         screen.renderFrame(at: MonotonicClock.now())
         scheduleFrames()
         try? notify?.ready()
     }
 
+    /// The display and the console first, the connections last: a client waiting for
+    /// the daemon to go (`gaugectl quit`, `plymouth --wait quit`) finds the console back.
     private func shutdown() {
         try? notify?.stopping()
         frameTimer?.close()
         demoTimer?.close()
-        compat?.close()
-        server?.close()
         signals?.close()
         if let terminal { terminal.close() }
-        device?.close(retain: retainOnExit)
+        device?.close(retain: retainOnExit && handover.owner == .gauge)
         if retainOnExit {
             // The console stays in graphics mode so the kernel does not draw over the frame.
             log.info("leaving the last frame on screen")
+            console?.disableProcessSwitching()
         } else {
             console?.restore()
         }
+        compat?.close()
+        server?.close()
     }
 
     // MARK: - Requests
@@ -200,8 +215,17 @@ package final class Daemon {
             }
         case .reload:
             if let error = reloadTheme() { reply = .err(error) }
-        case .show: show()
-        case .hide: hide()
+        case .show:
+            if handover.deactivated {
+                reply = .err(ProtocolError(.state, "deactivated: a display manager has the display; reactivate takes it back"))
+            }
+            updateHandover { $0.hiddenByRequest = false }
+        case .hide: updateHandover { $0.hiddenByRequest = true }
+        case .deactivate: updateHandover { $0.deactivated = true }
+        case .reactivate: updateHandover { $0.deactivated = false }
+        case .newRoot(let path):
+            changes = false
+            if let error = enterNewRoot(path) { reply = .err(error) }
         case .ping: changes = false
         case .status:
             reply = .ok(statusJSON(at: now))
@@ -252,26 +276,78 @@ package final class Daemon {
     private static let waitIndeterminate = ProtocolError(
         .state, "nothing to wait for in indeterminate mode: the bar has no value to settle on")
 
-    /// Takes the display back (DRM master, graphics mode) and repaints it whole.
-    private func show() {
-        guard !screen.visible else { return }
-        console?.takeGraphics()
-        if let device {
-            do throws(DisplayError) {
-                try device.acquire()
-            } catch {
-                log.info("cannot take the display back: \(error)")
+    /// Changes a reason to give the screen up, and hands it over when its owner changes.
+    private func updateHandover(_ change: (inout ScreenHandover) -> Void) {
+        let before = handover.owner
+        change(&handover)
+        let after = handover.owner
+        guard after != before else { return }
+        log.info("screen: \(before) → \(after)")
+        switch after {
+        case .gauge:
+            // Back from the text console or from a display manager: graphics mode, VT
+            // switches signalled again, DRM master, and a whole frame.
+            console?.takeGraphics()
+            console?.enableProcessSwitching()
+            if let device {
+                do throws(DisplayError) {
+                    try device.acquire()
+                } catch {
+                    log.info("cannot take the display back: \(error)")
+                }
             }
+            screen.show()
+        case .console:
+            screen.hide()
+            device?.release()
+            console?.releaseText()
+        case .displayManager:
+            // Stop drawing and let go of DRM master and VT switching; the console stays
+            // in graphics mode, so no text shows before the display manager's first frame.
+            screen.hide()
+            device?.release()
+            console?.disableProcessSwitching()
         }
-        screen.show()
     }
 
-    /// Gives the display up (another program may draw, the console shows text); the daemon stays.
-    private func hide() {
-        guard screen.visible else { return }
-        screen.hide()
-        device?.release()
-        console?.releaseText()
+    /// Follows systemd's password requests: the console gets the screen while one waits.
+    private func watchPasswordRequests(in directory: String) {
+        do throws(SystemError) {
+            let watch = try AskPasswordWatch(directory: directory)
+            try loop.register(watch.fd, events: .readable) { [unowned self] _ in
+                if watch.update() { passwordRequestsChanged() }
+            }
+            askPassword = watch
+            handover.passwordPending = watch.isPending
+        } catch {
+            log.info("cannot watch \(directory) for password requests: \(error)")
+        }
+    }
+
+    private func passwordRequestsChanged() {
+        guard let watch = askPassword else { return }
+        log.info(watch.isPending ? "a password request is waiting: the console gets the screen" : "password request answered")
+        updateHandover { $0.passwordPending = watch.isPending }
+        scheduleFrames()
+    }
+
+    /// Moves the daemon into the real root (see `RootSwitch`); nil when done.
+    private func enterNewRoot(_ path: String) -> ProtocolError? {
+        do throws(SystemError) {
+            try RootSwitch.enter(path)
+        } catch {
+            log.info("cannot move into the new root: \(error)")
+            return ProtocolError(.io, error.description)
+        }
+        log.info("moved into the new root \(path)")
+        // Paths resolve in the new root from now on; a watch on an ancestor in the old
+        // root would never see the real one.
+        if let watch = askPassword {
+            let before = watch.isPending
+            watch.rearm()
+            if watch.isPending != before { passwordRequestsChanged() }
+        }
+        return nil
     }
 
     package func statusJSON(at time: Double) -> String {
@@ -377,7 +453,9 @@ package final class Daemon {
                 scheduleFrames()
             }
         case SIGTERM, SIGINT, SIGHUP:
-            // SIGHUP on the terminal display: the terminal is gone.
+            // SIGHUP on the terminal display: the terminal is gone. systemd's last killing
+            // spree ends a shutdown screen: keep its frame.
+            if options.shutdown, number == SIGTERM { retainOnExit = true }
             log.info("signal \(number): exiting")
             loop.stop()
         default:

@@ -30,6 +30,13 @@ package struct DaemonOptions: Equatable, Sendable {
     package var psplashFIFO: String?
     /// Serve Plymouth's boot protocol on its abstract socket.
     package var plymouth = false
+    /// The title shown from the first frame.
+    package var title: String?
+    /// A shutdown screen: the bar runs indeterminate, and SIGTERM (systemd's last
+    /// killing spree) leaves the last frame on the display.
+    package var shutdown = false
+    /// Where systemd's password requests appear; nil watches nothing.
+    package var askPasswordDirectory: String? = "/run/systemd/ask-password"
 
     package init() {}
 
@@ -52,6 +59,11 @@ package struct DaemonOptions: Equatable, Sendable {
           --psplash-fifo [PATH]  also read psplash commands (PROGRESS n, MSG text, QUIT)
                              from a FIFO (default /run/psplash_fifo)
           --plymouth-compat  also serve Plymouth's boot protocol, so `plymouth` drives gauged
+          --title TEXT       the title from the first frame on
+          --shutdown         a shutdown or reboot screen: the bar runs indeterminate and
+                             SIGTERM leaves the last frame on the display
+          --ask-password-dir DIR|none  give the console back while a password request
+                             waits here (default /run/systemd/ask-password)
           --demo             play a scripted demo sequence, then quit
           --verbose          log more
           -h, --help         this text
@@ -84,6 +96,16 @@ package struct DaemonOptions: Equatable, Sendable {
             case "--verbose", "-v": options.verbose = true
             case "--demo": options.demo = true
             case "--plymouth-compat": options.plymouth = true
+            case "--shutdown": options.shutdown = true
+            case "--title":
+                guard let v = required() else { return .error("--title needs a text") }
+                if let problem = Request.controlCharacterError(in: v) { return .error("--title: \(problem.message)") }
+                options.title = v
+            case "--ask-password-dir":
+                guard let v = required(), v == "none" || v.hasPrefix("/") else {
+                    return .error("--ask-password-dir takes an absolute directory or none")
+                }
+                options.askPasswordDirectory = v == "none" ? nil : v
             case "--psplash-fifo":
                 if let inline {
                     guard !inline.isEmpty else { return .error("--psplash-fifo needs a path") }

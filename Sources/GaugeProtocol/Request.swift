@@ -20,6 +20,16 @@ package enum Request: Equatable, Sendable {
     case reload
     case show
     case hide
+    /// A display manager takes over (Plymouth's `deactivate`): stop drawing and release
+    /// the display and the VT switching, but leave the console in graphics mode (no
+    /// text flashes up before the display manager's first frame). Only `reactivate`
+    /// draws again.
+    case deactivate
+    case reactivate
+    /// The real root is mounted at `path` (an absolute directory): the daemon moves its
+    /// root and working directory there, so its later file lookups happen in the real
+    /// root (Plymouth's `update-root-fs --new-root-dir`). Root peers only.
+    case newRoot(path: String)
     case ping
     case status
     case wait
@@ -34,7 +44,7 @@ package enum Request: Equatable, Sendable {
     /// The command words, in the order help texts list them.
     package static let commandWords = [
         "progress", "message", "title", "mode", "state", "theme", "reload", "show", "hide",
-        "ping", "status", "wait", "snapshot", "quit",
+        "deactivate", "reactivate", "newroot", "ping", "status", "wait", "snapshot", "quit",
     ]
 
     /// The range a progress value must lie in.
@@ -105,6 +115,9 @@ package enum Request: Equatable, Sendable {
         case .reload: return "reload"
         case .show: return "show"
         case .hide: return "hide"
+        case .deactivate: return "deactivate"
+        case .reactivate: return "reactivate"
+        case .newRoot(let path): return "newroot " + path
         case .ping: return "ping"
         case .status: return "status"
         case .wait: return "wait"
@@ -155,21 +168,16 @@ private struct RequestParser {
         case "reload": try end(of: command); return .reload
         case "show": try end(of: command); return .show
         case "hide": try end(of: command); return .hide
+        case "deactivate": try end(of: command); return .deactivate
+        case "reactivate": try end(of: command); return .reactivate
+        case "newroot": return .newRoot(path: try absolutePath(of: command))
         case "ping": try end(of: command); return .ping
         case "status": try end(of: command); return .status
         case "wait": try end(of: command); return .wait
         case "snapshot":
-            // An absolute path cannot start with a space, so any run of them separates.
             while position < bytes.count, bytes[position] == Self.space { position += 1 }
-            let path = String(decoding: bytes[position...], as: UTF8.self)
-            guard !path.isEmpty else {
-                throw ProtocolError(.syntax, "snapshot needs an absolute path, or - with a file descriptor passed")
-            }
-            if path == "-" { return .snapshotToPassedFile }
-            guard path.utf8.first == UInt8(ascii: "/") else {
-                throw ProtocolError(.syntax, "snapshot path '\(Abbreviated(path))' is not absolute")
-            }
-            return .snapshot(path: path)
+            if bytes[position...].elementsEqual("-".utf8) { return .snapshotToPassedFile }
+            return .snapshot(path: try absolutePath(of: command))
         case "quit":
             guard let word = nextWord() else { return .quit(retain: false) }
             guard word == "retain" else {
@@ -180,6 +188,20 @@ private struct RequestParser {
         default:
             throw ProtocolError(.unknown, "unknown command '\(Abbreviated(command))'")
         }
+    }
+
+    /// The rest of the line as an absolute path. An absolute path cannot start with a
+    /// space, so any run of them separates it from the command.
+    private mutating func absolutePath(of command: String) throws(ProtocolError) -> String {
+        while position < bytes.count, bytes[position] == Self.space { position += 1 }
+        let path = String(decoding: bytes[position...], as: UTF8.self)
+        guard !path.isEmpty else {
+            throw ProtocolError(.syntax, "\(command) needs an absolute path")
+        }
+        guard path.utf8.first == UInt8(ascii: "/") else {
+            throw ProtocolError(.syntax, "\(command) path '\(Abbreviated(path))' is not absolute")
+        }
+        return path
     }
 
     /// Skips spaces and returns the next word, or nil at the end of the line.

@@ -10,7 +10,7 @@ package enum Syscall {
     // MARK: Retry helpers
 
     @inline(__always)
-    private static func retrying<T: FixedWidthInteger>(
+    static func retrying<T: FixedWidthInteger>(
         _ operation: @autoclosure () -> String, _ call: () -> T
     ) throws(SystemError) -> T {
         while true {

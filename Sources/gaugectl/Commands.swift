@@ -25,6 +25,12 @@ enum ReplyOutput: Sendable {
 struct OutgoingRequest: Sendable {
     var line: String
     var output: ReplyOutput = .payload
+    /// After an `ok`, wait (within the timeout) until the daemon closes the connection:
+    /// `quit` returns once the daemon has given the console back and gone.
+    var awaitsClose = false
+    /// Succeed only when no daemon answers (`ping --absent`): exit 0 for no daemon, 1
+    /// for any reply.
+    var succeedsWhenAbsent = false
     /// A file gaugectl opens for writing, as the user running it, and passes with the
     /// line (`snapshot -`): the daemon writes into it and never opens the path itself.
     var fileToPass: String? = nil
@@ -144,6 +150,26 @@ struct CommandSpec: Sendable {
         simpleCommand("reload", .reload, summary: "Re-read the theme file"),
         simpleCommand("show", .show, summary: "Take the display and show the screen"),
         simpleCommand("hide", .hide, summary: "Release the display (the daemon keeps running)"),
+        simpleCommand(
+            "deactivate", .deactivate, summary: "Hand the display to a display manager (stop drawing, keep running)",
+            details: """
+                As Plymouth's deactivate: the daemon stops drawing, drops DRM master and VT
+                switching, and leaves the console in graphics mode so no text shows before the
+                display manager's first frame. Only 'reactivate' draws again ('show' does not).
+                """),
+        simpleCommand("reactivate", .reactivate, summary: "Take the display back after deactivate"),
+        CommandSpec(
+            name: "newroot", argumentsSynopsis: "DIR",
+            summary: "Tell the daemon the real root is mounted at DIR (root only)",
+            details: """
+                The daemon moves its root and working directory to DIR, so theme reloads and
+                other file lookups happen in the real root after switch_root (Plymouth's
+                update-root-fs --new-root-dir). The initramfs scripts send it.
+                """,
+            positionals: 1...1,
+            makeRequest: { arguments throws(UsageError) in
+                try validated(.newRoot(path: try absolutePath(arguments.positionals[0])))
+            }),
         CommandSpec(
             name: "status", argumentsSynopsis: "[--json]",
             summary: "Print the daemon's state",
@@ -151,7 +177,20 @@ struct CommandSpec: Sendable {
             makeRequest: { arguments throws(UsageError) in
                 OutgoingRequest(line: Request.status.encoded, output: .status(json: arguments.flags.contains("--json")))
             }),
-        simpleCommand("ping", .ping, summary: "Check that the daemon answers"),
+        CommandSpec(
+            name: "ping", argumentsSynopsis: "[--absent]",
+            summary: "Check that the daemon answers",
+            details: """
+                With --absent the outcome is turned around: exit 0 when no daemon answers within
+                the timeout, 1 when one does (for a unit's ExecCondition=, which skips the unit
+                on 1: start a daemon only where none runs). Nothing is ever started by a ping.
+                """,
+            options: [OptionSpec(name: "--absent", valueName: nil, help: "Exit 0 only when no daemon answers")],
+            makeRequest: { arguments throws(UsageError) in
+                var request = try validated(.ping)
+                request.succeedsWhenAbsent = arguments.flags.contains("--absent")
+                return request
+            }),
         simpleCommand(
             "wait", .wait, summary: "Return once the bar shows its target and nothing moves",
             details: "Uses the --timeout like every call; --timeout 0 waits without limit."),
@@ -168,9 +207,12 @@ struct CommandSpec: Sendable {
         CommandSpec(
             name: "quit", argumentsSynopsis: "[--retain]",
             summary: "Stop the daemon",
+            details: "Returns once the daemon has given the display back and gone (within the --timeout).",
             options: [OptionSpec(name: "--retain", valueName: nil, help: "Leave the last frame on the display")],
             makeRequest: { arguments throws(UsageError) in
-                try validated(.quit(retain: arguments.flags.contains("--retain")))
+                var request = try validated(.quit(retain: arguments.flags.contains("--retain")))
+                request.awaitsClose = true
+                return request
             }),
         CommandSpec(
             name: "send", argumentsSynopsis: "RAW-LINE...",
@@ -300,4 +342,21 @@ private func validated(_ request: Request) throws(UsageError) -> OutgoingRequest
         throw UsageError(error.message)
     }
     return OutgoingRequest(line: line)
+}
+
+/// `path` made absolute against the current directory.
+private func absolutePath(_ path: String) throws(UsageError) -> String {
+    if path.hasPrefix("/") { return path }
+    guard let buffer = getcwd(nil, 0) else {
+        throw UsageError("cannot read the current directory; give an absolute path")
+    }
+    defer { free(buffer) }
+    var directory = String(cString: buffer)
+    var relative = Substring(path)
+    while relative.hasPrefix("./") {
+        relative = relative.dropFirst(2).drop { $0 == "/" }
+    }
+    if relative == "." { relative = "" }
+    if !directory.hasSuffix("/") { directory += "/" }
+    return directory + relative
 }

@@ -52,13 +52,25 @@ enum DaemonConnection {
     static let maxReplyBytes = 1 << 20
 
     /// Sends `line` plus `\n` to the socket at `path` and returns the reply line without
-    /// its `\n`.
-    /// `passing`, a descriptor, goes with the line (SCM_RIGHTS).
+    /// its `\n`. With `awaitingClose`, an `ok` reply is returned only once the daemon has
+    /// closed the connection too. `passing`, a descriptor, goes with the line (SCM_RIGHTS).
     static func exchange(
-        line: String, socketPath path: String, deadline: Deadline, passing descriptor: Int32? = nil
+        line: String, socketPath path: String, deadline: Deadline, awaitingClose: Bool = false,
+        passing descriptor: Int32? = nil
     ) throws(ConnectionFailure) -> String {
         let socket = try connect(to: path, deadline: deadline)
         defer { close(socket) }
+        if awaitingClose {
+            let reply = try exchange(line: line, on: socket, path: path, deadline: deadline, passing: descriptor)
+            if case .ok = Reply.parse(reply) { try waitForClose(socket, path: path, deadline: deadline) }
+            return reply
+        }
+        return try exchange(line: line, on: socket, path: path, deadline: deadline, passing: descriptor)
+    }
+
+    private static func exchange(
+        line: String, on socket: Int32, path: String, deadline: Deadline, passing descriptor: Int32?
+    ) throws(ConnectionFailure) -> String {
         do {
             try send(Array((line + "\n").utf8), on: socket, path: path, deadline: deadline, passing: descriptor)
         } catch let failure where failure.peerClosed {
@@ -190,6 +202,24 @@ enum DaemonConnection {
                 throw ConnectionFailure(message: "\(path) closed the connection before the request was sent", peerClosed: true)
             default:
                 throw failure("cannot send to", path, code)
+            }
+        }
+    }
+
+    /// Reads until the daemon closes the connection (what follows the reply is ignored).
+    private static func waitForClose(_ fd: Int32, path: String, deadline: Deadline) throws(ConnectionFailure) {
+        var chunk = [UInt8](repeating: 0, count: 512)
+        while true {
+            guard try wait(fd, for: Int16(POLLIN), path: path, deadline: deadline) else {
+                throw timedOut("waiting for the daemon to exit on", path, deadline)
+            }
+            let count = chunk.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, 0) }
+            if count == 0 { return }
+            if count < 0 {
+                let code = errno
+                if code == EINTR || code == EAGAIN { continue }
+                if code == ECONNRESET { return }
+                throw failure("cannot read from", path, code)
             }
         }
     }

@@ -79,13 +79,19 @@ case .send(let request):
     do {
         replyLine = try DaemonConnection.exchange(
             line: request.line, socketPath: invocation.socketPath,
-            deadline: Deadline(seconds: invocation.timeout), passing: passed?.fd)
+            deadline: Deadline(seconds: invocation.timeout), awaitingClose: request.awaitsClose,
+            passing: passed?.fd)
     } catch {
         passed?.abandon()
+        if request.succeedsWhenAbsent { finish(.ok) }
         printError("gaugectl: \(error.message)")
         finish(.noDaemon)
     }
     if case .ok = Reply.parse(replyLine) { passed?.keep() } else { passed?.abandon() }
+    if request.succeedsWhenAbsent {
+        printError("gaugectl: a daemon answers on \(invocation.socketPath)")
+        finish(.daemonError)
+    }
     switch Reply.parse(replyLine) {
     case .ok(let payload):
         guard let payload else { finish(.ok) }

@@ -21,6 +21,47 @@ struct DaemonOptionsTests {
         #expect(drm.display == .drm(path: "/dev/dri/card1"))
     }
 
+    @Test("boot flow options: shutdown screen, first title, password directory")
+    func bootFlowOptions() {
+        guard case .run(let o) = DaemonOptions.parse(["--shutdown", "--title", "Powering off", "--ask-password-dir=/tmp/asks"]) else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(o.shutdown && o.title == "Powering off" && o.askPasswordDirectory == "/tmp/asks")
+        guard case .run(let defaults) = DaemonOptions.parse([]), case .run(let off) = DaemonOptions.parse(["--ask-password-dir", "none"]) else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(!defaults.shutdown && defaults.title == nil && defaults.askPasswordDirectory == "/run/systemd/ask-password")
+        #expect(off.askPasswordDirectory == nil)
+        #expect(DaemonOptions.parse(["--ask-password-dir", "relative"]) == .error("--ask-password-dir takes an absolute directory or none"))
+        #expect(DaemonOptions.parse(["--title", "a\nb"]) == .error("--title: control character U+000A in line"))
+        #expect(DaemonOptions.parse(["--title"]) == .error("--title needs a text"))
+    }
+
+    @Test("ancestors of the password directory, from the root down")
+    func askPasswordAncestors() {
+        #expect(AskPasswordWatch.ancestors(of: "/run/systemd/ask-password") == ["/", "/run", "/run/systemd"])
+        #expect(AskPasswordWatch.ancestors(of: "/asks") == ["/"])
+    }
+
+    @Test("who has the screen: deactivate wins, then hide or a password, else Gauge")
+    func screenHandoverOwner() {
+        var handover = ScreenHandover()
+        #expect(handover.owner == .gauge)
+        handover.passwordPending = true
+        #expect(handover.owner == .console)
+        handover.deactivated = true
+        #expect(handover.owner == .displayManager)
+        handover.passwordPending = false
+        handover.hiddenByRequest = true
+        #expect(handover.owner == .displayManager)
+        handover.deactivated = false
+        #expect(handover.owner == .console)
+        handover.hiddenByRequest = false
+        #expect(handover.owner == .gauge)
+    }
+
     @Test("scale 2 on dense panels of 1200 lines and more, 1 otherwise or when the size is unknown")
     func autoScale() throws {
         let laptop = try MemoryDisplay(width: 2560, height: 1600, physicalSize: (286, 179))

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 // The systemd units in systemd/ and the initramfs integration under tools/, checked with
@@ -47,7 +48,11 @@ private func lines(_ text: String) -> [String] {
 }
 
 @Suite struct SystemdUnitTests {
-    private let units = ["gauged.service", "gauged.socket", "gauged-quit.service"]
+    private let units = [
+        "gauged.service", "gauged-quit.service", "gauged-poweroff.service", "gauged-reboot.service",
+        "gauged-halt.service", "gauged-kexec.service", "gauged-switch-root.service",
+    ]
+    private let dropIns = ["emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf"]
 
     @Test func unitsVerifyCleanly() throws {
         let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
@@ -73,6 +78,42 @@ private func lines(_ text: String) -> [String] {
         let result = try shell("\(analyze) verify --man=no \(paths)", directory: directory.path)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "", "systemd-analyze verify is not clean:\n\(result.output)")
+
+        // The drop-ins, on the system's own emergency and rescue units.
+        let unitPath = directory.appending("units")
+        for dropIn in dropIns {
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(dropIn)"), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)
+            let target = unitPath + "/" + dropIn
+            try FileManager.default.createDirectory(
+                atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: target, atomically: true, encoding: .utf8)
+        }
+        let withDropIns = try shell(
+            "\(analyze) verify --man=no emergency.service rescue.service && \(analyze) cat-config --no-pager emergency.service rescue.service",
+            environment: ["SYSTEMD_UNIT_PATH": unitPath + ":"], directory: directory.path)
+        #expect(withDropIns.status == 0, "\(withDropIns.output)")
+        #expect(!withDropIns.output.contains("emergency.service:") && !withDropIns.output.contains("rescue.service:"),
+                "not clean:\n\(withDropIns.output)")
+    }
+
+    /// ExecStopPost also runs when ExecCondition skips the unit under a running daemon:
+    /// the console is reset only after the daemon was killed or crashed.
+    @Test func consoleIsResetOnlyAfterAKill() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/gauged.service"), encoding: .utf8)
+        let line = try #require(lines(text).first { $0.hasPrefix("ExecStopPost=-/bin/sh -c '") && $0.hasSuffix("'") })
+        let directory = TemporaryDirectory()
+        let stub = directory.appending("gaugectl")
+        try "#!/bin/sh\necho \"reset $*\"\n".write(toFile: stub, atomically: true, encoding: .utf8)
+        chmod(stub, 0o755)
+        // What systemd hands to sh: `$$` becomes `$`.
+        let script = String(line.dropFirst("ExecStopPost=-/bin/sh -c '".count).dropLast())
+            .replacingOccurrences(of: "$$", with: "$").replacingOccurrences(of: "/usr/bin/gaugectl", with: stub)
+        for (code, reset) in [("killed", true), ("dumped", true), ("exited", false), ("", false)] {
+            let result = try shell(script, environment: ["EXIT_CODE": code])
+            #expect(result.status == 0)
+            #expect(result.output == (reset ? "reset console-reset\n" : ""), "EXIT_CODE=\(code)")
+        }
     }
 
     @Test func unitsSayWhatABootSplashNeeds() throws {
@@ -82,18 +123,32 @@ private func lines(_ text: String) -> [String] {
         let service = try unit("gauged.service")
         for line in [
             "DefaultDependencies=no", "Type=notify", "ExecStart=/usr/bin/gauged --theme /etc/gauge/gauge.theme --psplash-fifo --plymouth-compat", "Conflicts=shutdown.target",
-            "WantedBy=sysinit.target",
+            "WantedBy=sysinit.target", "IgnoreOnIsolate=yes",
+            // A daemon from the initramfs answers: skip (exit 1), never a second one.
+            "ExecCondition=/usr/bin/gaugectl --timeout 2 ping --absent",
         ] {
             #expect(service.contains(line), "gauged.service: \(line)")
         }
         #expect(service.contains { $0.hasPrefix("Before=sysinit.target") })
-        let socket = try unit("gauged.socket")
-        for line in ["ListenStream=/run/gauge/gauged.sock", "SocketMode=0660", "DefaultDependencies=no"] {
-            #expect(socket.contains(line), "gauged.socket: \(line)")
-        }
+        #expect(!service.contains { $0.contains("gauged.socket") }, "no socket unit: a request after boot starts nothing")
+        #expect(!FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("systemd/gauged.socket").path))
         let quit = try unit("gauged-quit.service")
         #expect(quit.contains { $0.hasPrefix("ExecStart=-/usr/bin/gaugectl") && $0.hasSuffix(" quit") })
         #expect(quit.contains("WantedBy=multi-user.target"))
+        #expect(quit.contains("Before=getty@tty1.service display-manager.service"), "the login prompt is never covered")
+        for (name, title) in [("poweroff", "Powering off"), ("reboot", "Restarting"), ("halt", "Shutting down"), ("kexec", "Restarting")] {
+            let shutdown = try unit("gauged-\(name).service")
+            #expect(shutdown.contains("ExecStart=/usr/bin/gauged --theme /etc/gauge/gauge.theme --plymouth-compat --shutdown --title \"\(title)\""))
+            #expect(shutdown.contains("Before=systemd-\(name).service") && shutdown.contains("WantedBy=\(name).target"))
+            #expect(shutdown.contains("DefaultDependencies=no"))
+            #expect(service.contains { $0.hasPrefix("Also=") && $0.contains("gauged-\(name).service") }, "enabled with gauged.service")
+        }
+        let switchRoot = try unit("gauged-switch-root.service")
+        #expect(switchRoot.contains("ExecStart=-/usr/bin/gaugectl --timeout 5 newroot /sysroot"))
+        #expect(switchRoot.contains("Before=initrd-switch-root.service"))
+        for dropIn in dropIns {
+            #expect(try unit(dropIn).contains("ExecStartPre=-/usr/bin/gaugectl --timeout 5 quit"), "\(dropIn)")
+        }
     }
 }
 
@@ -155,8 +210,9 @@ private func lines(_ text: String) -> [String] {
             "copy_file gauge \(fonts)/DejaVuSans.ttf", "copy_file gauge \(fonts)/DejaVuSans-Bold.ttf",
             "copy_file gauge \(fonts)/logo.png", "copy_file gauge \(fonts)/Other.ttf",
         ])
-        let prereqs = try shell("tools/initramfs-tools/hooks/gauge prereqs && tools/initramfs-tools/scripts/init-top/gauge prereqs")
-        #expect(prereqs.output == "\nudev\n")
+        let prereqs = try shell(
+            "tools/initramfs-tools/hooks/gauge prereqs && tools/initramfs-tools/scripts/init-top/gauge prereqs && tools/initramfs-tools/scripts/init-bottom/gauge prereqs && tools/initramfs-tools/scripts/panic/gauge prereqs")
+        #expect(prereqs.output == "\nudev\nudev\n\n")
     }
 
     @Test func initramfsToolsHookWithTheRealHookFunctionsCopiesLibraries() throws {
@@ -209,15 +265,50 @@ private func lines(_ text: String) -> [String] {
             "inst_simple \(directory.appending("gauge.theme"))",
             "inst_simple \(fonts)/DejaVuSans.ttf", "inst_simple \(fonts)/DejaVuSans-Bold.ttf",
             "inst_simple \(fonts)/logo.png", "inst_simple \(fonts)/Other.ttf",
-            "inst_hook pre-trigger 10 gauge-start.sh",
+            "inst_hook pre-trigger 10 gauge-start.sh", "inst_hook pre-pivot 90 gauge-newroot.sh",
+            "inst_hook emergency 50 gauge-emergency.sh",
         ])
+    }
+
+    @Test func dracutModuleInASystemdInitrdInstallsTheUnits() throws {
+        let (directory, environment) = try fixture()
+        var env = environment
+        env["LOG"] = directory.appending("log")
+        let script = """
+            set -e
+            inst_binary() { :; }
+            inst_simple() { :; }
+            inst_multiple() { echo "inst_multiple $*" >> "$LOG"; }
+            inst_hook() { echo "inst_hook $*" >> "$LOG"; }
+            dracut_module_included() { [ "$1" = systemd ]; }
+            SYSTEMCTL=fake_systemctl
+            fake_systemctl() { echo "systemctl $*" >> "$LOG"; }
+            systemdsystemunitdir=/usr/lib/systemd/system
+            initdir=/initrd
+            moddir=tools/dracut/90gauge
+            . tools/dracut/90gauge/module-setup.sh
+            install
+            """
+        let result = try shell(script, bash: true, environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
+        let units = "/usr/lib/systemd/system"
+        #expect(lines(log) == [
+            "inst_multiple -o \(units)/gauged.service \(units)/gauged-switch-root.service \(units)/emergency.service.d/gauge.conf \(units)/rescue.service.d/gauge.conf",
+            "systemctl -q --root /initrd add-wants sysinit.target gauged.service",
+            "systemctl -q --root /initrd add-wants initrd-switch-root.target gauged-switch-root.service",
+            "inst_hook emergency 50 tools/dracut/90gauge/gauge-emergency.sh",
+        ])
+        #expect(!log.contains("gauged.socket"))
     }
 
     @Test func scriptsParse() throws {
         for (path, bash) in [
             ("tools/gauge-files", false), ("tools/initramfs-tools/hooks/gauge", false),
             ("tools/initramfs-tools/scripts/init-top/gauge", false), ("tools/dracut/90gauge/module-setup.sh", true),
-            ("tools/dracut/90gauge/gauge-start.sh", false),
+            ("tools/dracut/90gauge/gauge-start.sh", false), ("tools/dracut/90gauge/gauge-newroot.sh", false),
+            ("tools/initramfs-tools/scripts/init-bottom/gauge", false), ("tools/initramfs-tools/scripts/panic/gauge", false),
+            ("tools/dracut/90gauge/gauge-emergency.sh", false),
         ] {
             let result = try shell("\(bash ? "bash" : "sh") -n \(path)")
             #expect(result.status == 0, "\(path): \(result.output)")

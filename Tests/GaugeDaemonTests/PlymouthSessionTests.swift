@@ -38,22 +38,24 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
         (plymouthRequest("M", "hi"), [.message("hi")], true),
         (plymouthRequest("$"), [.show], true),
         (plymouthRequest("H"), [.hide], true),
-        (plymouthRequest("D"), [.hide], true),
-        (plymouthRequest("r"), [.show], true),
+        (plymouthRequest("D"), [.deactivate], true),
+        (plymouthRequest("r"), [.reactivate], true),
         (plymouthRequest("Q", [0]), [.quit(retain: false)], true),
         (plymouthRequest("Q", [1]), [.quit(retain: true)], true),
         (plymouthRequest("Q", []), [.quit(retain: false)], true),
         (plymouthRequest("A"), [], true),
         (plymouthRequest("a"), [], true),
         (plymouthRequest("S"), [], true),
-        (plymouthRequest("R", "/sysroot"), [], true),
+        (plymouthRequest("R", "/sysroot"), [.newRoot(path: "/sysroot")], true),
+        (plymouthRequest("R", "sysroot"), [], false),
+        (plymouthRequest("R"), [], false),
         (plymouthRequest("!"), [], true),
         (plymouthRequest("L", "y"), [], true),
         (plymouthRequest("V"), [], false),
-        (plymouthRequest("*"), [], false),
-        (plymouthRequest("*", "Passphrase for /dev/sda2:"), [], false),
-        (plymouthRequest("c"), [], false),
-        (plymouthRequest("W", "Continue?"), [], false),
+        (plymouthRequest("*"), [.hide], false),
+        (plymouthRequest("*", "Passphrase for /dev/sda2:"), [.hide], false),
+        (plymouthRequest("c"), [.hide], false),
+        (plymouthRequest("W", "Continue?"), [.hide], false),
         (plymouthRequest("K"), [], false),
         (plymouthRequest("K", "yn"), [], false),
         (plymouthRequest("Z"), [], false),
@@ -68,6 +70,15 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
         #expect(run(plymouthRequest("*")).logs.count == 1)
         #expect(run(plymouthRequest("Z")).logs == ["plymouth: unknown request 0x5A"])
         #expect(run(plymouthRequest("P")).logs.isEmpty)
+    }
+
+    @Test func onlyRootMayMoveTheDaemonIntoANewRoot() {
+        let group = PlymouthSession(authorized: true, rootPeer: false)
+        let output = run(plymouthRequest("R", "/root"), session: group)
+        #expect(output.requests.isEmpty)
+        #expect(output.reply == [nak])
+        #expect(output.logs.count == 1)
+        #expect(run(plymouthRequest("R", "/root")).requests == [.newRoot(path: "/root")])
     }
 
     @Test func hasActiveVTFollowsTheDaemon() {
@@ -100,7 +111,8 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
         // What `plymouth ask-for-password` sends: pause-progress, then the password request.
         let output = run(plymouthRequest("A") + plymouthRequest("*") + plymouthRequest("u", "7") + plymouthRequest("P"))
         #expect(output.reply == [ack, nak, ack, ack])
-        #expect(output.requests == [.progress(7, message: nil)])
+        // The refused question gives the console back for the caller's own prompt.
+        #expect(output.requests == [.hide, .progress(7, message: nil)])
     }
 
     @Test func requestsSplitAtEveryByteGiveTheSameResult() {

@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide status ping wait snapshot quit gauge swupdate console-reset send help"
+    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait snapshot quit gauge swupdate console-reset send help"
     local global_options="--socket --timeout --help -h --version"
 
     # The command is the first word after the global options (and their values).
@@ -58,6 +58,16 @@ _gaugectl() {
         quit)
             COMPREPLY=($(compgen -W "--retain --help" -- "$cur"))
             ;;
+        ping)
+            COMPREPLY=($(compgen -W "--absent --help" -- "$cur"))
+            ;;
+        newroot)
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "--help" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -d -- "$cur"))
+            fi
+            ;;
         snapshot)
             if [[ $cur == -* ]]; then
                 COMPREPLY=($(compgen -W "--help" -- "$cur"))
@@ -81,7 +91,7 @@ _gaugectl() {
             ;;
         send)
             if ((i + 1 == cword)); then
-                COMPREPLY=($(compgen -W "progress message title mode state theme reload show hide ping status wait snapshot quit" -- "$cur"))
+                COMPREPLY=($(compgen -W "progress message title mode state theme reload show hide deactivate reactivate newroot ping status wait snapshot quit" -- "$cur"))
             fi
             ;;
         help)

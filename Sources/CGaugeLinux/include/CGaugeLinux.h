@@ -96,6 +96,24 @@ int CGL_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
    or 0 if the path does not fit. */
 socklen_t CGL_sockaddr_un_init(struct sockaddr_un *address, const char *path, size_t length);
 
+/* inotify(7), for the password agents' directory. */
+extern const int CGL_IN_NONBLOCK;
+extern const int CGL_IN_CLOEXEC;
+extern const uint32_t CGL_IN_CREATE;
+extern const uint32_t CGL_IN_DELETE;
+extern const uint32_t CGL_IN_MOVED_FROM;
+extern const uint32_t CGL_IN_MOVED_TO;
+extern const uint32_t CGL_IN_DELETE_SELF;
+extern const uint32_t CGL_IN_MOVE_SELF;
+extern const uint32_t CGL_IN_ONLYDIR;
+extern const uint32_t CGL_IN_IGNORED;
+int CGL_inotify_init(int flags);
+int CGL_inotify_add_watch(int fd, const char *path, uint32_t mask);
+int CGL_inotify_rm_watch(int fd, int watch);
+
+/* chroot(2). */
+int CGL_chroot(const char *path);
+
 /* Descriptor passing (SCM_RIGHTS) on a Unix stream socket.
    CGL_recv_with_descriptors: recvmsg with MSG_DONTWAIT and MSG_CMSG_CLOEXEC; returns the byte
    count (or -1 with errno) and stores up to `max_fds` received descriptors in `fds`, their

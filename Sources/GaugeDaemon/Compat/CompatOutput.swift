@@ -2,8 +2,9 @@ import GaugeProtocol
 
 /// What a compatibility translator made of the bytes it was fed: requests for the
 /// screen (in order, to be applied exactly like native requests), bytes to write back
-/// to the peer (before acting on the requests, so a client waiting for its answer gets
-/// it even when a request is `quit`), and lines for the daemon's log.
+/// to the peer (once the requests are applied, before the daemon could leave on a
+/// `quit`, so a client waiting for its answer always gets it), and lines for the
+/// daemon's log.
 package struct CompatOutput: Equatable, Sendable {
     package var requests: [Request] = []
     package var reply: [UInt8] = []

@@ -21,33 +21,41 @@ import GaugeProtocol
 /// | `u` | `system-update --progress=N` | `progress N` (an integer 0-100, else logged) |
 /// | `M` / `m` | `display-message` / `hide-message` | `message` (see `PlymouthMessages`) |
 /// | `$` / `H` | `show-splash` / `hide-splash` | `show` / `hide` |
-/// | `D` / `r` | `deactivate` / `reactivate` | `hide` / `show` |
+/// | `D` / `r` | `deactivate` / `reactivate` | `deactivate` / `reactivate` (a display manager's hand-over) |
 /// | `Q` | `quit [--retain-splash]` | `quit [retain]` (argument byte 1 = retain) |
+/// | `R` | `update-root-fs --new-root-dir=DIR`, `--newroot=DIR` | `newroot DIR`, from a root peer only (else NAK) |
 /// | `A` / `a` | `pause-progress` / `unpause-progress` | ACK only: Gauge's bar moves only when told |
-/// | `S`, `R`, `!`, `L` | `--sysinit`, `--newroot`, `report-error`, `ignore-keystroke` | ACK only |
+/// | `S`, `!`, `L` | `--sysinit`, `report-error`, `ignore-keystroke` | ACK only |
 /// | `V` | `--has-active-vt` | ACK if `hasActiveVT`, else NAK |
-/// | `*`, `c`, `W`, `K` | passwords, cached passwords, questions, `watch-keystroke` | NAK at once, so the caller falls back to asking on the console instead of hanging |
+/// | `*`, `c`, `W` | passwords, cached passwords, questions | NAK at once, so the caller falls back to asking on the console instead of hanging, and `hide`: the console is given back for that question |
+/// | `K` | `watch-keystroke` | NAK |
 /// | other | | NAK and a log line |
 ///
 /// A connection that is not `authorized` (the daemon decides from the peer's
 /// credentials, as for its native socket) gets NAK for everything, as plymouthd answers
 /// non-root clients.
 ///
-/// Pure: feed the bytes read from the connection to `consume`, write `reply` back
-/// (before acting on the requests: `plymouth quit` waits for its ACK), then apply the
-/// requests. A request is at most 258 bytes, so the held-back bytes stay small.
+/// Pure: feed the bytes read from the connection to `consume`, apply the requests, then
+/// write `reply` back before the daemon could leave (`plymouth quit` waits for its ACK;
+/// `plymouth deactivate` returns once the display is released). A request is at most 258
+/// bytes, so the held-back bytes stay small.
 package struct PlymouthSession: Sendable {
     package static let ack: UInt8 = 0x06
     package static let nak: UInt8 = 0x15
     static let argumentMarker: UInt8 = 0x02
 
     package var authorized: Bool
+    /// The peer is root: only root may move the daemon into a new root (`R`).
+    package var rootPeer: Bool
     package var hasActiveVT: Bool
     package var modeTitles: PlymouthModeTitles
     private var pending: [UInt8] = []
 
-    package init(authorized: Bool = true, hasActiveVT: Bool = false, modeTitles: PlymouthModeTitles = .init()) {
+    package init(
+        authorized: Bool = true, rootPeer: Bool = true, hasActiveVT: Bool = false, modeTitles: PlymouthModeTitles = .init()
+    ) {
         self.authorized = authorized
+        self.rootPeer = rootPeer
         self.hasActiveVT = hasActiveVT
         self.modeTitles = modeTitles
     }
@@ -95,7 +103,7 @@ package struct PlymouthSession: Sendable {
         var logs: [String] = []
         var reply = Self.ack
         switch command {
-        case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "R"), UInt8(ascii: "!"), UInt8(ascii: "L"),
+        case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "!"), UInt8(ascii: "L"),
             UInt8(ascii: "A"), UInt8(ascii: "a"):
             break
         case UInt8(ascii: "U"):
@@ -116,17 +124,35 @@ package struct PlymouthSession: Sendable {
             requests += messages.display(text)
         case UInt8(ascii: "m"):
             requests += messages.hide(text)
-        case UInt8(ascii: "$"), UInt8(ascii: "r"):
+        case UInt8(ascii: "$"):
             requests.append(.show)
-        case UInt8(ascii: "H"), UInt8(ascii: "D"):
+        case UInt8(ascii: "H"):
             requests.append(.hide)
+        case UInt8(ascii: "D"):
+            requests.append(.deactivate)
+        case UInt8(ascii: "r"):
+            requests.append(.reactivate)
+        case UInt8(ascii: "R"):
+            if !rootPeer {
+                reply = Self.nak
+                logs.append("plymouth: newroot refused: only root may move the daemon into a new root")
+            } else if text.hasPrefix("/") {
+                requests.append(.newRoot(path: text))
+            } else {
+                reply = Self.nak
+                logs.append("plymouth: newroot \(CompatText.quoted(text)) is not an absolute directory")
+            }
         case UInt8(ascii: "Q"):
             requests.append(.quit(retain: (argument?.first ?? 0) != 0))
         case UInt8(ascii: "V"):
             if !hasActiveVT { reply = Self.nak }
-        case UInt8(ascii: "*"), UInt8(ascii: "c"), UInt8(ascii: "W"), UInt8(ascii: "K"):
+        case UInt8(ascii: "*"), UInt8(ascii: "c"), UInt8(ascii: "W"):
             reply = Self.nak
-            logs.append("plymouth: \(name) refused (Gauge asks no questions); the caller falls back")
+            requests.append(.hide)
+            logs.append("plymouth: \(name) refused (Gauge asks no questions); the console is given back for the caller's own prompt")
+        case UInt8(ascii: "K"):
+            reply = Self.nak
+            logs.append("plymouth: \(name) refused (Gauge reads no keys)")
         default:
             reply = Self.nak
             logs.append("plymouth: unknown request \(name)")

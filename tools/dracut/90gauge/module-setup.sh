@@ -1,8 +1,9 @@
 #!/bin/bash
 # dracut module: gauged, gaugectl, their libraries, the theme, its logo and fonts, and
-# a hook that starts gauged before udev triggers (or, in a systemd initramfs, the
-# units). Install the directory as /usr/lib/dracut/modules.d/90gauge. The list of files
-# comes from gauge-files, the one place it is kept.
+# hooks that start gauged before udev triggers and move it into the real root before
+# the switch (or, in a systemd initramfs, the units that do it). Install the directory
+# as /usr/lib/dracut/modules.d/90gauge. The list of files comes from gauge-files, the
+# one place it is kept.
 
 check() {
     require_binaries "${GAUGE_BINDIR:-/usr/bin}/gauged" "${GAUGE_BINDIR:-/usr/bin}/gaugectl" || return 1
@@ -25,9 +26,17 @@ install() {
     done <<<"$list"
 
     if dracut_module_included "systemd"; then
-        inst_multiple -o "$systemdsystemunitdir/gauged.service" "$systemdsystemunitdir/gauged.socket"
+        # gauged.service starts the daemon (its argv[0] gets '@' in an initrd, so
+        # systemd leaves it running at switch-root); gauged-switch-root.service moves it
+        # into /sysroot first; the emergency shell quits it to get the console.
+        inst_multiple -o "$systemdsystemunitdir/gauged.service" "$systemdsystemunitdir/gauged-switch-root.service" \
+            "$systemdsystemunitdir/emergency.service.d/gauge.conf" "$systemdsystemunitdir/rescue.service.d/gauge.conf"
         $SYSTEMCTL -q --root "$initdir" add-wants sysinit.target gauged.service 2>/dev/null || :
+        $SYSTEMCTL -q --root "$initdir" add-wants initrd-switch-root.target gauged-switch-root.service 2>/dev/null || :
     else
         inst_hook pre-trigger 10 "$moddir/gauge-start.sh"
+        inst_hook pre-pivot 90 "$moddir/gauge-newroot.sh"
     fi
+    # dracut's emergency shell, with or without systemd, runs the emergency hooks first.
+    inst_hook emergency 50 "$moddir/gauge-emergency.sh"
 }

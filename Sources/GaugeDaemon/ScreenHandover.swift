@@ -1,0 +1,31 @@
+/// Who has the screen: Gauge, the text console, or a display manager, from the reasons
+/// the daemon has to give it up. The daemon acts on each change of `owner`.
+///
+/// - `hide` (and a question Gauge refused, which its caller then asks on the console)
+///   gives the console back until `show`;
+/// - a password request of systemd's (`ask.*` pending) gives the console back until it
+///   is answered;
+/// - `deactivate` hands the display to a display manager until `reactivate`; it wins
+///   over the others: the console is then the display manager's, not ours to switch to
+///   text.
+struct ScreenHandover: Equatable {
+    enum Owner: Equatable {
+        /// Gauge draws; the console is in graphics mode.
+        case gauge
+        /// The text console shows (KD_TEXT); Gauge holds no DRM master.
+        case console
+        /// A display manager takes over: Gauge stops drawing and drops DRM master and VT
+        /// switching, and leaves the console mode alone.
+        case displayManager
+    }
+
+    var hiddenByRequest = false
+    var passwordPending = false
+    var deactivated = false
+
+    var owner: Owner {
+        if deactivated { return .displayManager }
+        if hiddenByRequest || passwordPending { return .console }
+        return .gauge
+    }
+}

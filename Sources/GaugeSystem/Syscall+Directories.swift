@@ -1,0 +1,41 @@
+import CGaugeLinux
+import Glibc
+
+// Directories: the root switch (chroot, chdir), inotify on a directory, and listing one.
+extension Syscall {
+    package static func chdir(_ path: String) throws(SystemError) {
+        _ = try retrying("chdir \(path)", { Glibc.chdir(path) })
+    }
+
+    package static func chroot(_ path: String) throws(SystemError) {
+        _ = try retrying("chroot \(path)", { CGL_chroot(path) })
+    }
+
+    /// A non-blocking, close-on-exec inotify instance.
+    package static func inotifyInit() throws(SystemError) -> Int32 {
+        try retrying("inotify_init1", { CGL_inotify_init(CGL_IN_NONBLOCK | CGL_IN_CLOEXEC) })
+    }
+
+    /// Watches `path`; the watch descriptor.
+    package static func inotifyAddWatch(_ fd: Int32, _ path: String, mask: UInt32) throws(SystemError) -> Int32 {
+        try retrying("inotify_add_watch \(path)", { CGL_inotify_add_watch(fd, path, mask) })
+    }
+
+    package static func inotifyRemoveWatch(_ fd: Int32, _ watch: Int32) {
+        _ = CGL_inotify_rm_watch(fd, watch)
+    }
+
+    /// The names in a directory, without `.` and `..`.
+    package static func directoryEntries(_ path: String) throws(SystemError) -> [String] {
+        guard let directory = opendir(path) else { throw SystemError("opendir \(path)", errno: Glibc.errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import GaugeProtocol
+import Glibc
+import Testing
+
+// One daemon through the whole boot, against the real gauged: moving into the real root
+// (native `newroot`, the initramfs-tools init-bottom script, Plymouth's update-root-fs),
+// the display manager's hand-over (deactivate, reactivate, quit --retain-splash), the
+// console given back for questions (refused Plymouth questions, systemd's ask files),
+// the shutdown screen, gaugectl's quit and ping --absent, and the '@' mark in an initrd.
+
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+private let plymouthPath = ["/usr/bin/plymouth", "/bin/plymouth"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+/// The daemon's snapshot of "/frame.png" lands in `root` once the daemon lives there.
+private func snapshotLands(in root: String, daemon: GaugedProcess) throws -> Bool {
+    #expect(try daemon.request("snapshot /frame.png") == "ok")
+    return FileManager.default.fileExists(atPath: root + "/frame.png")
+}
+
+/// The daemon's `/proc/PID/cmdline`, NUL-separated.
+private func commandLine(of pid: pid_t) -> [UInt8] {
+    (try? Array(Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")))) ?? []
+}
+
+@Suite struct GaugedBootFlowTests {
+    @Test(.enabled(if: geteuid() == 0, "chroot needs root"))
+    func newrootMovesTheDaemonIntoTheRealRootForRootOnly() throws {
+        let directory = TemporaryDirectory()
+        chmod(directory.path, 0o755)
+        let root = directory.appending("realroot")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let daemon = try GaugedProcess(["--group", "users"], socketPath: directory.appending("gauged.sock"))
+        let socket = ["--socket", daemon.socketPath, "--timeout", "2"]
+
+        // A member of the daemon's group is served, but may not move it.
+        let member = ["--reuid=nobody", "--regid=nogroup", "--groups=users"]
+        var run = try gaugectl(socket + ["newroot", root], asUser: member, binary: try reachableGaugectl(in: directory))
+        #expect(run.status == 1 && run.stderr.hasPrefix("gaugectl: denied: "), "\(run.stderr)")
+        run = try gaugectl(socket + ["newroot", directory.appending("absent")])
+        #expect(run.status == 1 && run.stderr.hasPrefix("gaugectl: io: "), "\(run.stderr)")
+        #expect(!(try snapshotLands(in: root, daemon: daemon)), "still in the old root")
+
+        run = try gaugectl(socket + ["newroot", root])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try snapshotLands(in: root, daemon: daemon), "\"/\" is the new root now")
+        #expect(daemon.log.contains("moved into the new root \(root)"))
+        #expect(try daemon.request("progress 40") == "ok", "the daemon serves on")
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "chroot needs root"))
+    func initramfsToolsInitBottomScriptMovesTheDaemon() throws {
+        let directory = TemporaryDirectory()
+        let root = directory.appending("root")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let daemon = try GaugedProcess()
+        let script = repositoryRoot.appendingPathComponent("tools/initramfs-tools/scripts/init-bottom/gauge").path
+        let run = try runProgram(script, [], environment: [
+            "rootmnt": root, "GAUGE_SOCKET": daemon.socketPath,
+            "GAUGECTL": try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"),
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try snapshotLands(in: root, daemon: daemon))
+
+        // With no daemon the script still succeeds at once: a boot never waits on it.
+        let alone = try runProgram(script, [], environment: [
+            "rootmnt": root, "GAUGE_SOCKET": directory.appending("none.sock"),
+            "GAUGECTL": try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"),
+        ])
+        #expect(alone.status == 0 && alone.seconds < 2)
+    }
+
+    /// initramfs-tools' panic scripts and dracut's emergency hooks run before the shell.
+    @Test(arguments: ["tools/initramfs-tools/scripts/panic/gauge", "tools/dracut/90gauge/gauge-emergency.sh"])
+    func emergencyShellScriptsQuitTheSplashFirst(script: String) throws {
+        let daemon = try GaugedProcess()
+        let run = try runProgram(repositoryRoot.appendingPathComponent(script).path, [], environment: [
+            "GAUGE_SOCKET": daemon.socketPath, "GAUGECTL": try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"),
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        // gaugectl quit returned: the daemon has let go of the console and its socket.
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+    }
+
+    @Test func deactivateStopsDrawingUntilReactivate() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        #expect(try daemon.request("theme animate=false transition_duration=0") == "ok")
+        #expect(try daemon.request("deactivate") == "ok")
+        var status = try daemon.status()
+        #expect(!status.visible)
+        let frames = status.frames
+        #expect(try daemon.request("progress 70") == "ok", "requests are still served")
+        // Only reactivate draws again: show is refused while a display manager has it.
+        #expect(try daemon.request("show").hasPrefix("err state "))
+        status = try daemon.status()
+        #expect(!status.visible && status.frames == frames && status.target == 70)
+        #expect(try daemon.request("reactivate") == "ok")
+        status = try daemon.waitForStatus { $0.visible && $0.frames > frames }
+        #expect(status.target == 70)
+    }
+
+    @Test func askPasswordFilesGiveTheConsoleBackUntilAnswered() throws {
+        let directory = TemporaryDirectory()
+        // Not there yet: systemd creates it when the first agent starts.
+        let asks = directory.appending("run/systemd/ask-password")
+        let daemon = try GaugedProcess(["--ask-password-dir", asks])
+        #expect(try daemon.status().visible)
+
+        try FileManager.default.createDirectory(atPath: asks, withIntermediateDirectories: true)
+        // systemd writes the file under another name and renames it into place.
+        let ask = asks + "/ask.3f9a"
+        try "[Ask]\nPID=1\nSocket=/run/x\nMessage=Disk password\n".write(toFile: asks + "/tmp.3f9a", atomically: false, encoding: .utf8)
+        #expect(rename(asks + "/tmp.3f9a", ask) == 0)
+        try daemon.waitForStatus { !$0.visible }
+        #expect(daemon.log.contains("a password request is waiting"))
+        let frames = try daemon.status().frames
+        #expect(try daemon.request("progress 30") == "ok")
+        #expect(try daemon.status().frames == frames, "nothing drawn over the question")
+        // Not every file there is a question.
+        try "x".write(toFile: asks + "/sck.3f9a", atomically: false, encoding: .utf8)
+
+        try FileManager.default.removeItem(atPath: ask)
+        let status = try daemon.waitForStatus { $0.visible && $0.frames > frames }
+        #expect(status.target == 30)
+        #expect(daemon.log.contains("password request answered"))
+
+        // The directory going away and coming back is followed too.
+        try FileManager.default.removeItem(atPath: asks)
+        try FileManager.default.createDirectory(atPath: asks, withIntermediateDirectories: true)
+        try "".write(toFile: asks + "/ask.second", atomically: false, encoding: .utf8)
+        try daemon.waitForStatus { !$0.visible }
+    }
+
+    @Test func aPendingQuestionAtStartKeepsTheScreenFromTheStart() throws {
+        let directory = TemporaryDirectory()
+        try "".write(toFile: directory.appending("ask.1"), atomically: false, encoding: .utf8)
+        let daemon = try GaugedProcess(["--ask-password-dir", directory.path])
+        let status = try daemon.status()
+        #expect(!status.visible && status.frames == 0)
+        try FileManager.default.removeItem(atPath: directory.appending("ask.1"))
+        try daemon.waitForStatus { $0.visible && $0.frames > 0 }
+    }
+
+    @Test func quitReturnsOnceTheDaemonHasGoneAndPingAbsentTurnsTheAnswerAround() throws {
+        let daemon = try GaugedProcess()
+        let socket = ["--socket", daemon.socketPath, "--timeout", "3"]
+        var run = try gaugectl(socket + ["ping", "--absent"])
+        #expect(run.status == 1 && run.stderr.contains("a daemon answers"), "\(run.stderr)")
+        run = try gaugectl(socket + ["quit"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // The daemon closes its connections last, after giving the display back and
+        // removing its socket.
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+        run = try gaugectl(socket + ["ping", "--absent"])
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        run = try gaugectl(socket + ["ping"])
+        #expect(run.status == 3)
+    }
+
+    @Test func shutdownScreenRunsIndeterminateWithItsTitleAndKeepsItsFrameOnSigterm() throws {
+        let daemon = try GaugedProcess(["--shutdown", "--title", "Powering off"])
+        let status = try daemon.status()
+        #expect(status.title == "Powering off" && status.mode == .indeterminate && status.visible)
+        #expect(daemon.signalAndWait(SIGTERM).flatMap(exitCode) == 0)
+        #expect(daemon.log.contains("leaving the last frame on screen"))
+
+        let boot = try GaugedProcess()
+        #expect(boot.signalAndWait(SIGTERM).flatMap(exitCode) == 0)
+        #expect(!boot.log.contains("leaving the last frame"), "a boot screen gives the console back")
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "a private mount namespace needs root"))
+    func argv0IsMarkedForSystemdOnlyInAnInitrd() throws {
+        // /etc/initrd-release in a mount namespace of the daemon's own.
+        let initrd = try GaugedProcess(launcher: [
+            "/usr/bin/unshare", "--mount", "/bin/sh", "-c",
+            #"mount -t tmpfs gauge-test /etc && : > /etc/initrd-release && exec "$0" "$@""#,
+        ])
+        #expect(commandLine(of: initrd.pid).first == UInt8(ascii: "@"), "\(initrd.log)")
+        #expect(initrd.log.contains("argv[0] marked '@'"))
+        #expect(try initrd.request("ping") == "ok")
+
+        let booted = try GaugedProcess()
+        #expect(commandLine(of: booted.pid).first == UInt8(ascii: "/"))
+    }
+
+    /// What a display manager and the boot's tools send through Plymouth's client.
+    @Test(.enabled(if: geteuid() == 0, "a private network namespace needs root"))
+    func realPlymouthCommandHandsOverAndMovesTheDaemon() throws {
+        let plymouth = try #require(plymouthPath, "the plymouth package (tools/install-deps) is needed")
+        let directory = TemporaryDirectory()
+        let root = directory.appending("sysroot")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let daemon = try GaugedProcess(["--plymouth-compat"], launcher: ["/usr/bin/unshare", "--net"])
+        func run(_ arguments: [String]) throws -> ProgramRun {
+            try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth] + arguments)
+        }
+
+        // A question Gauge does not answer: refused at once, and the console is given
+        // back for the caller's own prompt until a client shows the splash again.
+        let password = try run(["ask-for-password", "--prompt=Disk password"])
+        #expect(password.status != 0 && password.seconds < 3)
+        #expect(try daemon.status().visible == false, "the console is back when the caller falls back")
+        #expect(try run(["show-splash"]).status == 0)
+        try daemon.waitForStatus { $0.visible }
+
+        #expect(try run(["update-root-fs", "--new-root-dir=\(root)"]).status == 0)
+        try daemon.waitForStatus { _ in daemon.log.contains("moved into the new root") }
+        #expect(try snapshotLands(in: root, daemon: daemon))
+
+        // GDM: ping, deactivate, then quit --retain-splash once its own frame is up.
+        #expect(try run(["--ping"]).status == 0)
+        #expect(try run(["deactivate"]).status == 0)
+        // The ACK comes once the display is released: the display manager may take it.
+        #expect(try daemon.status().visible == false)
+        #expect(try run(["show-splash"]).status == 0)
+        #expect(try daemon.status().visible == false, "show-splash does not undo deactivate")
+        #expect(try run(["quit", "--retain-splash"]).status == 0)
+        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+        #expect(!FileManager.default.fileExists(atPath: "/run/plymouth/pid"), "Gauge never claims to be plymouthd")
+    }
+}

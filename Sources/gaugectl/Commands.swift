@@ -193,7 +193,7 @@ struct CommandSpec: Sendable {
             }),
         simpleCommand(
             "wait", .wait, summary: "Return once the bar shows its target and nothing moves",
-            details: "Uses the --timeout like every call; --timeout 0 waits without limit."),
+            details: "Uses the --timeout like every call; --timeout 0 waits without limit. In indeterminate mode there is no value to wait for: an error at once."),
         CommandSpec(
             name: "snapshot", argumentsSynopsis: "FILE",
             summary: "Write the current frame to FILE as PNG",

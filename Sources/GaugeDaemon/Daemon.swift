@@ -437,11 +437,11 @@ package final class Daemon {
             if (try? terminal.resize()) == true { screen.replaceDisplay(terminal) }
             screen.invalidate()
             scheduleFrames()
-        case ConsoleVT.releaseSignal where console != nil:
+        case ConsoleVT.releaseSignal where console?.isAvailable == true:
             // Switching to another VT: let it have the screen, then acknowledge.
             if screen.visible { device?.release() }
             console?.acknowledgeRelease()
-        case ConsoleVT.acquireSignal where console != nil:
+        case ConsoleVT.acquireSignal where console?.isAvailable == true:
             console?.acknowledgeAcquire()
             if screen.visible, let device {
                 do throws(DisplayError) {

@@ -10,7 +10,8 @@ final class FontFace {
     let path: String
     private var currentSize = 0
     private var glyphs: [GlyphKey: Glyph] = [:]
-    private var glyphBytes = 0
+    /// Bytes of the glyph images kept.
+    private(set) var glyphBytes = 0
 
     /// Bytes of glyph images one face keeps; past it the cache starts over (text that
     /// cycles through thousands of CJK characters costs renders, not memory).

@@ -52,6 +52,22 @@ public final class TextRenderer {
         if let library { FT_Done_FreeType(library) }
     }
 
+    /// Bytes of rendered glyphs the open faces keep (each within `FontFace.glyphCacheBudget`).
+    package var glyphCacheBytes: Int {
+        var faces = fallbackFaces
+        if let regularFace { faces.append(regularFace) }
+        if let boldFace, boldFace !== regularFace { faces.append(boldFace) }
+        return faces.reduce(0) { $0 + $1.glyphBytes }
+    }
+
+    /// Open faces, each with its own glyph budget.
+    package var openFaceCount: Int {
+        fallbackFaces.count + (regularFace == nil ? 0 : 1) + (boldFace == nil || boldFace === regularFace ? 0 : 1)
+    }
+
+    /// The most bytes of glyphs one face keeps.
+    package static var glyphCacheBudget: Int { FontFace.glyphCacheBudget }
+
     /// True when no font file could be opened and only the built-in digits are available.
     public var usesBuiltinFont: Bool { regularFace == nil && firstFallback == nil }
 

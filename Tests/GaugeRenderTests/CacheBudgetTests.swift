@@ -56,4 +56,17 @@ struct CacheBudgetTests {
         screen.render(m, at: 1.2)
         #expect(difference(screen.image, fresh.image, tolerance: 0).count == 0)
     }
+
+    @Test("text in thousands of different characters keeps at most the glyph budget per font")
+    func glyphCache() {
+        let text = TextRenderer(theme: Theme())
+        // 3000 CJK ideographs at 64 px are about 3000 * 64 * 64 = 12 MB of coverage.
+        var scalars = (0x4E00..<0x4E00 + 3000).compactMap(Unicode.Scalar.init).map(Character.init)
+        while !scalars.isEmpty {
+            _ = text.render(String(scalars.prefix(100)), size: 64)
+            scalars.removeFirst(min(100, scalars.count))
+        }
+        #expect(text.glyphCacheBytes > 0)
+        #expect(text.glyphCacheBytes <= text.openFaceCount * TextRenderer.glyphCacheBudget, "\(text.glyphCacheBytes) bytes of glyphs")
+    }
 }

@@ -150,7 +150,7 @@ final class IndicatorLayers {
             let a = Double(s) / Double(steps) * 2 * Double.pi
             points.append((x + radius * cos(a), y + radius * sin(a)))
         }
-        Shape.fillConvexInBands(points, into: mask)
+        Shape.fillConvex(points, into: mask)
         image.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask, rect: box, maskOrigin: (box.x, box.y))
     }
 }

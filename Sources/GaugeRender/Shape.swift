@@ -1,24 +1,13 @@
 import Glibc
 import CPixman
 
-/// Anti-aliased coverage masks drawn with pixman's triangle rasteriser.
+/// Anti-aliased coverage masks drawn with pixman's trapezoid rasteriser.
 package enum Shape {
-    /// A convex polygon's coverage added to an a8 `mask` (triangle fan from the first point).
-    package static func fillConvex(_ points: [(x: Double, y: Double)], into mask: PixmanImage) {
-        guard points.count >= 3 else { return }
-        var triangles: [pixman_triangle_t] = []
-        triangles.reserveCapacity(points.count - 2)
-        let p0 = fixedPoint(points[0])
-        for i in 1..<(points.count - 1) {
-            triangles.append(pixman_triangle_t(p1: p0, p2: fixedPoint(points[i]), p3: fixedPoint(points[i + 1])))
-        }
-        pixman_add_triangles(mask.raw, 0, 0, Int32(triangles.count), &triangles)
-    }
-
     /// A convex polygon's coverage added to an a8 `mask`, cut into horizontal trapezoids
     /// between its vertices' heights: each row of the mask is rasterised about once, where a
-    /// triangle fan of a large polygon rasterises hundreds of long triangles over each row.
-    package static func fillConvexInBands(_ points: [(x: Double, y: Double)], into mask: PixmanImage) {
+    /// triangle fan of a large polygon (a disc, a big rounded rectangle) rasterises hundreds
+    /// of long triangles over each row.
+    package static func fillConvex(_ points: [(x: Double, y: Double)], into mask: PixmanImage) {
         let n = points.count
         guard n >= 3 else { return }
         let fixed = points.map(fixedPoint)

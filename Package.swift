@@ -19,7 +19,7 @@ let package = Package(
 
         .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol"),
-        .target(name: "GaugeRender", dependencies: ["CPixman", "CFreeType", "CPNG"]),
+        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CPixman", "CFreeType", "CPNG"]),
         .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
         .testTarget(
             name: "GaugeRenderTests",
-            dependencies: ["GaugeRender", "GaugeDisplay"],
+            dependencies: ["GaugeSystem", "GaugeRender", "GaugeDisplay"],
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),

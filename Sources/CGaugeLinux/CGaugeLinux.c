@@ -7,6 +7,7 @@
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/vfs.h>
 
 /* epoll */
 const uint32_t CGL_EPOLLIN = EPOLLIN;
@@ -177,3 +178,62 @@ int CGL_inotify_add_watch(int fd, const char *path, uint32_t mask) { return inot
 int CGL_inotify_rm_watch(int fd, int watch) { return inotify_rm_watch(fd, watch); }
 
 int CGL_chroot(const char *path) { return chroot(path); }
+
+enum { CGL_MAX_PASSED = 8 };
+
+ssize_t CGL_recv_with_descriptors(int fd, void *buffer, size_t length, int *fds, int max_fds, int *fd_count) {
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int) * CGL_MAX_PASSED)];
+    } control;
+    struct iovec io = {.iov_base = buffer, .iov_len = length};
+    struct msghdr message = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = control.bytes,
+                             .msg_controllen = sizeof(control.bytes)};
+    *fd_count = 0;
+    ssize_t count = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (count < 0) {
+        return count;
+    }
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c != NULL; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+            continue;
+        }
+        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        const unsigned char *data = CMSG_DATA(c);
+        for (size_t i = 0; i < n; i++) {
+            int passed;
+            memcpy(&passed, data + i * sizeof(int), sizeof(int));
+            if (*fd_count < max_fds) {
+                fds[(*fd_count)++] = passed;
+            } else {
+                close(passed);
+            }
+        }
+    }
+    return count;
+}
+
+ssize_t CGL_send_with_descriptor(int fd, const void *buffer, size_t length, int passed) {
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof(control));
+    struct iovec io = {.iov_base = (void *)buffer, .iov_len = length};
+    struct msghdr message = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = control.bytes,
+                             .msg_controllen = sizeof(control.bytes)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &passed, sizeof(int));
+    return sendmsg(fd, &message, MSG_NOSIGNAL);
+}
+
+int CGL_is_on_fuse(int fd) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) {
+        return 0;
+    }
+    return info.f_type == 0x65735546; /* FUSE_SUPER_MAGIC */
+}

@@ -11,11 +11,12 @@ final class CompatInputs {
     private let loop: EventLoop
     private let log: Log
     private let policy: PeerPolicy
-    private let apply: (Request) -> Void
+    private let apply: (Request, Access) -> Void
     private var fifo: PsplashFIFO?
     private var psplash = PsplashCommands()
     private var plymouthListener: PlymouthListener?
     private var plymouthClients: [Int32: PlymouthSession] = [:]
+    private var plymouthAccess: [Int32: Access] = [:]
     private var plymouthMessages = PlymouthMessages()
     private var buffer = [UInt8](repeating: 0, count: 4096)
     /// What Plymouth's `--has-active-vt` answers: whether the daemon has the console's VT.
@@ -24,7 +25,8 @@ final class CompatInputs {
     /// Plymouth connections served at once; more are closed at once.
     static let maxPlymouthClients = 16
 
-    init(loop: EventLoop, log: Log, policy: PeerPolicy, apply: @escaping (Request) -> Void) {
+    /// `apply` gets each request with the rights of whoever sent it.
+    init(loop: EventLoop, log: Log, policy: PeerPolicy, apply: @escaping (Request, Access) -> Void) {
         self.loop = loop
         self.log = log
         self.policy = policy
@@ -67,16 +69,16 @@ final class CompatInputs {
         plymouthListener = nil
     }
 
-    private func deliver(_ output: CompatOutput, source: String) {
+    private func deliver(_ output: CompatOutput, source: String, access: Access) {
         for line in output.logs { log.info("\(source): \(line)") }
-        for request in output.requests { apply(request) }
+        for request in output.requests { apply(request, access) }
     }
 
     private func readFIFO() {
         guard let fifo else { return }
         do {
             let bytes = try fifo.readAvailable()
-            deliver(psplash.consume(bytes), source: "psplash")
+            deliver(psplash.consume(bytes), source: "psplash", access: .compatInput)
         } catch {
             log.info("psplash FIFO: \(error)")
         }
@@ -102,6 +104,7 @@ final class CompatInputs {
             do {
                 try loop.register(fd, events: .readable) { [unowned self] _ in readPlymouth(fd) }
                 plymouthClients[fd] = PlymouthSession(authorized: authorized, rootPeer: peer?.uid == 0, hasActiveVT: hasActiveVT)
+                plymouthAccess[fd] = peer.map { Access(peer: $0) } ?? .compatInput
             } catch {
                 Syscall.close(fd)
             }
@@ -124,7 +127,7 @@ final class CompatInputs {
         }
         let output = session.consume(buffer[0..<count], messages: &plymouthMessages)
         plymouthClients[fd] = session
-        deliver(output, source: "plymouth")
+        deliver(output, source: "plymouth", access: plymouthAccess[fd] ?? .compatInput)
         if !output.reply.isEmpty {
             // One byte per request: it fits the socket buffer unless the client never reads.
             let written = output.reply.withUnsafeBytes { try? Syscall.write(fd, $0) }
@@ -140,5 +143,6 @@ final class CompatInputs {
         loop.unregister(fd)
         Syscall.close(fd)
         plymouthClients[fd] = nil
+        plymouthAccess[fd] = nil
     }
 }

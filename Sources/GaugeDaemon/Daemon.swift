@@ -36,6 +36,7 @@ package final class Daemon {
     private var console: ConsoleVT?
     /// A frame was due while the display could not take one (a page flip pending).
     private var frameOwed = false
+    private let daemonUID = geteuid()
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
@@ -112,9 +113,11 @@ package final class Daemon {
         do {
             try server.start()
             frameTimer = try FrameTimer(loop: loop) { [unowned self] _ in tick() }
-            var handled = SignalSource.defaultSignals
+            // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
+            // otherwise rather than ending the daemon as they would by default.
+            var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
             if terminal != nil { handled.append(SIGWINCH) }
-            if console?.isAvailable == true { handled += [ConsoleVT.releaseSignal, ConsoleVT.acquireSignal] }
+            SignalSource.ignoreStraySignals()
             signals = try SignalSource(loop: loop, signals: handled) { [unowned self] in signal($0) }
             displays?.onChange = { [unowned self] device, settled in displayChanged(to: device, settled: settled) }
             displays?.onFrameReady = { [unowned self] in if frameOwed { tick() } }
@@ -128,8 +131,8 @@ package final class Daemon {
         }
         log.info("listening on \(options.socketPath)")
         if options.psplashFIFO != nil || options.plymouth {
-            let compat = CompatInputs(loop: loop, log: log, policy: PeerPolicy(groupID: groupID)) { [unowned self] request in
-                _ = apply(request, from: nil)
+            let compat = CompatInputs(loop: loop, log: log, policy: PeerPolicy(groupID: groupID)) { [unowned self] request, access in
+                _ = apply(request, from: nil, access: access)
             }
             compat.hasActiveVT = console?.isAvailable == true
             self.compat = compat
@@ -190,12 +193,18 @@ package final class Daemon {
         case .line(let line):
             switch Request.parse(line) {
             case .failure(let error): return .reply(Reply.err(error).encoded)
-            case .success(let request): return apply(request, from: client)
+            case .success(let request): return apply(request, from: client, access: Access(peer: client.peer, daemonUID: daemonUID))
             }
         }
     }
 
-    private func apply(_ request: Request, from client: ClientConnection?) -> ReplyAction {
+    /// Every request passes here, from every input; `access` (the peer's rights) is
+    /// checked first.
+    private func apply(_ request: Request, from client: ClientConnection?, access: Access) -> ReplyAction {
+        if let refusal = access.refusal(of: request) {
+            log.info("refused \(client.map { "client \($0.id) (\($0.peer))" } ?? "a compat input"): \(refusal.message)")
+            return .reply(Reply.err(refusal).encoded)
+        }
         let now = MonotonicClock.now()
         var reply: Reply = .ok(nil)
         // Whether the picture may change; requests that only read need no frame.
@@ -224,16 +233,17 @@ package final class Daemon {
         case .reactivate: updateHandover { $0.deactivated = false }
         case .newRoot(let path):
             changes = false
-            if let client, client.peer.uid != 0 {
-                reply = .err(ProtocolError(.denied, "only root may move the daemon into a new root"))
-            } else if let error = enterNewRoot(path) {
-                reply = .err(error)
-            }
+            if let error = enterNewRoot(path) { reply = .err(error) }
         case .ping: changes = false
         case .status:
             reply = .ok(statusJSON(at: now))
             changes = false
         case .wait:
+            changes = false
+            if screen.model.mode == .indeterminate {
+                reply = .err(Self.waitIndeterminate)
+                break
+            }
             // Settled is not enough: with the frame timer armed, a change may still be
             // waiting for the tick that presents it. The tick replies once it has.
             if let client, !screen.isSettled(at: now) || framesRunning {
@@ -241,11 +251,22 @@ package final class Daemon {
                 scheduleFrames()
                 return .deferred
             }
-            changes = false
         case .snapshot(let path):
             changes = false
             do throws(ProtocolError) {
-                try screen.snapshot(to: path, at: now)
+                try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPath: path)
+            } catch {
+                reply = .err(error)
+            }
+        case .snapshotToPassedFile:
+            changes = false
+            guard let fd = client?.takePassedDescriptor() else {
+                reply = .err(ProtocolError(.syntax, "snapshot - needs a file descriptor sent with the line (gaugectl snapshot FILE sends one)"))
+                break
+            }
+            defer { Syscall.close(fd) }
+            do throws(ProtocolError) {
+                try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPassed: fd)
             } catch {
                 reply = .err(error)
             }
@@ -258,6 +279,10 @@ package final class Daemon {
         if changes { scheduleFrames() }
         return .reply(reply.encoded)
     }
+
+    /// `wait` waits for the bar to show its value; in indeterminate mode there is none.
+    private static let waitIndeterminate = ProtocolError(
+        .state, "nothing to wait for in indeterminate mode: the bar has no value to settle on")
 
     /// Changes a reason to give the screen up, and hands it over when its owner changes.
     private func updateHandover(_ change: (inout ScreenHandover) -> Void) {
@@ -389,10 +414,12 @@ package final class Daemon {
         frameOwed = !presented
         displays?.checkDevice()
         // `wait` replies once the settled state is on the display, not merely computed.
-        if presented, screen.isSettled(at: now), !waiters.isEmpty {
+        let indeterminate = screen.model.mode == .indeterminate
+        if presented, screen.isSettled(at: now) || indeterminate, !waiters.isEmpty {
             let ready = waiters
             waiters = []
-            for client in ready { client.complete(reply: Reply.ok(nil).encoded) }
+            let reply = indeterminate ? Reply.err(Self.waitIndeterminate) : Reply.ok(nil)
+            for client in ready { client.complete(reply: reply.encoded) }
         }
         if presented, !screen.isAnimating(at: now), waiters.isEmpty {
             frameTimer?.stop()
@@ -404,7 +431,7 @@ package final class Daemon {
         let elapsed = MonotonicClock.now() - demoStart
         let steps = DemoScript.steps
         while demoIndex < steps.count, steps[demoIndex].at <= elapsed {
-            _ = apply(steps[demoIndex].request, from: nil)
+            _ = apply(steps[demoIndex].request, from: nil, access: .daemon)
             demoIndex += 1
         }
         if demoIndex == steps.count {
@@ -422,11 +449,11 @@ package final class Daemon {
             if (try? terminal.resize()) == true { screen.replaceDisplay(terminal) }
             screen.invalidate()
             scheduleFrames()
-        case ConsoleVT.releaseSignal where console != nil:
+        case ConsoleVT.releaseSignal where console?.isAvailable == true:
             // Switching to another VT: let it have the screen, then acknowledge.
             if screen.visible { displays?.release() }
             console?.acknowledgeRelease()
-        case ConsoleVT.acquireSignal where console != nil:
+        case ConsoleVT.acquireSignal where console?.isAvailable == true:
             console?.acknowledgeAcquire()
             if screen.visible, let displays {
                 do throws(DisplayError) {
@@ -437,11 +464,14 @@ package final class Daemon {
                 screen.invalidate()
                 scheduleFrames()
             }
-        default:
-            // systemd's last killing spree ends a shutdown screen: keep its frame.
+        case SIGTERM, SIGINT, SIGHUP:
+            // SIGHUP on the terminal display: the terminal is gone. systemd's last killing
+            // spree ends a shutdown screen: keep its frame.
             if options.shutdown, number == SIGTERM { retainOnExit = true }
             log.info("signal \(number): exiting")
             loop.stop()
+        default:
+            log.info("signal \(number) ignored")
         }
     }
 

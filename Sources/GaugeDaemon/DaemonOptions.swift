@@ -133,7 +133,7 @@ package struct DaemonOptions: Equatable, Sendable {
                 guard let v = required(), let n = Int(v), (1...240).contains(n) else { return .error("--fps takes a whole number from 1 to 240") }
                 options.fps = n
             case "--scale":
-                guard let v = required(), let n = Double(v), n == 1 || n == 2 else { return .error("--scale takes 1 or 2") }
+                guard let v = required(), let n = PlainDecimal.parse(v), n == 1 || n == 2 else { return .error("--scale takes 1 or 2") }
                 options.scale = n
             case "--rotate":
                 guard let v = required(), let n = Int(v), [0, 90, 180, 270].contains(n) else { return .error("--rotate takes 0, 90, 180 or 270") }

@@ -17,6 +17,10 @@ package final class ProgressScreen {
     package private(set) var framesPresented = 0
     private var scene: Scene?
     private var scale: Double
+    /// Logos and font files, loaded once for every scene (the live one, snapshots').
+    private let assets = Assets()
+    /// The text renderer with its glyph caches, kept while the theme's fonts stay the same.
+    private var text: (fonts: [String], renderer: TextRenderer)?
     private let log: (String) -> Void
 
     /// `display` may be nil: the daemon then keeps serving and snapshots still work.
@@ -32,10 +36,22 @@ package final class ProgressScreen {
         return (1280, 720)
     }
 
+    private func textRenderer(for theme: Theme) -> TextRenderer {
+        let fonts = [theme.font, theme.boldFont] + theme.fallbackFonts
+        if let text, text.fonts == fonts { return text.renderer }
+        let renderer = TextRenderer(theme: theme, assets: assets)
+        text = (fonts, renderer)
+        return renderer
+    }
+
+    private func makeScene(_ theme: Theme) -> Scene {
+        Scene(theme: theme, width: size.width, height: size.height, scale: scale, text: textRenderer(for: theme), assets: assets)
+    }
+
     private func rebuildScene() {
-        let scene = Scene(theme: theme, width: size.width, height: size.height, scale: scale)
+        let scene = makeScene(theme)
         for font in scene.unavailableFonts where font == theme.font || font == theme.boldFont {
-            log("font \(font) unavailable; using fallbacks")
+            log("\(scene.fontProblem(font) ?? "font \(font) unavailable"); using fallbacks")
         }
         if let problem = scene.logoProblem { log(problem) }
         self.scene = scene
@@ -69,7 +85,8 @@ package final class ProgressScreen {
         if let message { model.message = message }
     }
 
-    /// Applies every setting or none.
+    /// Applies every setting or none. A logo or font that cannot be loaded refuses the
+    /// whole request with the reason (`err io`).
     package func applyTheme(_ settings: [ThemeSetting]) throws(ProtocolError) {
         var next = theme
         for setting in settings {
@@ -79,6 +96,20 @@ package final class ProgressScreen {
                 throw ProtocolError(.unknown, "unknown theme key '\(key)'")
             } catch {
                 throw ProtocolError(.range, error.description)
+            }
+        }
+        do throws(AssetError) {
+            if next.logo != theme.logo, !next.logo.isEmpty { _ = try assets.logo(next.logo, scale: scale) }
+            if next.fallbackFonts != theme.fallbackFonts {
+                for path in next.fallbackFonts { try assets.checkFontFile(path) }
+            }
+        } catch {
+            throw ProtocolError(.io, error.description)
+        }
+        if next.font != theme.font || next.boldFont != theme.boldFont {
+            let renderer = textRenderer(for: next)
+            for font in [next.font, next.boldFont] where renderer.unavailableFonts.contains(font) {
+                throw ProtocolError(.io, renderer.fontProblems[font] ?? "font \(font) unavailable")
             }
         }
         replaceTheme(next)
@@ -145,10 +176,10 @@ package final class ProgressScreen {
         return true
     }
 
-    /// Writes the frame for the current state, drawn whole, as a PNG. It uses a scene of
-    /// its own so the display's damage tracking is left as it is.
-    package func snapshot(to path: String, at time: Double) throws(ProtocolError) {
-        let scene = Scene(theme: theme, width: size.width, height: size.height, scale: scale)
+    /// The frame for the current state, drawn whole, as the bytes of a PNG file. It uses a
+    /// scene of its own so the display's damage tracking is left as it is.
+    package func snapshotPNG(at time: Double) throws(ProtocolError) -> [UInt8] {
+        let scene = makeScene(theme)
         let format = display?.format ?? .xrgb8888
         let stride = (size.width * format.bytesPerPixel + 3) & ~3
         let memory = UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 64)
@@ -156,7 +187,7 @@ package final class ProgressScreen {
         let buffer = Framebuffer(base: memory, width: size.width, height: size.height, stride: stride, format: format)
         scene.render(model, at: time, into: buffer)
         do {
-            try PNG.write(buffer, to: path)
+            return try PNG.encode(PNG.image(of: buffer))
         } catch {
             throw ProtocolError(.io, error.description)
         }

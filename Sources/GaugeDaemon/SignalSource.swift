@@ -64,6 +64,15 @@ package final class SignalSource {
         _ = signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Signals the daemon has no use for and whose default action is to end it: a stray
+    /// one is ignored (SIGXFSZ then makes a write past the file size limit fail with
+    /// EFBIG instead). SIGUSR1 and SIGUSR2 go through the loop instead (VT switching).
+    package static func ignoreStraySignals() {
+        for stray in [SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGXFSZ, SIGPWR, SIGSTKFLT] {
+            _ = signal(stray, SIG_IGN)
+        }
+    }
+
     private func readSignals() {
         // Bounded: a flood of signals cannot keep the loop here.
         for _ in 0..<16 {

@@ -33,8 +33,11 @@ package enum Request: Equatable, Sendable {
     case ping
     case status
     case wait
-    /// PNG of the current frame to an absolute path.
+    /// PNG of the current frame to an absolute path (root and the daemon's own user only).
     case snapshot(path: String)
+    /// `snapshot -`: PNG of the current frame into the file whose descriptor came with the
+    /// line (SCM_RIGHTS); the client opened it with its own rights.
+    case snapshotToPassedFile
     /// Stops the daemon; `retain` leaves the last frame on the display.
     case quit(retain: Bool)
 
@@ -119,6 +122,7 @@ package enum Request: Equatable, Sendable {
         case .status: return "status"
         case .wait: return "wait"
         case .snapshot(let path): return "snapshot " + path
+        case .snapshotToPassedFile: return "snapshot -"
         case .quit(let retain): return retain ? "quit retain" : "quit"
         }
     }
@@ -171,6 +175,8 @@ private struct RequestParser {
         case "status": try end(of: command); return .status
         case "wait": try end(of: command); return .wait
         case "snapshot":
+            while position < bytes.count, bytes[position] == Self.space { position += 1 }
+            if bytes[position...].elementsEqual("-".utf8) { return .snapshotToPassedFile }
             return .snapshot(path: try absolutePath(of: command))
         case "quit":
             guard let word = nextWord() else { return .quit(retain: false) }

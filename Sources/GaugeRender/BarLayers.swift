@@ -40,18 +40,23 @@ final class BarLayers {
         case left, head, whole
     }
 
-    /// Per region, one slot per stripe phase (an array: no hashing on the frame path).
+    /// Per region, one slot per stripe phase (an array: no hashing on the frame path),
+    /// holding at most `phaseCacheBudget` bytes in all.
     private struct Cache {
         var format = PIXMAN_a8r8g8b8
         var interior: PixmanImage?
         var slots: [[PixmanImage?]]
+        var bytes = 0
 
         init(phases: Int) {
             slots = Array(repeating: Array(repeating: nil, count: phases), count: Region.allCases.count)
         }
 
         mutating func drop(_ region: Region) {
-            for i in slots[region.rawValue].indices { slots[region.rawValue][i] = nil }
+            for i in slots[region.rawValue].indices {
+                if let image = slots[region.rawValue][i] { bytes -= BarLayers.byteCount(of: image) }
+                slots[region.rawValue][i] = nil
+            }
         }
 
         /// Forgets what depends on the fill's width or label.
@@ -64,6 +69,18 @@ final class BarLayers {
     /// Most bytes the whole-fill cache may hold across all phases; past it the fill is
     /// put together from the left cap, the interior tile and the head.
     static let wholeFillCacheBudget = 1 << 20
+
+    /// Most bytes the per-phase caches hold; regions past it are composed each frame (a
+    /// theme with a tall bar and wide stripes costs time, not memory).
+    static let phaseCacheBudget = 8 << 20
+
+    /// Bytes the per-phase caches hold now.
+    var cachedBytes: Int { cache.bytes }
+
+    /// Forgets the per-phase images (a bar no longer shown).
+    func dropCaches() {
+        for region in Region.allCases { cache.drop(region) }
+    }
 
     init(theme: Theme, layout: Layout) {
         self.theme = theme
@@ -152,7 +169,7 @@ final class BarLayers {
         let fill = fillRect
         let bytesPerPixel = Self.bytesPerPixel(cache.format)
         if fill.area * bytesPerPixel * layout.stripePeriod <= Self.wholeFillCacheBudget {
-            blit(area.intersection(fill), region: fill, from: cached(.whole, region: fill, phase: phase), into: dst)
+            blit(area.intersection(fill), region: fill, kind: .whole, phase: phase, into: dst)
             return
         }
         let cap = layout.capWidth
@@ -168,10 +185,10 @@ final class BarLayers {
             dst.composite(PIXMAN_OP_SRC, source: tile, rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
         }
         if area.intersects(left) {
-            blit(area.intersection(left), region: left, from: cached(.left, region: left, phase: phase), into: dst)
+            blit(area.intersection(left), region: left, kind: .left, phase: phase, into: dst)
         }
         if area.intersects(head) {
-            blit(area.intersection(head), region: head, from: cached(.head, region: head, phase: phase), into: dst)
+            blit(area.intersection(head), region: head, kind: .head, phase: phase, into: dst)
         }
     }
 
@@ -198,20 +215,33 @@ final class BarLayers {
         dst.composite(PIXMAN_OP_SRC, source: scratch, rect: part, sourceOrigin: (part.x - bar.x, part.y - bar.y))
     }
 
-    /// `region` at `phase`, composed and converted to the display's format once.
-    private func cached(_ kind: Region, region: Rect, phase: Int) -> PixmanImage {
+    /// `region` at `phase`, composed and converted to the display's format once; nil
+    /// when it is not cached and would not fit the budget.
+    private func cached(_ kind: Region, region: Rect, phase: Int) -> PixmanImage? {
         if let hit = cache.slots[kind.rawValue][phase] { return hit }
+        let size = region.area * Self.bytesPerPixel(cache.format)
+        guard cache.bytes + size <= Self.phaseCacheBudget else { return nil }
         let bar = layout.bar
         drawLayers(into: scratch, part: region, phase: phase, origin: (bar.x, bar.y))
         let image = PixmanImage(format: cache.format, width: region.width, height: region.height)
         image.composite(PIXMAN_OP_SRC, source: scratch, rect: Rect(x: 0, y: 0, width: region.width, height: region.height),
                         sourceOrigin: (region.x - bar.x, region.y - bar.y))
         cache.slots[kind.rawValue][phase] = image
+        cache.bytes += size
         return image
     }
 
-    private func blit(_ part: Rect, region: Rect, from image: PixmanImage, into dst: PixmanImage) {
+    /// `part` of `region` from its cached image, or composed afresh when over budget.
+    private func blit(_ part: Rect, region: Rect, kind: Region, phase: Int, into dst: PixmanImage) {
+        guard let image = cached(kind, region: region, phase: phase) else {
+            compose(part, into: dst, phase: phase)
+            return
+        }
         dst.copy(from: image, rect: part, sourceOrigin: (part.x - region.x, part.y - region.y))
+    }
+
+    static func byteCount(of image: PixmanImage) -> Int {
+        image.height * Int(pixman_image_get_stride(image.raw))
     }
 
     /// Every layer of the bar over `part` (screen coordinates), drawn into `dst` whose

@@ -1,4 +1,5 @@
 import CPixman
+import GaugeProtocol
 
 /// A straight-alpha sRGB colour with components in 0...1.
 public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
@@ -86,7 +87,7 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
             guard parts.count == 3 || parts.count == 4 else { return nil }
             var comps: [Double] = []
             for p in parts {
-                guard let v = Double(String(p).trimmingSpaces), v.isFinite, v >= 0, v <= 1 else { return nil }
+                guard let v = PlainDecimal.parse(String(p).trimmingSpaces), v >= 0, v <= 1 else { return nil }
                 comps.append(v)
             }
             self.init(red: comps[0], green: comps[1], blue: comps[2], alpha: comps.count == 4 ? comps[3] : 1)

@@ -1,12 +1,21 @@
 import CFreeType
 import CPixman
 
-/// One FreeType face from a font file, at any pixel size, with its rendered glyphs cached.
+/// One FreeType face from a font file's bytes, at any pixel size, with its rendered glyphs
+/// cached within `glyphCacheBudget` bytes.
 final class FontFace {
     private let face: FT_Face
+    /// The bytes FreeType reads the face from, kept alive with it.
+    private let data: FontData
     let path: String
     private var currentSize = 0
     private var glyphs: [GlyphKey: Glyph] = [:]
+    /// Bytes of the glyph images kept.
+    private(set) var glyphBytes = 0
+
+    /// Bytes of glyph images one face keeps; past it the cache starts over (text that
+    /// cycles through thousands of CJK characters costs renders, not memory).
+    static let glyphCacheBudget = 2 << 20
 
     struct GlyphKey: Hashable {
         var index: UInt32
@@ -21,15 +30,20 @@ final class FontFace {
         var advance: Double
     }
 
-    /// Opens the face, or nil when the file is missing or not a font FreeType reads.
-    init?(library: FT_Library, path: String, index: Int = 0) {
+    /// Opens the face in `data` (the file at `path`); throws when FreeType cannot read it
+    /// or it is not scalable.
+    init(library: FT_Library, data: FontData, path: String, index: Int = 0) throws(AssetError) {
         var face: FT_Face?
-        guard FT_New_Face(library, path, index, &face) == 0, let face else { return nil }
+        let base = data.bytes.baseAddress!.assumingMemoryBound(to: FT_Byte.self)
+        guard FT_New_Memory_Face(library, base, FT_Long(data.count), FT_Long(index), &face) == 0, let face else {
+            throw AssetError("font: \(path) is not a font FreeType reads")
+        }
         guard face.pointee.face_flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0 else {
             FT_Done_Face(face)
-            return nil
+            throw AssetError("font: \(path) is not a scalable font")
         }
         self.face = face
+        self.data = data
         self.path = path
     }
 
@@ -71,7 +85,13 @@ final class FontFace {
                 glyph.image = image
             }
         }
+        let bytes = 64 + (glyph.image.map { $0.width * $0.height } ?? 0)
+        if glyphBytes + bytes > Self.glyphCacheBudget {
+            glyphs.removeAll()
+            glyphBytes = 0
+        }
         glyphs[key] = glyph
+        glyphBytes += bytes
         return glyph
     }
 

@@ -18,8 +18,12 @@ public enum Direction: String, CaseIterable, Sendable {
 
 /// The circles and ring indicators, centred where the bar is. Their animations repeat, so
 /// each frame of a period is drawn once, composed over the background and kept in the
-/// display's format; showing one is a blit.
+/// display's format; showing one is a blit. The kept frames hold at most `cacheBudget`
+/// bytes: frames of a large, slow indicator past it are composed each time they show.
 final class IndicatorLayers {
+    /// Most bytes the composed frames hold.
+    static let cacheBudget = 8 << 20
+
     let rect: Rect
     let frameCount: Int
     private let period: Double
@@ -27,6 +31,18 @@ final class IndicatorLayers {
     private let size: Int
     private var cache: [PixmanImage?]
     private var cacheFormat = PIXMAN_a8r8g8b8
+    /// Bytes the kept frames hold.
+    private(set) var cachedBytes = 0
+    /// Where a frame that is not kept is composed (made on first need).
+    private var uncached: PixmanImage?
+    /// Images every frame is drawn with, made once: the shapes on transparent, the frame
+    /// over the background, and one disc's coverage (a large indicator drawn every frame
+    /// then allocates nothing).
+    private lazy var work = (
+        shapes: PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size),
+        scratch: PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size),
+        mask: PixmanImage(format: PIXMAN_a8, width: size, height: size)
+    )
     private let background: PixmanImage
 
     init(theme: Theme, layout: Layout) {
@@ -58,19 +74,28 @@ final class IndicatorLayers {
             let format = pixman_image_get_format(dst.raw)
             if format != cacheFormat {
                 cache = Array(repeating: nil, count: frameCount)
+                cachedBytes = 0
+                uncached = nil
                 cacheFormat = format
             }
-            let composed: PixmanImage
             if let hit = cache[index] {
-                composed = hit
-            } else {
-                composed = PixmanImage(format: format, width: size, height: size)
-                let whole = Rect(x: 0, y: 0, width: size, height: size)
-                let scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size)
-                scratch.composite(PIXMAN_OP_SRC, source: background, rect: whole)
-                scratch.composite(PIXMAN_OP_OVER, source: shapes(frame: index), rect: whole)
-                composed.composite(PIXMAN_OP_SRC, source: scratch, rect: whole)
+                dst.copy(from: hit, rect: area, sourceOrigin: origin)
+                return
+            }
+            let frameBytes = size * size * 4
+            let keep = cachedBytes + frameBytes <= Self.cacheBudget
+            let composed = keep ? PixmanImage(format: format, width: size, height: size)
+                : uncached ?? PixmanImage(format: format, width: size, height: size)
+            let whole = Rect(x: 0, y: 0, width: size, height: size)
+            let scratch = work.scratch
+            scratch.composite(PIXMAN_OP_SRC, source: background, rect: whole)
+            scratch.composite(PIXMAN_OP_OVER, source: shapes(frame: index), rect: whole)
+            composed.composite(PIXMAN_OP_SRC, source: scratch, rect: whole)
+            if keep {
                 cache[index] = composed
+                cachedBytes += frameBytes
+            } else {
+                uncached = composed
             }
             dst.copy(from: composed, rect: area, sourceOrigin: origin)
         } else {
@@ -79,9 +104,11 @@ final class IndicatorLayers {
         }
     }
 
-    /// The indicator alone, premultiplied on transparent, at frame `index`.
+    /// The indicator alone, premultiplied on transparent, at frame `index` (in `work.shapes`,
+    /// until the next call).
     private func shapes(frame index: Int) -> PixmanImage {
-        let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: size, height: size)
+        let image = work.shapes
+        image.fill(Rect(x: 0, y: 0, width: size, height: size), color: Color.black.withAlpha(0))
         let t = Double(index) / Double(frameCount)
         let c = Double(size) / 2
         switch theme.indeterminateStyle {
@@ -111,7 +138,12 @@ final class IndicatorLayers {
 
     private func disc(in image: PixmanImage, x: Double, y: Double, radius: Double, color: Color) {
         guard radius > 0.25 else { return }
-        let mask = PixmanImage(format: PIXMAN_a8, width: image.width, height: image.height)
+        let mask = work.mask
+        // Only the disc's box is cleared and composited: a ring's drops are small.
+        let left = Int((x - radius).rounded(.down)) - 1, top = Int((y - radius).rounded(.down)) - 1
+        let side = Int((2 * radius).rounded(.up)) + 3
+        let box = Rect(x: left, y: top, width: side, height: side).intersection(Rect(x: 0, y: 0, width: size, height: size))
+        mask.fill(box, color: Color.black.withAlpha(0))
         let steps = max(12, Int(radius * 2))
         var points: [(x: Double, y: Double)] = []
         for s in 0..<steps {
@@ -119,7 +151,6 @@ final class IndicatorLayers {
             points.append((x + radius * cos(a), y + radius * sin(a)))
         }
         Shape.fillConvex(points, into: mask)
-        image.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask,
-                        rect: Rect(x: 0, y: 0, width: image.width, height: image.height))
+        image.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask, rect: box, maskOrigin: (box.x, box.y))
     }
 }

@@ -1,5 +1,6 @@
 import CPNG
 import CPixman
+import GaugeSystem
 
 /// PNG files through libpng's simplified API.
 public enum PNG {
@@ -26,7 +27,9 @@ public enum PNG {
         }
     }
 
-    private static let formatRGBA: UInt32 = 3  // PNG_FORMAT_RGBA
+    static let formatRGBA: UInt32 = 3  // PNG_FORMAT_RGBA
+    /// Blue, green, red, alpha in memory: pixman's a8r8g8b8 on a little-endian machine.
+    static let formatBGRA: UInt32 = 0x13  // PNG_FORMAT_BGRA
 
     /// The whole framebuffer as RGBA, converted by pixman from its format (formats
     /// without alpha read as opaque).
@@ -58,23 +61,73 @@ public enum PNG {
         try write(image(of: buffer), to: path)
     }
 
-    public static func read(_ path: String) throws(Error) -> Image {
+    /// Reads and decodes the PNG file at `path` (through `RegularFile`: no FIFO or device
+    /// can block it).
+    public static func read(_ path: String, maxBytes: Int = 256 << 20) throws(Error) -> Image {
+        let bytes: [UInt8]
+        do {
+            bytes = try RegularFile.read(path, maxBytes: maxBytes)
+        } catch {
+            throw Error(description: error.description)
+        }
+        return try decode(bytes, name: path, format: formatRGBA, maxWidth: 1 << 14, maxHeight: 1 << 14) { width, height, finish in
+            var rgba = [UInt8](repeating: 0, count: width * height * 4)
+            guard rgba.withUnsafeMutableBytes({ finish($0.baseAddress!, width * 4) }) else { return nil }
+            return Image(width: width, height: height, rgba: rgba)
+        }.get()
+    }
+
+    /// Decodes PNG `bytes` in `format` (4 bytes a pixel). The size comes from the header
+    /// and is checked before a pixel is decoded, so an oversized picture costs nothing;
+    /// `make` then gets the size, makes the storage and decodes into it with `finish`
+    /// (memory, row stride in bytes), which says whether decoding succeeded.
+    static func decode<T>(
+        _ bytes: [UInt8], name: String, format: UInt32, maxWidth: Int, maxHeight: Int,
+        into make: (_ width: Int, _ height: Int, _ finish: (UnsafeMutableRawPointer, Int) -> Bool) -> T?
+    ) -> Result<T, Error> {
+        // libpng reads from the bytes until the end, so all of it happens in their scope.
+        bytes.withUnsafeBytes { raw -> Result<T, Error> in
+            var png = png_image()
+            png.version = UInt32(PNG_IMAGE_VERSION)
+            defer { png_image_free(&png) }
+            guard png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count) != 0 else {
+                return .failure(Error(description: "cannot read PNG \(name): \(message(of: png))"))
+            }
+            let width = Int(png.width), height = Int(png.height)
+            guard width > 0, height > 0, width <= maxWidth, height <= maxHeight else {
+                return .failure(Error(description: "PNG \(name) is \(width)x\(height), larger than \(maxWidth)x\(maxHeight)"))
+            }
+            png.format = format
+            let decoded = make(width, height) { memory, stride in
+                png_image_finish_read(&png, nil, memory, Int32(stride), nil) != 0
+            }
+            guard let decoded else { return .failure(Error(description: "cannot decode PNG \(name): \(message(of: png))")) }
+            return .success(decoded)
+        }
+    }
+
+    /// The PNG file's bytes for `image`, encoded in memory (nothing touches a file).
+    public static func encode(_ image: Image) throws(Error) -> [UInt8] {
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
-        guard png_image_begin_read_from_file(&png, path) != 0 else {
-            throw Error(description: "cannot read PNG \(path): \(message(of: png))")
-        }
+        png.width = UInt32(image.width)
+        png.height = UInt32(image.height)
         png.format = formatRGBA
-        let width = Int(png.width), height = Int(png.height)
-        guard width > 0, height > 0, width * height <= 64 << 20 else {
-            png_image_free(&png)
-            throw Error(description: "PNG \(path) has an unusable size \(width)x\(height)")
-        }
-        var rgba = [UInt8](repeating: 0, count: width * height * 4)
-        let ok = rgba.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, Int32(width * 4), nil) }
         defer { png_image_free(&png) }
-        guard ok != 0 else { throw Error(description: "cannot decode PNG \(path): \(message(of: png))") }
-        return Image(width: width, height: height, rgba: rgba)
+        var size: png_alloc_size_t = 0
+        let sized = image.rgba.withUnsafeBytes {
+            png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, Int32(image.width * 4), nil)
+        }
+        guard sized != 0 else { throw Error(description: "cannot encode PNG: \(message(of: png))") }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let written = image.rgba.withUnsafeBytes { rgba in
+            bytes.withUnsafeMutableBytes { out in
+                png_image_write_to_memory(&png, out.baseAddress, &size, 0, rgba.baseAddress, Int32(image.width * 4), nil)
+            }
+        }
+        guard written != 0 else { throw Error(description: "cannot encode PNG: \(message(of: png))") }
+        bytes.removeLast(bytes.count - Int(size))
+        return bytes
     }
 
     private static func message(of png: png_image) -> String {

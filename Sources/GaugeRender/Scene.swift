@@ -25,7 +25,10 @@ public final class Scene {
     private var barOpacity = 1.0
     private var indicatorOpacity = 0.0
     private var indicatorFrame = -1
-    private lazy var indicator = IndicatorLayers(theme: surfaceTheme, layout: layout)
+    private lazy var indicator: IndicatorLayers = {
+        indicatorIsBuilt = true
+        return IndicatorLayers(theme: surfaceTheme, layout: layout)
+    }()
     /// The colour around everything (the background, dimmed by the cover in the box style)
     /// and the colour under the bar (that, or the box's panel over it).
     private let screenColor: Color
@@ -46,14 +49,16 @@ public final class Scene {
     private var needsFullRedraw = true
     private var targets: [UnsafeMutableRawPointer: PixmanImage] = [:]
 
-    public init(theme: Theme, width: Int, height: Int, scale: Double = 1, text: TextRenderer? = nil) {
+    /// `text` and `assets` may be shared between scenes (their caches then serve all).
+    public init(theme: Theme, width: Int, height: Int, scale: Double = 1, text: TextRenderer? = nil, assets: Assets? = nil) {
         precondition(width > 0 && height > 0, "scene needs a positive size")
         self.theme = theme
         self.width = width
         self.height = height
         self.scale = scale
         layout = Layout(theme: theme, width: width, height: height, scale: scale)
-        self.text = text ?? TextRenderer(theme: theme)
+        let assets = assets ?? Assets()
+        self.text = text ?? TextRenderer(theme: theme, assets: assets)
         let box = theme.style == .box
         screenColor = box ? theme.coverColor.over(theme.background) : theme.background
         surfaceColor = box ? theme.boxColor.over(screenColor) : screenColor
@@ -70,8 +75,8 @@ public final class Scene {
         bar = BarLayers(theme: beginTheme, layout: layout)
         bars[.begin] = bar
         if !theme.logo.isEmpty {
-            do throws(PNG.Error) {
-                let image = try Logo.load(theme.logo, scale: scale)
+            do throws(AssetError) {
+                let image = try assets.logo(theme.logo, scale: scale)
                 let cy = Int((Double(height) * theme.logoCenter).rounded())
                 let rect = Rect(x: (width - image.width) / 2, y: cy - image.height / 2, width: image.width, height: image.height)
                 logo = (image, rect)
@@ -81,8 +86,17 @@ public final class Scene {
         }
     }
 
+    /// Bytes the frame caches (bar phases of every state, indicator frames) hold.
+    public var frameCacheBytes: Int {
+        bars.values.reduce(0) { $0 + $1.cachedBytes } + (indicatorIsBuilt ? indicator.cachedBytes : 0)
+    }
+    private var indicatorIsBuilt = false
+
     /// Fonts the theme names that could not be opened.
     public var unavailableFonts: [String] { text.unavailableFonts }
+
+    /// Why `font` could not be opened.
+    public func fontProblem(_ font: String) -> String? { text.fontProblems[font] }
 
     /// The bar's rectangle on screen.
     public var barRect: Rect { layout.bar }
@@ -277,6 +291,7 @@ public final class Scene {
         stateTheme.fillColor = theme.fillColor(for: next)
         let layers = bars[next] ?? BarLayers(theme: stateTheme, layout: layout)
         bars[next] = layers
+        if layers !== bar { bar.dropCaches() }
         bar = layers
         labelValue = -1
         label.rect = .zero

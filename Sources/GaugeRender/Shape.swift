@@ -1,18 +1,52 @@
 import Glibc
 import CPixman
 
-/// Anti-aliased coverage masks drawn with pixman's triangle rasteriser.
+/// Anti-aliased coverage masks drawn with pixman's trapezoid rasteriser.
 package enum Shape {
-    /// A convex polygon's coverage added to an a8 `mask` (triangle fan from the first point).
+    /// A convex polygon's coverage added to an a8 `mask`, cut into horizontal trapezoids
+    /// between its vertices' heights: each row of the mask is rasterised about once, where a
+    /// triangle fan of a large polygon (a disc, a big rounded rectangle) rasterises hundreds
+    /// of long triangles over each row.
     package static func fillConvex(_ points: [(x: Double, y: Double)], into mask: PixmanImage) {
-        guard points.count >= 3 else { return }
-        var triangles: [pixman_triangle_t] = []
-        triangles.reserveCapacity(points.count - 2)
-        let p0 = fixedPoint(points[0])
-        for i in 1..<(points.count - 1) {
-            triangles.append(pixman_triangle_t(p1: p0, p2: fixedPoint(points[i]), p3: fixedPoint(points[i + 1])))
+        let n = points.count
+        guard n >= 3 else { return }
+        let fixed = points.map(fixedPoint)
+        let top = fixed.indices.min { fixed[$0].y < fixed[$1].y }!
+        let bottom = fixed.indices.max { fixed[$0].y < fixed[$1].y }!
+        /// The vertices from the top to the bottom one, going round one way.
+        func chain(_ step: Int) -> [pixman_point_fixed_t] {
+            var i = top
+            var vertices = [fixed[i]]
+            while i != bottom {
+                i = (i + step + n) % n
+                vertices.append(fixed[i])
+            }
+            return vertices
         }
-        pixman_add_triangles(mask.raw, 0, 0, Int32(triangles.count), &triangles)
+        func x(of line: pixman_line_fixed_t, at y: Double) -> Double {
+            let dy = Double(line.p2.y - line.p1.y)
+            guard dy != 0 else { return Double(line.p1.x) }
+            return Double(line.p1.x) + Double(line.p2.x - line.p1.x) * (y - Double(line.p1.y)) / dy
+        }
+        let a = chain(1), b = chain(-1)
+        var ia = 0, ib = 0
+        var y = fixed[top].y
+        var traps: [pixman_trapezoid_t] = []
+        traps.reserveCapacity(n)
+        while ia < a.count - 1, ib < b.count - 1 {
+            let next = min(a[ia + 1].y, b[ib + 1].y)
+            if next > y {
+                let la = pixman_line_fixed_t(p1: a[ia], p2: a[ia + 1])
+                let lb = pixman_line_fixed_t(p1: b[ib], p2: b[ib + 1])
+                let middle = (Double(y) + Double(next)) / 2
+                let aIsLeft = x(of: la, at: middle) <= x(of: lb, at: middle)
+                traps.append(pixman_trapezoid_t(top: y, bottom: next, left: aIsLeft ? la : lb, right: aIsLeft ? lb : la))
+                y = next
+            }
+            if a[ia + 1].y <= y { ia += 1 }
+            if b[ib + 1].y <= y { ib += 1 }
+        }
+        pixman_add_trapezoids(mask.raw, 0, 0, Int32(traps.count), &traps)
     }
 
     /// The outline of a rounded rectangle as a convex polygon (corner arcs as short segments).

@@ -17,43 +17,85 @@ public struct TextImage {
 /// Lays out and rasterises single lines of text with FreeType: a regular and a bold face,
 /// per-character fallback through a list of fonts, a replacement box for characters no
 /// font has, and the built-in digits when no font file exists at all.
+///
+/// The theme's font and bold font open at once; each fallback font (a CJK collection is
+/// megabytes) is read the first time a character is missing from every font before it
+/// in the list, and is shared by the regular and bold text.
 public final class TextRenderer {
     private var library: FT_Library?
-    private var regular: [FontFace] = []
-    private var bold: [FontFace] = []
+    private let assets: Assets
+    private var regularFace: FontFace?
+    private var boldFace: FontFace?
+    private let fallbackPaths: [String]
+    /// The fallbacks opened so far, and how many paths of the list were tried.
+    private var fallbackFaces: [FontFace] = []
+    private var fallbacksTried = 0
 
     /// Fonts that failed to open, for the log.
     public private(set) var unavailableFonts: [String] = []
+    /// Why each font in `unavailableFonts` failed.
+    public private(set) var fontProblems: [String: String] = [:]
 
-    public init(theme: Theme) {
+    public init(theme: Theme, assets: Assets = Assets()) {
+        self.assets = assets
         var lib: FT_Library?
         if FT_Init_FreeType(&lib) == 0 { library = lib }
-        regular = openFaces([theme.font] + theme.fallbackFonts)
-        bold = openFaces([theme.boldFont] + theme.fallbackFonts)
-        if bold.isEmpty { bold = regular }
+        fallbackPaths = theme.fallbackFonts.filter { !$0.isEmpty }
+        regularFace = openFace(theme.font)
+        boldFace = openFace(theme.boldFont) ?? regularFace
     }
 
     deinit {
-        regular = []
-        bold = []
+        regularFace = nil
+        boldFace = nil
+        fallbackFaces = []
         if let library { FT_Done_FreeType(library) }
     }
 
-    /// True when no font file could be opened and only the built-in digits are available.
-    public var usesBuiltinFont: Bool { regular.isEmpty }
-
-    private func openFaces(_ paths: [String]) -> [FontFace] {
-        guard let library else { return [] }
-        var faces: [FontFace] = []
-        for path in paths where !path.isEmpty {
-            if let face = FontFace(library: library, path: path) {
-                faces.append(face)
-            } else if !unavailableFonts.contains(path) {
-                unavailableFonts.append(path)
-            }
-        }
-        return faces
+    /// Bytes of rendered glyphs the open faces keep (each within `FontFace.glyphCacheBudget`).
+    package var glyphCacheBytes: Int {
+        var faces = fallbackFaces
+        if let regularFace { faces.append(regularFace) }
+        if let boldFace, boldFace !== regularFace { faces.append(boldFace) }
+        return faces.reduce(0) { $0 + $1.glyphBytes }
     }
+
+    /// Open faces, each with its own glyph budget.
+    package var openFaceCount: Int {
+        fallbackFaces.count + (regularFace == nil ? 0 : 1) + (boldFace == nil || boldFace === regularFace ? 0 : 1)
+    }
+
+    /// The most bytes of glyphs one face keeps.
+    package static var glyphCacheBudget: Int { FontFace.glyphCacheBudget }
+
+    /// True when no font file could be opened and only the built-in digits are available.
+    public var usesBuiltinFont: Bool { regularFace == nil && firstFallback == nil }
+
+    private func openFace(_ path: String) -> FontFace? {
+        guard let library, !path.isEmpty else { return nil }
+        do throws(AssetError) {
+            return try FontFace(library: library, data: try assets.fontData(path), path: path)
+        } catch {
+            if !unavailableFonts.contains(path) {
+                unavailableFonts.append(path)
+                fontProblems[path] = error.description
+            }
+            return nil
+        }
+    }
+
+    /// The fallback at `index` of those that open, opening further ones as needed; nil
+    /// past the last.
+    private func fallback(_ index: Int) -> FontFace? {
+        while fallbackFaces.count <= index, fallbacksTried < fallbackPaths.count {
+            let path = fallbackPaths[fallbacksTried]
+            fallbacksTried += 1
+            if let face = openFace(path) { fallbackFaces.append(face) }
+        }
+        return index < fallbackFaces.count ? fallbackFaces[index] : nil
+    }
+
+    private var firstFallback: FontFace? { fallback(0) }
 
     private struct PlacedGlyph {
         var glyph: FontFace.Glyph
@@ -62,18 +104,18 @@ public final class TextRenderer {
 
     /// Renders `text` on one line at `size` pixels, cut with an ellipsis to `maxWidth` pixels.
     public func render(_ text: String, size: Int, bold useBold: Bool = false, maxWidth: Int = .max) -> TextImage {
-        let faces = useBold ? bold : regular
+        let main = useBold ? boldFace : regularFace
         var glyphs: [(glyph: FontFace.Glyph, missing: Bool)] = []
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || (scalar.value >= 0x7f && scalar.value < 0xa0) { continue }
-            glyphs.append(glyph(for: scalar, faces: faces, size: size))
+            glyphs.append(glyph(for: scalar, main: main, size: size))
         }
         var truncated = false
         var total = glyphs.reduce(0.0) { $0 + $1.glyph.advance }
         if total > Double(maxWidth) {
             truncated = true
-            let ellipsis = glyph(for: "\u{2026}", faces: faces, size: size)
-            let dots = ellipsis.missing ? glyph(for: ".", faces: faces, size: size) : ellipsis
+            let ellipsis = glyph(for: "\u{2026}", main: main, size: size)
+            let dots = ellipsis.missing ? glyph(for: ".", main: main, size: size) : ellipsis
             let tail = ellipsis.missing ? [dots, dots, dots] : [ellipsis]
             let tailWidth = tail.reduce(0.0) { $0 + $1.glyph.advance }
             while !glyphs.isEmpty, total + tailWidth > Double(maxWidth) {
@@ -87,7 +129,7 @@ public final class TextRenderer {
                 total += tailWidth
             }
         }
-        let metrics = verticalMetrics(faces: faces, size: size)
+        let metrics = verticalMetrics(main: main, size: size)
         let width = Int(total.rounded(.up))
         let height = metrics.ascent + metrics.descent
         let missing = glyphs.filter(\.missing).count
@@ -107,15 +149,21 @@ public final class TextRenderer {
         return TextImage(mask: mask, width: width, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: missing)
     }
 
-    private func glyph(for scalar: Unicode.Scalar, faces: [FontFace], size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
-        if faces.isEmpty {
-            if let g = BuiltinFont.glyph(scalar, size: size) { return (g, false) }
-            return (replacementBox(size: size), true)
+    /// The glyph from the main face, else from the first fallback that has it.
+    private func glyph(for scalar: Unicode.Scalar, main: FontFace?, size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
+        if let main, let index = main.glyphIndex(for: scalar) {
+            return (main.glyph(index: index, size: size), false)
         }
-        for face in faces {
-            if let index = face.glyphIndex(for: scalar) {
+        var next = 0
+        while let face = fallback(next) {
+            next += 1
+            if face !== main, let index = face.glyphIndex(for: scalar) {
                 return (face.glyph(index: index, size: size), false)
             }
+        }
+        if main == nil, next == 0 {
+            if let g = BuiltinFont.glyph(scalar, size: size) { return (g, false) }
+            return (replacementBox(size: size), true)
         }
         if scalar.properties.isWhitespace {
             return (FontFace.Glyph(image: nil, left: 0, top: 0, advance: Double(size) / 3), false)
@@ -133,8 +181,8 @@ public final class TextRenderer {
         return FontFace.Glyph(image: image, left: max(1, size / 12), top: h, advance: Double(w + 2 * max(1, size / 12)))
     }
 
-    private func verticalMetrics(faces: [FontFace], size: Int) -> (ascent: Int, descent: Int) {
-        guard let first = faces.first else { return BuiltinFont.verticalMetrics(size: size) }
+    private func verticalMetrics(main: FontFace?, size: Int) -> (ascent: Int, descent: Int) {
+        guard let first = main ?? firstFallback else { return BuiltinFont.verticalMetrics(size: size) }
         return first.verticalMetrics(size: size)
     }
 }

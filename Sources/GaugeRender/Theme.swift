@@ -1,3 +1,5 @@
+import GaugeProtocol
+
 /// Every value of the look, at scale 1. Defaults are those of SPEC §1 (`seeds/000_*`).
 public struct Theme: Equatable, Sendable {
     public var background = Color.black
@@ -222,7 +224,7 @@ public struct Theme: Equatable, Sendable {
 
     private static func number(_ path: WritableKeyPath<Theme, Double> & Sendable, _ range: ClosedRange<Double>) -> Setter {
         { (theme: inout Theme, v: String) throws(ThemeError) in
-            guard let n = Double(v), n.isFinite, range.contains(n) else {
+            guard let n = PlainDecimal.parse(v), range.contains(n) else {
                 throw .badValue(key: "", value: v, expected: "a number in \(range.lowerBound.shortText)...\(range.upperBound.shortText)")
             }
             theme[keyPath: path] = n

@@ -1,3 +1,4 @@
+import GaugeSystem
 import Glibc
 
 /// A theme file: `key = value` lines, `[section]` headers, `#` or `;` comments.
@@ -40,18 +41,11 @@ public enum ThemeFile {
 
     /// Reads and applies the file at `path`.
     public static func load(_ path: String, into theme: inout Theme) throws(ThemeFileError) -> [Problem] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ThemeFileError(description: "cannot open theme \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw ThemeFileError(description: "cannot read theme \(path): \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-            if bytes.count > 1 << 20 { throw ThemeFileError(description: "theme \(path) is larger than 1 MiB") }
+        let bytes: [UInt8]
+        do {
+            bytes = try RegularFile.read(path, maxBytes: 1 << 20)
+        } catch {
+            throw ThemeFileError(description: "cannot read theme: \(error)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ThemeFileError(description: "theme \(path) is not UTF-8 text")

@@ -31,6 +31,9 @@ struct OutgoingRequest: Sendable {
     /// Succeed only when no daemon answers (`ping --absent`): exit 0 for no daemon, 1
     /// for any reply.
     var succeedsWhenAbsent = false
+    /// A file gaugectl opens for writing, as the user running it, and passes with the
+    /// line (`snapshot -`): the daemon writes into it and never opens the path itself.
+    var fileToPass: String? = nil
 }
 
 /// One `gaugectl` command: its name, help and how it becomes a request line.
@@ -190,14 +193,16 @@ struct CommandSpec: Sendable {
             }),
         simpleCommand(
             "wait", .wait, summary: "Return once the bar shows its target and nothing moves",
-            details: "Uses the --timeout like every call; --timeout 0 waits without limit."),
+            details: "Uses the --timeout like every call; --timeout 0 waits without limit. In indeterminate mode there is no value to wait for: an error at once."),
         CommandSpec(
             name: "snapshot", argumentsSynopsis: "FILE",
             summary: "Write the current frame to FILE as PNG",
-            details: "A relative FILE is taken from the current directory (the daemon needs an absolute path).",
+            details: "gaugectl opens FILE with your rights and passes it to the daemon, which writes the PNG into it.",
             positionals: 1...1,
             makeRequest: { arguments throws(UsageError) in
-                try validated(.snapshot(path: try absolutePath(arguments.positionals[0])))
+                let path = arguments.positionals[0]
+                guard !path.isEmpty else { throw UsageError("snapshot needs a file name") }
+                return OutgoingRequest(line: Request.snapshotToPassedFile.encoded, fileToPass: path)
             }),
         CommandSpec(
             name: "quit", argumentsSynopsis: "[--retain]",

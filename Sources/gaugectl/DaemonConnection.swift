@@ -53,23 +53,26 @@ enum DaemonConnection {
 
     /// Sends `line` plus `\n` to the socket at `path` and returns the reply line without
     /// its `\n`. With `awaitingClose`, an `ok` reply is returned only once the daemon has
-    /// closed the connection too.
+    /// closed the connection too. `passing`, a descriptor, goes with the line (SCM_RIGHTS).
     static func exchange(
-        line: String, socketPath path: String, deadline: Deadline, awaitingClose: Bool = false
+        line: String, socketPath path: String, deadline: Deadline, awaitingClose: Bool = false,
+        passing descriptor: Int32? = nil
     ) throws(ConnectionFailure) -> String {
         let socket = try connect(to: path, deadline: deadline)
         defer { close(socket) }
         if awaitingClose {
-            let reply = try exchange(line: line, on: socket, path: path, deadline: deadline)
+            let reply = try exchange(line: line, on: socket, path: path, deadline: deadline, passing: descriptor)
             if case .ok = Reply.parse(reply) { try waitForClose(socket, path: path, deadline: deadline) }
             return reply
         }
-        return try exchange(line: line, on: socket, path: path, deadline: deadline)
+        return try exchange(line: line, on: socket, path: path, deadline: deadline, passing: descriptor)
     }
 
-    private static func exchange(line: String, on socket: Int32, path: String, deadline: Deadline) throws(ConnectionFailure) -> String {
+    private static func exchange(
+        line: String, on socket: Int32, path: String, deadline: Deadline, passing descriptor: Int32?
+    ) throws(ConnectionFailure) -> String {
         do {
-            try send(Array((line + "\n").utf8), on: socket, path: path, deadline: deadline)
+            try send(Array((line + "\n").utf8), on: socket, path: path, deadline: deadline, passing: descriptor)
         } catch let failure where failure.peerClosed {
             // The daemon refuses a peer (`err denied`, too many clients) with one reply
             // line and closes at once, so the send can fail with EPIPE while that reply
@@ -173,11 +176,15 @@ enum DaemonConnection {
         }
     }
 
-    static func send(_ bytes: [UInt8], on fd: Int32, path: String, deadline: Deadline) throws(ConnectionFailure) {
+    /// Sends all of `bytes`; `passing` goes with the first of them.
+    static func send(
+        _ bytes: [UInt8], on fd: Int32, path: String, deadline: Deadline, passing descriptor: Int32? = nil
+    ) throws(ConnectionFailure) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+                if let descriptor, offset == 0 { return CGL_send_with_descriptor(fd, raw.baseAddress, raw.count, descriptor) }
+                return Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
             }
             if sent >= 0 {
                 offset += sent

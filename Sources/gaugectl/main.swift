@@ -70,16 +70,24 @@ case .swupdate(let progressSocket, let layout):
         progressSocket: progressSocket, layout: layout, socketPath: invocation.socketPath,
         timeout: invocation.timeout)
 case .send(let request):
+    var passed: PassedFile?
+    if let path = request.fileToPass {
+        guard let file = PassedFile.open(path) else { finish(.daemonError) }
+        passed = file
+    }
     let replyLine: String
     do {
         replyLine = try DaemonConnection.exchange(
             line: request.line, socketPath: invocation.socketPath,
-            deadline: Deadline(seconds: invocation.timeout), awaitingClose: request.awaitsClose)
+            deadline: Deadline(seconds: invocation.timeout), awaitingClose: request.awaitsClose,
+            passing: passed?.fd)
     } catch {
+        passed?.abandon()
         if request.succeedsWhenAbsent { finish(.ok) }
         printError("gaugectl: \(error.message)")
         finish(.noDaemon)
     }
+    if case .ok = Reply.parse(replyLine) { passed?.keep() } else { passed?.abandon() }
     if request.succeedsWhenAbsent {
         printError("gaugectl: a daemon answers on \(invocation.socketPath)")
         finish(.daemonError)

@@ -205,7 +205,6 @@ private final class FakeDaemon: @unchecked Sendable {
         (["hide"], "hide"),
         (["status", "--json"], "status"),
         (["wait"], "wait"),
-        (["snapshot", "/tmp/a b.png"], "snapshot /tmp/a b.png"),
         (["quit"], "quit"),
         (["quit", "--retain"], "quit retain"),
         (["send", "progress", "400"], "progress 400"),
@@ -231,12 +230,31 @@ private final class FakeDaemon: @unchecked Sendable {
         #expect(second.received == "hide\n")
     }
 
-    @Test func relativeSnapshotPathIsMadeAbsolute() throws {
+    /// gaugectl opens the file itself (relative to its own directory) and passes it with
+    /// `snapshot -`; the daemon never sees the path.
+    @Test func snapshotOpensTheFileItselfAndPassesIt() throws {
         let daemon = FakeDaemon(.reply("ok\n"))
         let work = TemporaryDirectory()
         let run = try gaugectl(["--socket", daemon.path, "snapshot", "./frame.png"], directory: work.path)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(daemon.received == "snapshot \(work.path)/frame.png\n")
+        #expect(daemon.received == "snapshot -\n")
+        #expect(access(work.path + "/frame.png", F_OK) == 0, "the file gaugectl created stays after ok")
+    }
+
+    /// On `err` a file gaugectl created goes again; one that was there keeps its bytes.
+    @Test func snapshotErrorRemovesOnlyAFileGaugectlCreated() throws {
+        let work = TemporaryDirectory()
+        let daemon = FakeDaemon(.reply("err io disk full\n"))
+        var run = try gaugectl(["--socket", daemon.path, "snapshot", "new.png"], directory: work.path)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(access(work.path + "/new.png", F_OK) != 0, "the file gaugectl created is removed")
+
+        let existing = work.path + "/old.png"
+        try #require(FileManager.default.createFile(atPath: existing, contents: Data("keep".utf8)))
+        let second = FakeDaemon(.reply("err io disk full\n"))
+        run = try gaugectl(["--socket", second.path, "snapshot", existing])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(FileManager.default.contents(atPath: existing) == Data("keep".utf8), "an existing file is left as it was")
     }
 
     @Test func errReplyExitsOneWithTheMessageOnStderr() throws {

@@ -123,6 +123,17 @@ int CGL_inotify_rm_watch(int fd, int watch);
 /* chroot(2). */
 int CGL_chroot(const char *path);
 
+/* Descriptor passing (SCM_RIGHTS) on a Unix stream socket.
+   CGL_recv_with_descriptors: recvmsg with MSG_DONTWAIT and MSG_CMSG_CLOEXEC; returns the byte
+   count (or -1 with errno) and stores up to `max_fds` received descriptors in `fds`, their
+   number in `*fd_count` (the kernel closes any that do not fit).
+   CGL_send_with_descriptor: sendmsg of `length` bytes with `passed` attached, MSG_NOSIGNAL. */
+ssize_t CGL_recv_with_descriptors(int fd, void *buffer, size_t length, int *fds, int max_fds, int *fd_count);
+ssize_t CGL_send_with_descriptor(int fd, const void *buffer, size_t length, int passed);
+
+/* The file system a descriptor lives on is FUSE (whose server may never answer a write). */
+int CGL_is_on_fuse(int fd);
+
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);
 

@@ -60,6 +60,8 @@ package final class ClientConnection {
     private var readClosed = false
     private var interest: IOEvents = []
     private var resumeScheduled = false
+    /// The last descriptor the client sent (SCM_RIGHTS), for the request it came with.
+    private var passedDescriptor: Int32?
 
     init(
         fd: Int32, id: UInt64, peer: PeerCredentials, loop: EventLoop, limits: ClientLimits,
@@ -83,6 +85,7 @@ package final class ClientConnection {
             loop.unregister(fd)
             Syscall.close(fd)
         }
+        if let passedDescriptor { Syscall.close(passedDescriptor) }
     }
 
     func start() throws(SystemError) {
@@ -112,6 +115,14 @@ package final class ClientConnection {
         scheduleResume()
     }
 
+    /// Hands over the descriptor the client sent with its request (gaugectl sends one with
+    /// `snapshot -`, in the same message as the line); the caller closes it. Only the
+    /// latest one is kept: one sent before it is closed when the next arrives.
+    package func takePassedDescriptor() -> Int32? {
+        defer { passedDescriptor = nil }
+        return passedDescriptor
+    }
+
     /// Closes the connection at once; replies not yet sent are tried once more.
     package func close() {
         guard isOpen else { return }
@@ -121,6 +132,8 @@ package final class ClientConnection {
         Syscall.close(fd)
         queue = []
         output = []
+        if let passedDescriptor { Syscall.close(passedDescriptor) }
+        passedDescriptor = nil
         onClose(self)
     }
 
@@ -156,12 +169,18 @@ package final class ClientConnection {
     private func readChunk() {
         let buffer = UnsafeMutableRawBufferPointer(rebasing: scratch.bytes.prefix(limits.readBudget))
         let count: Int?
+        var passed: [Int32] = []
         do throws(SystemError) {
-            count = try Syscall.read(fd, into: buffer)
+            count = try Syscall.receive(fd, into: buffer, descriptors: &passed)
         } catch {
             if error.isDisconnect { log.debug("client \(id): \(error), closed") } else { log.info("client \(id): \(error), closed") }
             close()
             return
+        }
+        if let last = passed.popLast() {
+            for extra in passed { Syscall.close(extra) }
+            if let passedDescriptor { Syscall.close(passedDescriptor) }
+            passedDescriptor = last
         }
         guard let count else { return }
         if count == 0 {

@@ -1,0 +1,57 @@
+import GaugeProtocol
+import Glibc
+
+/// What a peer may ask of the daemon, decided once per connection and checked for every
+/// request in one place (`Daemon.apply`). README "Access" is the policy in words.
+///
+/// Who may connect at all is `PeerPolicy`'s part: root, the daemon's own user, members of
+/// `--group`. Of those, only root and the daemon's own user may make the daemon open a
+/// file by name (a snapshot path, the theme keys that name files): the daemon would open
+/// it with its own rights, which a group member must not borrow. Members drive the
+/// screen and get snapshots written into files they opened themselves (`snapshot -`).
+/// Moving the daemon into a new root (`newroot`, Plymouth's update-root-fs) is root's alone.
+package struct Access: Equatable, Sendable {
+    /// May name files the daemon opens: `snapshot PATH`, `theme logo=... font=...`.
+    package var mayNameFiles: Bool
+    /// Is root: may move the daemon into a new root.
+    package var isRoot: Bool
+
+    package init(mayNameFiles: Bool, isRoot: Bool) {
+        self.mayNameFiles = mayNameFiles
+        self.isRoot = isRoot
+    }
+
+    /// A connected peer: full rights for root, files for the daemon's own user too.
+    package init(peer: PeerCredentials, daemonUID: UInt32 = geteuid()) {
+        mayNameFiles = peer.uid == 0 || peer.uid == daemonUID
+        isRoot = peer.uid == 0
+    }
+
+    /// The daemon's own requests (the demo script).
+    package static let daemon = Access(mayNameFiles: true, isRoot: true)
+    /// The psplash FIFO, whose writers are unknown (its file mode decides who writes), and
+    /// a Plymouth peer whose credentials cannot be read.
+    package static let compatInput = Access(mayNameFiles: false, isRoot: false)
+
+    /// Theme keys whose values are file paths.
+    package static let fileThemeKeys: Set<String> = ["logo", "font", "bold_font", "fallback_fonts"]
+
+    /// Why `request` is refused (`err denied`), or nil when it is allowed.
+    package func refusal(of request: Request) -> ProtocolError? {
+        if case .newRoot = request, !isRoot {
+            return ProtocolError(.denied, "only root may move the daemon into a new root")
+        }
+        guard !mayNameFiles else { return nil }
+        switch request {
+        case .snapshot:
+            return ProtocolError(
+                .denied, "only root may name a snapshot path; send 'snapshot -' with a file you opened (gaugectl snapshot FILE does)")
+        case .theme(let settings):
+            let named = settings.map(\.key).filter { Self.fileThemeKeys.contains($0) }
+            guard let first = named.first else { return nil }
+            return ProtocolError(.denied, "only root may set theme keys that name files (\(first))")
+        default:
+            return nil
+        }
+    }
+}

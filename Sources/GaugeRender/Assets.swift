@@ -1,0 +1,180 @@
+import CPixman
+import GaugeSystem
+
+/// Why a logo or font named by a theme cannot be used, as one line for a reply or the log.
+public struct AssetError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The files a theme names (logo, fonts), read through `RegularFile` and kept for every
+/// scene of the process within byte budgets: a theme change or a snapshot decodes no logo
+/// and reads no font that was loaded before and has not changed on disk since.
+///
+/// Each cache keeps its entries in least-recently-used order and drops the oldest while it
+/// holds more than its budget, but always keeps the newest (the one being shown).
+public final class Assets {
+    /// Largest logo file read.
+    public static let maxLogoFileBytes = 32 << 20
+    /// Largest logo, in pixels each way, as shown (the file's size times the scale): a
+    /// 4096x4096 logo is 64 MiB decoded.
+    public static let maxLogoSide = 4096
+    /// Largest font file read (a CJK collection is about 20 MiB).
+    public static let maxFontFileBytes = 64 << 20
+
+    private struct LogoEntry {
+        var path: String
+        var identity: RegularFile.Identity
+        var scale: Double
+        var image: PixmanImage
+        var bytes: Int
+    }
+
+    private struct FontEntry {
+        var path: String
+        var identity: RegularFile.Identity
+        var data: FontData
+    }
+
+    private var logos: [LogoEntry] = []
+    private var fonts: [FontEntry] = []
+    private let logoBudget: Int
+    private let fontBudget: Int
+
+    /// Logos decoded so far (a cache hit decodes none).
+    public private(set) var logoDecodes = 0
+    /// Font files read so far.
+    public private(set) var fontReads = 0
+
+    public init(logoBudget: Int = 64 << 20, fontBudget: Int = 64 << 20) {
+        self.logoBudget = logoBudget
+        self.fontBudget = fontBudget
+    }
+
+    /// Bytes the caches hold.
+    public var cachedBytes: Int { logos.reduce(0) { $0 + $1.bytes } + fonts.reduce(0) { $0 + $1.data.count } }
+
+    /// The PNG at `path`, premultiplied and scaled by `scale` (bilinear).
+    package func logo(_ path: String, scale: Double) throws(AssetError) -> PixmanImage {
+        let file: RegularFile
+        do {
+            file = try RegularFile(path, maxBytes: Self.maxLogoFileBytes)
+        } catch {
+            throw AssetError("logo: \(error)")
+        }
+        if let index = logos.firstIndex(where: { $0.path == path && $0.identity == file.identity && $0.scale == scale }) {
+            let entry = logos.remove(at: index)
+            logos.append(entry)
+            return entry.image
+        }
+        let image = try Self.decodeLogo(file, scale: scale)
+        logoDecodes += 1
+        logos.removeAll { $0.path == path && $0.scale == scale }
+        logos.append(LogoEntry(path: path, identity: file.identity, scale: scale, image: image, bytes: image.width * image.height * 4))
+        while logos.count > 1, logos.reduce(0, { $0 + $1.bytes }) > logoBudget { logos.removeFirst() }
+        return image
+    }
+
+    /// The bytes of the font file at `path`, for FreeType to read in place.
+    func fontData(_ path: String) throws(AssetError) -> FontData {
+        let file: RegularFile
+        do {
+            file = try RegularFile(path, maxBytes: Self.maxFontFileBytes)
+        } catch {
+            throw AssetError("font: \(error)")
+        }
+        if let index = fonts.firstIndex(where: { $0.path == path && $0.identity == file.identity }) {
+            let entry = fonts.remove(at: index)
+            fonts.append(entry)
+            return entry.data
+        }
+        let data: FontData
+        do {
+            data = try FontData(file)
+        } catch {
+            throw AssetError("font: \(error)")
+        }
+        fontReads += 1
+        fonts.removeAll { $0.path == path }
+        fonts.append(FontEntry(path: path, identity: file.identity, data: data))
+        while fonts.count > 1, fonts.reduce(0, { $0 + $1.data.count }) > fontBudget { fonts.removeFirst() }
+        return data
+    }
+
+    /// Checks that `path` is a regular font-sized file without reading it (fallback fonts
+    /// are read when a character first needs them).
+    public func checkFontFile(_ path: String) throws(AssetError) {
+        do {
+            _ = try RegularFile(path, maxBytes: Self.maxFontFileBytes)
+        } catch {
+            throw AssetError("font: \(error)")
+        }
+    }
+
+    private static func decodeLogo(_ file: RegularFile, scale: Double) throws(AssetError) -> PixmanImage {
+        let bytes: [UInt8]
+        do {
+            bytes = try file.bytes()
+        } catch {
+            throw AssetError("logo: \(error)")
+        }
+        let image: PixmanImage
+        do {
+            // Decoded straight into the pixman image (b, g, r, a in memory), then premultiplied.
+            let side = Int(Double(maxLogoSide) / scale)
+            image = try PNG.decode(bytes, name: file.path, format: PNG.formatBGRA, maxWidth: side, maxHeight: side) {
+                width, height, finish in
+                let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: width, height: height)
+                let data = UnsafeMutableRawPointer(pixman_image_get_data(image.raw)!)
+                return finish(data, Int(pixman_image_get_stride(image.raw))) ? image : nil
+            }.get()
+        } catch {
+            throw AssetError(scale == 1 ? "logo: \(error)" : "logo: \(error) (at scale \(scale.shortText))")
+        }
+        premultiply(image)
+        guard scale != 1 else { return image }
+        let w = Int((Double(image.width) * scale).rounded()), h = Int((Double(image.height) * scale).rounded())
+        var transform = pixman_transform_t()
+        pixman_transform_init_scale(&transform, pixman_fixed_t(65536 / scale), pixman_fixed_t(65536 / scale))
+        pixman_image_set_transform(image.raw, &transform)
+        pixman_image_set_filter(image.raw, PIXMAN_FILTER_BILINEAR, nil, 0)
+        let scaled = PixmanImage(format: PIXMAN_a8r8g8b8, width: w, height: h)
+        scaled.composite(PIXMAN_OP_SRC, source: image, rect: Rect(x: 0, y: 0, width: w, height: h))
+        return scaled
+    }
+
+    private static func premultiply(_ image: PixmanImage) {
+        let stride = Int(pixman_image_get_stride(image.raw)) / 4
+        let data = pixman_image_get_data(image.raw)!
+        for y in 0..<image.height {
+            let row = data + y * stride
+            for x in 0..<image.width {
+                let p = row[x]
+                let a = p >> 24
+                if a == 255 { continue }
+                func pre(_ shift: UInt32) -> UInt32 { ((((p >> shift) & 0xff) * a + 127) / 255) << shift }
+                row[x] = a << 24 | pre(16) | pre(8) | pre(0)
+            }
+        }
+    }
+}
+
+/// A font file's bytes, alive as long as a FreeType face reads them.
+final class FontData {
+    let bytes: UnsafeMutableRawBufferPointer
+    var count: Int { bytes.count }
+
+    /// Reads `file` straight into memory of its own (no copy, nothing zeroed first).
+    init(_ file: RegularFile) throws(RegularFile.Error) {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, file.identity.size), alignment: 16)
+        do throws(RegularFile.Error) {
+            let count = try file.read(into: memory)
+            bytes = UnsafeMutableRawBufferPointer(rebasing: memory[..<count])
+        } catch {
+            memory.deallocate()
+            throw error
+        }
+    }
+
+    deinit { bytes.deallocate() }
+}

@@ -1,0 +1,75 @@
+import CGaugeLinux
+import Glibc
+
+/// The calls behind descriptor passing and snapshot files, the same way as `Syscall`:
+/// retried on `EINTR`, failures thrown as a `SystemError` naming the operation.
+extension Syscall {
+    /// Reads like `read` and also takes the descriptors sent with those bytes
+    /// (SCM_RIGHTS, close-on-exec), appending them to `descriptors`. The count read, 0 at
+    /// end of file, nil if nothing is available yet.
+    package static func receive(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, descriptors: inout [Int32]
+    ) throws(SystemError) -> Int? {
+        var passed = [Int32](repeating: -1, count: 8)
+        var passedCount: Int32 = 0
+        while true {
+            let count = passed.withUnsafeMutableBufferPointer {
+                CGL_recv_with_descriptors(fd, buffer.baseAddress, buffer.count, $0.baseAddress, Int32($0.count), &passedCount)
+            }
+            if count >= 0 {
+                descriptors += passed.prefix(Int(passedCount))
+                return count
+            }
+            let error = Glibc.errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { return nil }
+            throw SystemError("recvmsg", errno: error)
+        }
+    }
+
+    /// Reads at most `buffer.count` bytes at `offset` of a file: the count read, 0 at its end.
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemError) -> Int {
+        while true {
+            let count = Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if count >= 0 { return count }
+            let error = Glibc.errno
+            if error != EINTR { throw SystemError("read", errno: error) }
+        }
+    }
+
+    package static func fstat(_ fd: Int32) throws(SystemError) -> stat {
+        var status = stat()
+        while Glibc.fstat(fd, &status) != 0 {
+            let error = Glibc.errno
+            if error != EINTR { throw SystemError("fstat", errno: error) }
+        }
+        return status
+    }
+
+    package static func truncate(_ fd: Int32, length: Int) throws(SystemError) {
+        while Glibc.ftruncate(fd, off_t(length)) != 0 {
+            let error = Glibc.errno
+            if error != EINTR { throw SystemError("ftruncate", errno: error) }
+        }
+    }
+
+    /// Writes all of `bytes` at `offset` of a regular file (whose writes do not stop short
+    /// for lack of room in a buffer, only for a full disk or a signal).
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let count = Glibc.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if count < 0 {
+                let error = Glibc.errno
+                if error == EINTR { continue }
+                throw SystemError("write", errno: error)
+            }
+            if count == 0 { throw SystemError("write", errno: ENOSPC) }
+            done += count
+        }
+    }
+
+    /// The descriptor is on a FUSE file system, whose server (any user's program) may
+    /// never answer a write.
+    package static func isOnFUSE(_ fd: Int32) -> Bool { CGL_is_on_fuse(fd) != 0 }
+}

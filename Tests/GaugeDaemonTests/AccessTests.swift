@@ -1,0 +1,42 @@
+import GaugeDaemon
+import GaugeProtocol
+import Testing
+
+/// The policy table of README "Access", rule by rule.
+@Suite struct AccessTests {
+    let root = Access(peer: PeerCredentials(pid: 1, uid: 0, gid: 0), daemonUID: 0)
+    let member = Access(peer: PeerCredentials(pid: 2, uid: 1000, gid: 100), daemonUID: 0)
+    let daemonUser = Access(peer: PeerCredentials(pid: 3, uid: 500, gid: 500), daemonUID: 500)
+
+    private func theme(_ key: String, _ value: String = "/x") -> Request { .theme([ThemeSetting(key: key, value: value)]) }
+
+    @Test func filesAreNamedByRootAndTheDaemonsUserOnly() {
+        let naming: [Request] = [
+            .snapshot(path: "/etc/x.png"), theme("logo"), theme("font"), theme("bold_font"), theme("fallback_fonts"),
+            .theme([ThemeSetting(key: "fill_color", value: "#ff0000"), ThemeSetting(key: "logo", value: "")]),
+        ]
+        for request in naming {
+            #expect(root.refusal(of: request) == nil)
+            #expect(daemonUser.refusal(of: request) == nil)
+            #expect(member.refusal(of: request)?.code == .denied, "\(request)")
+            #expect(Access.compatInput.refusal(of: request)?.code == .denied)
+        }
+    }
+
+    @Test func membersDriveTheScreen() {
+        let driving: [Request] = [
+            .progress(42, message: "m"), .message("x"), .title("t"), .mode(.indeterminate), .state(.success, message: nil),
+            theme("fill_color", "#ff0000"), .reload, .show, .hide, .deactivate, .reactivate, .ping, .status, .wait,
+            .snapshotToPassedFile, .quit(retain: false),
+        ]
+        for request in driving { #expect(member.refusal(of: request) == nil, "\(request)") }
+    }
+
+    @Test func onlyRootMovesTheDaemonIntoANewRoot() {
+        #expect(root.refusal(of: .newRoot(path: "/root")) == nil)
+        #expect(Access.daemon.refusal(of: .newRoot(path: "/root")) == nil)
+        #expect(daemonUser.refusal(of: .newRoot(path: "/root"))?.code == .denied)
+        #expect(member.refusal(of: .newRoot(path: "/root"))?.code == .denied)
+        #expect(Access.compatInput.refusal(of: .newRoot(path: "/root"))?.code == .denied)
+    }
+}

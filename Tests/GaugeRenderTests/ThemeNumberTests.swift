@@ -1,0 +1,38 @@
+import GaugeRender
+import Testing
+
+/// Every numeric theme key and colour component reads numbers the way the wire does:
+/// plain decimals only (no hex floats, exponents, `inf` or `nan`).
+@Suite("Theme numbers")
+struct ThemeNumberTests {
+    static let numericKeys = [
+        "corner_radius", "stripe_width", "stripe_duration", "bar_width", "bar_height", "bar_center", "label_size",
+        "title_size", "message_size", "text_gap", "logo_center", "box_radius", "indicator_size", "indicator_period",
+        "transition_duration",
+    ]
+
+    @Test("hex floats, exponents and non-numbers are refused by every numeric key", arguments: numericKeys)
+    func refused(key: String) {
+        for text in ["0x1p-1", "0x10", "1e1", "5e-1", "inf", "nan", "0.5.5", " ", "+"] {
+            var theme = Theme()
+            #expect(throws: ThemeError.self, "\(key)=\(text)") { try theme.set(key, text) }
+        }
+    }
+
+    @Test("plain decimals are taken")
+    func taken() throws {
+        var theme = Theme()
+        try theme.set("bar_width", "0.5")
+        try theme.set("bar_height", "+16.5")
+        try theme.set("indicator_period", ".5")
+        #expect(theme.barWidth == 0.5 && theme.barHeight == 16.5 && theme.indicatorPeriod == 0.5)
+    }
+
+    @Test("colour components too")
+    func colours() {
+        #expect(Color(parsing: "0.5,0,1") != nil)
+        #expect(Color(parsing: "0x1p-1,0,1") == nil)
+        #expect(Color(parsing: "5e-1,0,1") == nil)
+        #expect(Color(parsing: "nan,0,1") == nil)
+    }
+}

@@ -2,7 +2,7 @@ import CGaugeLinux
 import Glibc
 import GaugeSystem
 
-/// The virtual terminal under a real display (SPEC §3, console): in graphics mode
+/// The virtual terminal under a real display: in graphics mode
 /// (`KD_GRAPHICS`) while the daemon shows its screen so the text console does not draw
 /// over it, back in text mode (`KD_TEXT`) on release and exit. With `VT_PROCESS` switching
 /// the kernel asks before switching VTs away (release signal) and tells when it comes back

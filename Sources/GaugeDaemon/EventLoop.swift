@@ -44,8 +44,10 @@ package final class EventLoop {
 
     package func isRegistered(_ fd: Int32) -> Bool { tokens[fd] != nil }
 
+    /// Fails with `EEXIST` for a descriptor already registered (a programming error,
+    /// reported like any other failure rather than crashing the daemon).
     package func register(_ fd: Int32, events: IOEvents, handler: @escaping Handler) throws(SystemError) {
-        precondition(tokens[fd] == nil, "descriptor \(fd) registered twice")
+        guard tokens[fd] == nil else { throw SystemError("register descriptor \(fd)", errno: EEXIST) }
         let token = nextToken
         nextToken += 1
         try Syscall.epollControl(epollFD, EPOLL_CTL_ADD, fd, events: events.rawValue, token: token)

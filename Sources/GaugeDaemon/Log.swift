@@ -1,4 +1,4 @@
-import Glibc
+import GaugeSystem
 
 /// The daemon's log: one line per event on standard error, `gauged: <message>`.
 ///
@@ -46,11 +46,8 @@ package struct Log: Sendable {
         line.withUTF8 { bytes in
             var rest = UnsafeRawBufferPointer(bytes)
             while !rest.isEmpty {
-                let written = Glibc.write(2, rest.baseAddress, rest.count)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
+                // A full non-blocking stderr drops the rest of the line: the loop never waits on its log.
+                guard let written = try? Syscall.write(2, rest), written > 0 else { return }
                 rest = UnsafeRawBufferPointer(rebasing: rest[written...])
             }
         }

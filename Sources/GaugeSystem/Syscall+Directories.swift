@@ -4,21 +4,21 @@ import Glibc
 // Directories: the root switch (chroot, chdir), inotify on a directory, and listing one.
 extension Syscall {
     package static func chdir(_ path: String) throws(SystemError) {
-        _ = try retrying("chdir \(path)", { Glibc.chdir(path) })
+        _ = try retrying("chdir", "chdir \(path)", { Glibc.chdir(path) })
     }
 
     package static func chroot(_ path: String) throws(SystemError) {
-        _ = try retrying("chroot \(path)", { CGL_chroot(path) })
+        _ = try retrying("chroot", "chroot \(path)", { CGL_chroot(path) })
     }
 
     /// A non-blocking, close-on-exec inotify instance.
     package static func inotifyInit() throws(SystemError) -> Int32 {
-        try retrying("inotify_init1", { CGL_inotify_init(CGL_IN_NONBLOCK | CGL_IN_CLOEXEC) })
+        try retrying("inotify_init1", "inotify_init1", { CGL_inotify_init(CGL_IN_NONBLOCK | CGL_IN_CLOEXEC) })
     }
 
     /// Watches `path`; the watch descriptor.
     package static func inotifyAddWatch(_ fd: Int32, _ path: String, mask: UInt32) throws(SystemError) -> Int32 {
-        try retrying("inotify_add_watch \(path)", { CGL_inotify_add_watch(fd, path, mask) })
+        try retrying("inotify_add_watch", "inotify_add_watch \(path)", { CGL_inotify_add_watch(fd, path, mask) })
     }
 
     package static func inotifyRemoveWatch(_ fd: Int32, _ watch: Int32) {

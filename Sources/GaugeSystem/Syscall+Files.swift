@@ -37,15 +37,6 @@ extension Syscall {
         }
     }
 
-    package static func fstat(_ fd: Int32) throws(SystemError) -> stat {
-        var status = stat()
-        while Glibc.fstat(fd, &status) != 0 {
-            let error = Glibc.errno
-            if error != EINTR { throw SystemError("fstat", errno: error) }
-        }
-        return status
-    }
-
     package static func truncate(_ fd: Int32, length: Int) throws(SystemError) {
         while Glibc.ftruncate(fd, off_t(length)) != 0 {
             let error = Glibc.errno

@@ -4,7 +4,7 @@ import Glibc
 extension Syscall {
     /// A non-blocking socket on the kernel's device events (`NETLINK_KOBJECT_UEVENT`).
     package static func ueventSocket() throws(SystemError) -> Int32 {
-        try retrying("netlink uevent socket", { CGL_uevent_socket() })
+        try retrying("socket", "netlink uevent socket", { CGL_uevent_socket() })
     }
 
     /// Receives one datagram without blocking: its length (cut to the buffer) and whether
@@ -14,7 +14,7 @@ extension Syscall {
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer
     ) throws(SystemError) -> (count: Int, fromKernel: Bool)? {
         var fromKernel: Int32 = 0
-        guard let count = try nonBlocking("recvfrom uevent", {
+        guard let count = try nonBlocking("recvfrom", "recvfrom uevent", {
             CGL_uevent_receive(fd, buffer.baseAddress, buffer.count, &fromKernel)
         }) else { return nil }
         return (count, fromKernel != 0)

@@ -73,7 +73,7 @@ private func psplashWrite(_ path: String, _ bytes: [UInt8]) -> Bool {
 
         // QUIT ends the daemon cleanly, as it ends psplash.
         #expect(psplashWrite(fifo, Array("QUIT\0".utf8)))
-        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
     }
 
     @Test func dialogGaugeStreamDrivesTheScreen() throws {
@@ -88,16 +88,22 @@ private func psplashWrite(_ path: String, _ bytes: [UInt8]) -> Bool {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // What an installer script pipes into `dialog --gauge`, bad lines included.
-        let stream = "10\n25\nnot a number\nXXX\n70\nConfiguring the\nbootloader\nXXX\n"
+        // What an installer script pipes into `dialog --gauge`, bad lines and dialog's
+        // line break included.
+        let stream = "10\n25\nnot a number\nXXX\n70\nConfiguring the\nbootloader\\nand the kernel\nXXX\n"
         input.fileHandleForWriting.write(Data(stream.utf8))
+        let message = "Configuring the bootloader\u{2028}and the kernel"
+        let status = try daemon.waitForStatus { $0.target == 70 }
+        #expect(status.message == message && status.title == "Installing")
+        try expectSnapshot(daemon, equals: settledModel(70, message: message, title: "Installing"))
+        // At the end of the stream the work is done (--on-eof success, the default).
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let status = try daemon.waitForStatus { $0.target == 70 }
-        #expect(status.message == "Configuring the bootloader" && status.title == "Installing")
+        let done = try daemon.waitForStatus { $0.state == .success }
+        #expect(done.target == 100 && done.message == message)
         #expect(try daemon.request("ping") == "ok")
-        try expectSnapshot(daemon, equals: settledModel(70, message: "Configuring the bootloader", title: "Installing"))
+        try expectSnapshot(daemon, equals: settledModel(100, message: message, title: "Installing", state: .success))
     }
 
     /// The real `plymouth` command against gauged, both in a network namespace of their
@@ -126,7 +132,7 @@ private func psplashWrite(_ path: String, _ bytes: [UInt8]) -> Bool {
         #expect(try daemon.request("ping") == "ok")
 
         #expect(try run(["quit"]).status == 0)
-        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
     }
 }
 

@@ -137,7 +137,7 @@ final class LineConnection: @unchecked Sendable {
     private var isClosed = false
 
     /// Connects to `path`; throws the errno when the connection is refused or fails.
-    init(path: String, timeout: Double = 5) throws {
+    init(path: String, timeout: Double = 30) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SpawnError(description: "socket: errno \(errno)") }
         var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
@@ -275,7 +275,7 @@ final class GaugedProcess {
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Polls with `ping` until the daemon answers `ok` (5 s at most).
-    func waitUntilAnswering(seconds: Double = 5) throws {
+    func waitUntilAnswering(seconds: Double = 30) throws {
         let deadline = monotonicNow() + seconds
         while true {
             if let connection = try? LineConnection(path: socketPath, timeout: 1),
@@ -296,7 +296,7 @@ final class GaugedProcess {
         }
     }
 
-    func connect(timeout: Double = 5) throws -> LineConnection {
+    func connect(timeout: Double = 30) throws -> LineConnection {
         try LineConnection(path: socketPath, timeout: timeout)
     }
 
@@ -309,7 +309,7 @@ final class GaugedProcess {
 
     /// Polls `status` until `condition` holds (5 s at most), retrying refused connections.
     @discardableResult
-    func waitForStatus(seconds: Double = 5, _ condition: (Status) -> Bool) throws -> Status {
+    func waitForStatus(seconds: Double = 30, _ condition: (Status) -> Bool) throws -> Status {
         let deadline = monotonicNow() + seconds
         while true {
             // A refusal (the daemon still full of clients that just went) is retried too.
@@ -328,14 +328,14 @@ final class GaugedProcess {
     }
 
     /// Sends `signal` and returns the wait status once the daemon exits (nil on timeout).
-    func signalAndWait(_ signal: Int32, seconds: Double = 5) -> Int32? {
+    func signalAndWait(_ signal: Int32, seconds: Double = 30) -> Int32? {
         guard !exited else { return nil }
         Glibc.kill(pid, signal)
         return waitForExit(seconds: seconds)
     }
 
     /// The wait status once the daemon exits by itself (nil on timeout).
-    func waitForExit(seconds: Double = 5) -> Int32? {
+    func waitForExit(seconds: Double = 30) -> Int32? {
         guard !exited else { return nil }
         let status = reap(pid, within: seconds)
         if status != nil { exited = true }

@@ -52,13 +52,31 @@ import GaugeSystem
         let directory = TemporaryDirectory()
         let path = directory.appending("gauged.sock")
         let old = try ListeningSocket.bind(path: path)
-        // Someone replaced the file (a newer daemon after removing ours).
+        // Someone replaced the file.
         try Syscall.unlink(path)
-        let newer = try ListeningSocket.bind(path: path)
+        let newer = try Syscall.socket(domain: AF_UNIX, type: sockStream)
+        defer { Syscall.close(newer) }
+        try Syscall.bind(newer, to: UnixSocketAddress(path))
         old.close()
         #expect(try Syscall.lstat(path) != nil)
-        newer.close()
-        #expect(try Syscall.lstat(path) == nil)
+    }
+
+    /// The start race: a socket that is bound but not yet listening looks stale to a
+    /// second daemon's probe. The lock beside the socket decides first.
+    @Test func aSecondDaemonLosesOnTheLockWhateverTheSocketFileLooksLike() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.appending("gauged.sock")
+        let first = try ListeningSocket.bind(path: path)
+        try Syscall.unlink(path)
+        let dead = try Syscall.socket(domain: AF_UNIX, type: sockStream)
+        try Syscall.bind(dead, to: UnixSocketAddress(path))
+        Syscall.close(dead)  // a socket file nobody listens on: what the probe calls stale
+        #expect(throws: ListenerError.alreadyRunning(path: path)) { try ListeningSocket.bind(path: path) }
+        #expect(try Syscall.lstat(path) != nil, "the loser removed nothing")
+        #expect(try Syscall.lstat(ListeningSocket.lockPath(for: path)) != nil)
+        first.close()
+        let second = try ListeningSocket.bind(path: path)
+        second.close()
     }
 
     @Test func listensInTheAbstractNamespace() throws {

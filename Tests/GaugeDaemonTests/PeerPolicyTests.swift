@@ -1,4 +1,5 @@
 import GaugeDaemon
+import GaugeSystem
 import Glibc
 import Testing
 
@@ -27,31 +28,27 @@ import Testing
         #expect(!noGroup.allows(PeerCredentials(pid: 7, uid: 1000, gid: 42), supplementaryGroups: noGroups))
     }
 
-    @Test func parsesTheGroupsLineOfProcStatus() {
-        let status = """
-            Name:\tgaugectl
-            Umask:\t0022
-            State:\tS (sleeping)
-            Tgid:\t4242
-            Uid:\t1000\t1000\t1000\t1000
-            Gid:\t1000\t1000\t1000\t1000
-            FDSize:\t64
-            Groups:\t4 24 27 30 46 100 118 1000 
-            NStgid:\t4242
-
-            """
-        #expect(ProcessStatus.groups(inStatus: Array(status.utf8)) == [4, 24, 27, 30, 46, 100, 118, 1000])
-        #expect(ProcessStatus.groups(inStatus: Array("Name:\tx\nGroups:\t\nPid:\t1\n".utf8)) == [])
-        #expect(ProcessStatus.groups(inStatus: Array("Name:\tx\n".utf8)) == nil)
-        #expect(ProcessStatus.groups(inStatus: Array("Groups:\t1 x2\n".utf8)) == nil)
-        #expect(ProcessStatus.groups(inStatus: Array("Groups:\t99999999999\n".utf8)) == nil)
-    }
-
-    @Test func readsTheGroupsOfARunningProcess() throws {
-        let groups = try #require(ProcessStatus.supplementaryGroups(pid: getpid()))
+    @Test func peerGroupsComeFromTheKernelNotFromProc() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]); close(pair[1]) }
         var expected = [gid_t](repeating: 0, count: 256)
         let count = getgroups(Int32(expected.count), &expected)
-        #expect(Set(groups) == Set(expected.prefix(Int(count))))
-        #expect(ProcessStatus.supplementaryGroups(pid: -1) == nil)
+        let peer = try PeerCredentials.of(socket: pair[0])
+        #expect(peer.pid == getpid())
+        #expect(Set(try #require(peer.groups)) == Set(expected.prefix(Int(count))))
+        #expect(peer.groups == (try Syscall.peerGroups(pair[0])))
+    }
+
+    @Test func thePeersRecordedGroupsDecide() {
+        #expect(policy.allows(PeerCredentials(pid: 4, uid: 1000, gid: 1000, groups: [24, 42])))
+        #expect(!policy.allows(PeerCredentials(pid: 4, uid: 1000, gid: 1000, groups: [24])))
+        #expect(!policy.allows(PeerCredentials(pid: 4, uid: 1000, gid: 1000, groups: nil)))
+    }
+
+    @Test func onlyRootAndTheDaemonsUserArePrivileged() {
+        #expect(policy.isPrivileged(PeerCredentials(pid: 1, uid: 0, gid: 0)))
+        #expect(policy.isPrivileged(PeerCredentials(pid: 1, uid: 500, gid: 500)))
+        #expect(!policy.isPrivileged(PeerCredentials(pid: 1, uid: 1000, gid: 42)))
     }
 }

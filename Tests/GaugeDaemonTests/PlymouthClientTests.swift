@@ -1,5 +1,6 @@
 import Foundation
 import GaugeProtocol
+import GaugeSystem
 import Testing
 
 @testable import GaugeDaemon
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 // Runs Debian's real `plymouth` command (package `plymouth`, see tools/install-deps)
-// against PlymouthListener + PlymouthSession on the abstract socket
+// against a listener bound as the daemon binds it + PlymouthSession on the abstract socket
 // /org/freedesktop/plymouthd. Abstract names are per network namespace: if a plymouthd
 // (or another run of this test) holds the name, the bind fails and the test says so.
 
@@ -20,14 +21,14 @@ private let plymouthPath: String? = ["/usr/bin/plymouth", "/bin/plymouth"].first
 /// A Plymouth server on a thread: accepts connections one at a time, feeds each a
 /// session, writes the session's answers back and records the requests.
 private final class FakePlymouthd: @unchecked Sendable {
-    private let listener: PlymouthListener
+    private let listener: ListeningSocket
     private let lock = NSLock()
     private var recorded: [Request] = []
     private var stopping = false
     private let stopped = DispatchSemaphore(value: 0)
 
     init() throws {
-        listener = try PlymouthListener()
+        listener = try ListeningSocket.bind(path: "@/org/freedesktop/plymouthd", backlog: 16)
         let thread = Thread { [self] in serve() }
         thread.start()
     }
@@ -51,7 +52,7 @@ private final class FakePlymouthd: @unchecked Sendable {
         var messages = PlymouthMessages()
         while !lock.withLock({ stopping }) {
             var entry = pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 50) == 1, let client = try? listener.accept() else { continue }
+            guard poll(&entry, 1, 50) == 1, let client = try? Syscall.accept(listener.fd) else { continue }
             var session = PlymouthSession()
             var buffer = [UInt8](repeating: 0, count: 512)
             connection: while true {
@@ -116,7 +117,7 @@ private func plymouth(_ arguments: [String]) throws -> Outcome {
             (["--ping"], 0, []),
             (["display-message", "--text=hi"], 0, [.message("hi")]),
             (["system-update", "--progress=42"], 0, [.progress(42, message: nil)]),
-            (["update", "--status=fsck"], 0, [.message("fsck")]),
+            (["update", "--status=fsck"], 0, [.step("fsck")]),
             (["change-mode", "--updates"], 0, [.title("Installing updates")]),
             (["change-mode", "--boot-up"], 0, [.title("")]),
             (["hide-message", "--text=hi"], 0, [.message("")]),

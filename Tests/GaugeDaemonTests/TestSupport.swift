@@ -23,7 +23,7 @@ final class TemporaryDirectory {
 
 /// Runs the loop until `condition` holds or `seconds` pass; false on timeout.
 @discardableResult
-func pump(_ loop: EventLoop, seconds: Double = 5, until condition: () -> Bool) throws -> Bool {
+func pump(_ loop: EventLoop, seconds: Double = 30, until condition: () -> Bool) throws -> Bool {
     let deadline = MonotonicClock.now() + seconds
     while !condition() {
         if MonotonicClock.now() > deadline { return false }
@@ -86,7 +86,7 @@ final class TestClient {
     /// Sends all of `bytes`, running the loop while the socket is full.
     func sendAll(_ bytes: [UInt8], loop: EventLoop) throws {
         var offset = 0
-        let deadline = MonotonicClock.now() + 5
+        let deadline = MonotonicClock.now() + 30
         while offset < bytes.count {
             offset += send(Array(bytes[offset...].prefix(256 * 1024)))
             try loop.runOnce(timeoutMilliseconds: 1)

@@ -16,7 +16,7 @@ import GaugeProtocol
 /// | byte | plymouth command | Gauge |
 /// |---|---|---|
 /// | `P` | `--ping` | ACK |
-/// | `U` | `update --status=S` | `message S` |
+/// | `U` | `update --status=S` | `step S` (systemd sends each unit it starts) |
 /// | `C` | `change-mode --MODE` | `title` from `PlymouthModeTitles` |
 /// | `u` | `system-update --progress=N` | `progress N` (an integer 0-100, else logged) |
 /// | `M` / `m` | `display-message` / `hide-message` | `message` (see `PlymouthMessages`) |
@@ -49,7 +49,7 @@ package struct PlymouthSession: Sendable {
     package var rootPeer: Bool
     package var hasActiveVT: Bool
     package var modeTitles: PlymouthModeTitles
-    private var pending: [UInt8] = []
+    private var decoder = PlymouthFrameDecoder()
 
     package init(
         authorized: Bool = true, rootPeer: Bool = true, hasActiveVT: Bool = false, modeTitles: PlymouthModeTitles = .init()
@@ -61,42 +61,30 @@ package struct PlymouthSession: Sendable {
     }
 
     /// Bytes of an unfinished request held back.
-    package var pendingByteCount: Int { pending.count }
+    package var pendingByteCount: Int { decoder.pendingByteCount }
 
     /// Translates the bytes just read from the connection. `messages` is the one
     /// message list shared by every Plymouth connection of the daemon.
     package mutating func consume<Bytes: Sequence<UInt8>>(
         _ bytes: Bytes, messages: inout PlymouthMessages
     ) -> CompatOutput {
-        pending.append(contentsOf: bytes)
+        Array(bytes).withUnsafeBytes { decoder.append($0) }
         var output = CompatOutput()
-        var start = 0
-        while let (command, argument, length) = Self.frame(pending[start...]) {
-            start += length
-            output.append(answer(command, argument, messages: &messages))
+        while let frame = decoder.next() {
+            output.append(answer(frame, messages: &messages))
         }
-        pending.removeFirst(start)
         return output
     }
 
-    /// The first whole request in `bytes`: its command byte, its argument (up to the
-    /// first NUL; nil when it has none) and how many bytes it took.
-    private static func frame(_ bytes: ArraySlice<UInt8>) -> (UInt8, [UInt8]?, Int)? {
-        guard bytes.count >= 2 else { return nil }
-        let first = bytes.startIndex
-        let command = bytes[first]
-        guard bytes[first + 1] == argumentMarker else { return (command, nil, 2) }
-        guard bytes.count >= 3 else { return nil }
-        let size = Int(bytes[first + 2])
-        guard bytes.count >= 3 + size else { return nil }
-        let body = bytes[(first + 3)..<(first + 3 + size)]
-        return (command, Array(body.prefix { $0 != 0 }), 3 + size)
+    /// The answer, requests and log lines for one request.
+    package func answer(_ frame: PlymouthFrame, messages: inout PlymouthMessages) -> CompatOutput {
+        answer(frame.command, frame.argument, messages: &messages)
     }
 
     private func answer(_ command: UInt8, _ argument: [UInt8]?, messages: inout PlymouthMessages) -> CompatOutput {
         let name = Self.describe(command)
         guard authorized else {
-            return CompatOutput(reply: [Self.nak], logs: ["plymouth: refused \(name) from an unauthorized client"])
+            return CompatOutput(reply: [Self.nak], logs: ["refused \(name) from an unauthorized client"])
         }
         let text = argument.map { CompatText.clean($0) } ?? ""
         var requests: [Request] = []
@@ -107,18 +95,18 @@ package struct PlymouthSession: Sendable {
             UInt8(ascii: "A"), UInt8(ascii: "a"):
             break
         case UInt8(ascii: "U"):
-            requests.append(.message(text))
+            if !text.isEmpty { requests.append(.step(text)) }
         case UInt8(ascii: "C"):
             if let title = modeTitles.title(for: text) {
                 requests.append(.title(title))
             } else {
-                logs.append("plymouth: unknown mode \(CompatText.quoted(text)) ignored")
+                logs.append("unknown mode \(CompatText.quoted(text)) ignored")
             }
         case UInt8(ascii: "u"):
             if let value = Self.percent(text) {
                 requests.append(.progress(Double(value), message: nil))
             } else {
-                logs.append("plymouth: system-update progress \(CompatText.quoted(text)) is not an integer 0-100")
+                logs.append("system-update progress \(CompatText.quoted(text)) is not an integer 0-100")
             }
         case UInt8(ascii: "M"):
             requests += messages.display(text)
@@ -135,12 +123,12 @@ package struct PlymouthSession: Sendable {
         case UInt8(ascii: "R"):
             if !rootPeer {
                 reply = Self.nak
-                logs.append("plymouth: newroot refused: only root may move the daemon into a new root")
+                logs.append("newroot refused: only root may move the daemon into a new root")
             } else if text.hasPrefix("/") {
                 requests.append(.newRoot(path: text))
             } else {
                 reply = Self.nak
-                logs.append("plymouth: newroot \(CompatText.quoted(text)) is not an absolute directory")
+                logs.append("newroot \(CompatText.quoted(text)) is not an absolute directory")
             }
         case UInt8(ascii: "Q"):
             requests.append(.quit(retain: (argument?.first ?? 0) != 0))
@@ -149,13 +137,13 @@ package struct PlymouthSession: Sendable {
         case UInt8(ascii: "*"), UInt8(ascii: "c"), UInt8(ascii: "W"):
             reply = Self.nak
             requests.append(.hide)
-            logs.append("plymouth: \(name) refused (Gauge asks no questions); the console is given back for the caller's own prompt")
+            logs.append("\(name) refused (Gauge asks no questions); the console is given back for the caller's own prompt")
         case UInt8(ascii: "K"):
             reply = Self.nak
-            logs.append("plymouth: \(name) refused (Gauge reads no keys)")
+            logs.append("\(name) refused (Gauge reads no keys)")
         default:
             reply = Self.nak
-            logs.append("plymouth: unknown request \(name)")
+            logs.append("unknown request \(name)")
         }
         return CompatOutput(requests: requests, reply: [reply], logs: logs)
     }
@@ -215,13 +203,22 @@ package struct PlymouthModeTitles: Equatable, Sendable {
 /// `hide-message TEXT` removes the one with that text. Gauge has one message line, which
 /// shows the newest message still displayed (or nothing). One list per daemon, shared
 /// by all Plymouth connections, since each `plymouth` call is a connection of its own.
+///
+/// The list keeps at most `capacity` messages (the oldest go first), so a client that
+/// only ever displays cannot grow it: each message is at most 255 bytes.
 package struct PlymouthMessages: Equatable, Sendable {
+    package static let defaultCapacity = 32
+
+    package let capacity: Int
     package private(set) var displayed: [String] = []
 
-    package init() {}
+    package init(capacity: Int = PlymouthMessages.defaultCapacity) {
+        self.capacity = max(1, capacity)
+    }
 
     mutating func display(_ text: String) -> [Request] {
         displayed.removeAll { $0 == text }
+        if displayed.count == capacity { displayed.removeFirst() }
         displayed.append(text)
         return [.message(text)]
     }
@@ -232,4 +229,50 @@ package struct PlymouthMessages: Equatable, Sendable {
         displayed.remove(at: index)
         return wasShown ? [.message(displayed.last ?? "")] : []
     }
+}
+
+/// One Plymouth request as it came off the wire.
+package struct PlymouthFrame: Equatable, Sendable {
+    package var command: UInt8
+    /// The argument up to its first NUL; nil when the request has none.
+    package var argument: [UInt8]?
+}
+
+/// Splits a Plymouth connection's bytes into requests (see `PlymouthSession` for the
+/// format). A request is at most 258 bytes, so little is held back.
+package struct PlymouthFrameDecoder: MessageDecoder, Sendable {
+    private var pending: [UInt8] = []
+    private var start = 0
+
+    package init() {}
+
+    package var pendingByteCount: Int { pending.count - start }
+
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if start > 0 {
+            pending.removeFirst(start)
+            start = 0
+        }
+        pending.append(contentsOf: bytes)
+    }
+
+    package mutating func next() -> PlymouthFrame? {
+        let bytes = pending[start...]
+        guard bytes.count >= 2 else { return nil }
+        let first = bytes.startIndex
+        let command = bytes[first]
+        guard bytes[first + 1] == PlymouthSession.argumentMarker else {
+            start += 2
+            return PlymouthFrame(command: command, argument: nil)
+        }
+        guard bytes.count >= 3 else { return nil }
+        let size = Int(bytes[first + 2])
+        guard bytes.count >= 3 + size else { return nil }
+        let body = bytes[(first + 3)..<(first + 3 + size)]
+        start += 3 + size
+        return PlymouthFrame(command: command, argument: Array(body.prefix { $0 != 0 }))
+    }
+
+    /// An unfinished request at the end of the stream is dropped, as plymouthd drops it.
+    package mutating func finish() -> PlymouthFrame? { nil }
 }

@@ -1,12 +1,10 @@
 import GaugeSystem
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Glibc
 
 /// The psplash FIFO (default `/run/psplash_fifo`), ready for an epoll loop.
 ///
-/// Watch `fd` for `EPOLLIN`; when it is readable call `readAvailable()` and feed the
-/// bytes to `PsplashCommands`.
+/// Watch `fd` for `EPOLLIN`; the daemon serves it with a `Connection` of
+/// `PsplashCommands`, like any other input.
 ///
 /// psplash keeps its FIFO readable when the last writer closes by reopening it on EOF.
 /// This type instead holds a write descriptor of its own for as long as it is open, so
@@ -26,73 +24,66 @@ package final class PsplashFIFO {
     /// Makes the FIFO at `path` (mode `mode`, 0620 by default: the owner reads and
     /// writes, the group writes) unless a FIFO is already there, and opens it. A
     /// non-FIFO at `path` is an error (`EEXIST`), never replaced.
-    package init(path: String = PsplashFIFO.defaultPath, mode: mode_t = 0o620) throws(CompatSystemError) {
+    package init(path: String = PsplashFIFO.defaultPath, mode: mode_t = 0o620) throws(SystemError) {
         self.path = path
         var created = false
-        if mkfifo(path, mode) == 0 {
+        do throws(SystemError) {
+            try Syscall.mkfifo(path, mode: mode)
             created = true
             // mkfifo applies the umask; the mode asked for is the mode meant.
-            if chmod(path, mode) != 0 {
-                let error = CompatSystemError.last("chmod \(path)")
-                unlink(path)
+            try Syscall.chmod(path, mode: mode)
+        } catch where error.errno == EEXIST && !created {
+        } catch {
+            if created { try? Syscall.unlink(path) }
+            throw error
+        }
+        do throws(SystemError) {
+            guard let info = try Syscall.lstat(path) else { throw SystemError("stat \(path)", errno: ENOENT) }
+            guard info.st_mode & S_IFMT == S_IFIFO else {
+                throw SystemError("\(path) exists and is not a FIFO", errno: EEXIST)
+            }
+            let reader = try Syscall.open(path, flags: O_RDONLY | O_NONBLOCK)
+            do throws(SystemError) {
+                // With a reader open, a non-blocking open for writing succeeds at once.
+                keepAliveWriter = try Syscall.open(path, flags: O_WRONLY | O_NONBLOCK)
+            } catch {
+                Syscall.close(reader)
                 throw error
             }
-        } else if errno != EEXIST {
-            throw CompatSystemError.last("mkfifo \(path)")
-        }
-        var info = stat()
-        guard lstat(path, &info) == 0 else { throw CompatSystemError.last("stat \(path)") }
-        guard info.st_mode & S_IFMT == S_IFIFO else {
-            throw CompatSystemError("\(path) exists and is not a FIFO", errno: EEXIST)
-        }
-        let reader = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard reader >= 0 else {
-            let error = CompatSystemError.last("open \(path)")
-            if created { unlink(path) }
+            fd = reader
+        } catch {
+            if created { try? Syscall.unlink(path) }
             throw error
         }
-        // With a reader open, a non-blocking open for writing succeeds at once.
-        let writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard writer >= 0 else {
-            let error = CompatSystemError.last("open \(path) for writing")
-            Glibc.close(reader)
-            if created { unlink(path) }
-            throw error
-        }
-        self.fd = reader
-        self.keepAliveWriter = writer
         self.created = created
     }
 
     deinit { close() }
 
-    /// Everything the writers have put into the FIFO so far; empty when nothing is
-    /// waiting. Never blocks, never reports EOF (see the type's note).
-    package func readAvailable() throws(CompatSystemError) -> [UInt8] {
+    /// What the writers have put into the FIFO so far, up to `limit` bytes; empty when
+    /// nothing is waiting. Never blocks, never reports EOF (see the type's note).
+    package func readAvailable(limit: Int = 64 * 1024) throws(SystemError) -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                result += chunk[..<count]
-                if count < chunk.count { return result }
-                continue
+        while result.count < limit {
+            let room = limit - result.count
+            let outcome = chunk.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in
+                    try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw.prefix(room)))
+                }
             }
-            if count == 0 { return result }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: return result
-            default: throw CompatSystemError.last("read \(path)")
-            }
+            guard let count = try outcome.get(), count > 0 else { return result }
+            result += chunk[..<count]
         }
+        return result
     }
 
     /// Closes both descriptors; removes the FIFO if this object made it.
     package func close() {
         guard isOpen else { return }
         isOpen = false
-        Glibc.close(fd)
-        Glibc.close(keepAliveWriter)
-        if created { unlink(path) }
+        Syscall.close(fd)
+        Syscall.close(keepAliveWriter)
+        if created { try? Syscall.unlink(path) }
     }
 }

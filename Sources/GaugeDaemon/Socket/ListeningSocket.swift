@@ -31,13 +31,19 @@ package final class ListeningSocket {
     /// The socket file this process created (device and inode), so `close()` removes
     /// it only if it is still the same file — not one a newer daemon put there.
     private let createdFile: (dev: UInt64, ino: UInt64)?
+    /// The `flock`ed lock file beside the socket, held while the socket is ours.
+    private let lockFD: Int32?
     private var isClosed = false
 
-    private init(fd: Int32, path: String?, createdFile: (dev: UInt64, ino: UInt64)?) {
+    private init(fd: Int32, path: String?, createdFile: (dev: UInt64, ino: UInt64)?, lockFD: Int32? = nil) {
         self.fd = fd
         self.path = path
         self.createdFile = createdFile
+        self.lockFD = lockFD
     }
+
+    /// The lock file of a socket path: `PATH.lock`.
+    package static func lockPath(for path: String) -> String { path + ".lock" }
 
     deinit {
         close()
@@ -53,28 +59,41 @@ package final class ListeningSocket {
     }
 
     /// Binds and listens on `path` (`@name` for the abstract namespace):
-    /// creates the parent directories (0755) as needed, refuses to start if a live daemon
-    /// answers on the path, removes a stale socket file, binds, sets the file's mode to
-    /// `mode` and its group to `groupID` if given, then listens.
+    /// creates the parent directories (0755) as needed, takes an exclusive `flock` on
+    /// `PATH.lock` (held until `close()`; a second daemon starting at the same moment
+    /// fails here, before it could mistake the first one's socket, bound but not yet
+    /// listening, for a stale one), refuses to start if a live daemon answers on the
+    /// path, removes a stale socket file, binds, sets the file's mode to `mode` and its
+    /// group to `groupID` if given, then listens. The lock file stays (removing it would
+    /// let a third daemon lock a new file while the second holds the old one).
     package static func bind(
         path: String, groupID: UInt32? = nil, mode: mode_t = 0o660, backlog: Int32 = CGL_SOMAXCONN
     ) throws(ListenerError) -> ListeningSocket {
         let address: UnixSocketAddress
         do throws(SystemError) { address = try UnixSocketAddress(path) } catch { throw .system(error) }
+        var lockFD: Int32?
         if !address.isAbstract {
             do throws(SystemError) { try makeParentDirectories(of: path) } catch { throw .system(error) }
-            try removeStaleSocket(at: address)
+            lockFD = try lock(path)
+            do throws(ListenerError) {
+                try removeStaleSocket(at: address)
+            } catch {
+                if let lockFD { Syscall.close(lockFD) }
+                throw error
+            }
         }
         let fd: Int32
         do throws(SystemError) {
             fd = try Syscall.socket(domain: CGL_AF_UNIX, type: CGL_SOCK_STREAM | CGL_SOCK_NONBLOCK)
         } catch {
+            if let lockFD { Syscall.close(lockFD) }
             throw .system(error)
         }
         do throws(SystemError) {
             try Syscall.bind(fd, to: address)
         } catch {
             Syscall.close(fd)
+            if let lockFD { Syscall.close(lockFD) }
             throw error.errno == EADDRINUSE ? .alreadyRunning(path: path) : .system(error)
         }
         do throws(SystemError) {
@@ -86,12 +105,31 @@ package final class ListeningSocket {
                 identity = try Syscall.lstat(path).map { (dev: UInt64($0.st_dev), ino: UInt64($0.st_ino)) }
             }
             try Syscall.listen(fd, backlog: backlog)
-            return ListeningSocket(fd: fd, path: path, createdFile: identity)
+            return ListeningSocket(fd: fd, path: path, createdFile: identity, lockFD: lockFD)
         } catch {
             if !address.isAbstract { try? Syscall.unlink(path) }
             Syscall.close(fd)
+            if let lockFD { Syscall.close(lockFD) }
             throw .system(error)
         }
+    }
+
+    /// Opens (creating, 0600) and locks `PATH.lock` without waiting.
+    private static func lock(_ path: String) throws(ListenerError) -> Int32 {
+        let lockPath = lockPath(for: path)
+        do throws(SystemError) {
+            let fd = try Syscall.open(lockPath, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
+            do throws(SystemError) {
+                if try Syscall.lockExclusive(fd, lockPath) { return fd }
+            } catch {
+                Syscall.close(fd)
+                throw error
+            }
+            Syscall.close(fd)
+        } catch {
+            throw .system(error)
+        }
+        throw .alreadyRunning(path: path)
     }
 
     /// Takes over a socket passed by systemd after checking that it is a listening
@@ -119,6 +157,7 @@ package final class ListeningSocket {
         guard !isClosed else { return }
         isClosed = true
         Syscall.close(fd)
+        defer { if let lockFD { Syscall.close(lockFD) } }
         if let path, let createdFile, let status = try? Syscall.lstat(path),
             UInt64(status.st_dev) == createdFile.dev, UInt64(status.st_ino) == createdFile.ino
         {

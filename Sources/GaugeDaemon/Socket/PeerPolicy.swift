@@ -1,6 +1,6 @@
 import Glibc
 
-/// Who may talk to the daemon (SPEC §2): root, the daemon's own user, and members of the
+/// Who may talk to the daemon (README "Access"): root, the daemon's own user, and members of the
 /// configured group — by primary group or as a supplementary group of the peer process.
 package struct PeerPolicy: Sendable {
     package var daemonUID: UInt32
@@ -20,7 +20,14 @@ package struct PeerPolicy: Sendable {
         return supplementaryGroups(peer.pid)?.contains(groupID) ?? false
     }
 
+    /// Uses the supplementary groups the kernel recorded for the peer's socket
+    /// (`PeerCredentials.groups`, from `SO_PEERGROUPS`).
     package func allows(_ peer: PeerCredentials) -> Bool {
-        allows(peer, supplementaryGroups: ProcessStatus.supplementaryGroups(pid:))
+        allows(peer, supplementaryGroups: { _ in peer.groups })
+    }
+
+    /// Root and the daemon's own user: they may take the connection slots kept in reserve.
+    package func isPrivileged(_ peer: PeerCredentials) -> Bool {
+        peer.uid == 0 || peer.uid == daemonUID
     }
 }

@@ -1,49 +1,73 @@
 import GaugeProtocol
-import Glibc
 import GaugeSystem
+import Glibc
 
 package struct SocketServerConfiguration: Sendable {
-    /// Clients served at once; the next one gets `err io too many clients` and is closed.
+    /// Connections served at once; the next one is refused and closed.
     package var maxClients = Limits.defaultMaxClients
-    /// Who may connect; others get `err denied` and are closed.
+    /// Slots only root (and the daemon's own user) may take: other peers get at most
+    /// `maxClients - privilegedReserve`, so they cannot lock root out.
+    package var privilegedReserve = 4
+    /// Who may connect. Others are refused and closed, or, with `servesRefused`, served
+    /// as unauthorized (Plymouth's socket answers everyone, with NAKs).
     package var policy = PeerPolicy()
+    package var servesRefused = false
     package var client = ClientLimits()
     /// Connections accepted per readiness callback, so a connection storm cannot hold
     /// the loop.
     package var acceptBatch = 16
+    /// A connection that sends nothing for this long (and awaits no deferred answer) is
+    /// closed, so idle connections cannot hold slots forever; nil: never.
+    package var idleTimeout: Double? = 300
 
     package init() {}
 }
 
-/// The native protocol's server: accepts clients on a `ListeningSocket`, checks each
-/// peer's credentials, keeps at most `maxClients`, and gives every client a
-/// `ClientConnection` that passes its lines to the request handler.
-package final class SocketServer {
-    package typealias RequestHandler = ClientConnection.RequestHandler
-
-    /// Called when a client is gone (its deferred reply, if any, will never be sent).
-    package var onDisconnect: ((ClientConnection) -> Void)?
-    package private(set) var clients: [UInt64: ClientConnection] = [:]
+/// Accepts connections on a `ListeningSocket` and serves each with a `Connection` of the
+/// same decoder: checks each peer's credentials, keeps at most `maxClients` (with a
+/// reserve for root), drops idle connections, and passes every message to the handler.
+/// The native socket is a `SocketServer` (lines); Plymouth's socket uses the same type
+/// with Plymouth's frames.
+package final class ConnectionServer<Decoder: MessageDecoder> {
+    /// Called when a connection is gone (its deferred answer, if any, will never be sent).
+    package var onDisconnect: ((Connection<Decoder>) -> Void)?
+    package private(set) var clients: [UInt64: Connection<Decoder>] = [:]
 
     private let loop: EventLoop
     private let listener: ListeningSocket
     private let configuration: SocketServerConfiguration
     private let log: Log
-    private let handler: RequestHandler
+    private let throttled: ThrottledLog
+    /// "client", "plymouth client": how log lines name a connection.
+    private let name: String
+    private let makeDecoder: () -> Decoder
+    /// The bytes a refused peer gets before it is closed.
+    private let refusal: (ProtocolError) -> [UInt8]
+    private let handler: Connection<Decoder>.Handler
+    private let receivesDescriptors: Bool
     private let scratch: ReadBuffer
+    private var idleTimer: FrameTimer?
+    private var idleTimerRunning = false
     private var nextID: UInt64 = 1
     private var isListening = false
     private var acceptPaused = false
 
     package init(
         loop: EventLoop, listener: ListeningSocket, configuration: SocketServerConfiguration = .init(),
-        log: Log, handler: @escaping RequestHandler
+        log: Log, throttled: ThrottledLog? = nil, name: String, makeDecoder: @escaping () -> Decoder,
+        refusal: @escaping (ProtocolError) -> [UInt8], receivesDescriptors: Bool = false,
+        handler: @escaping Connection<Decoder>.Handler
     ) {
         self.loop = loop
         self.listener = listener
         self.configuration = configuration
         self.log = log
+        self.throttled = throttled ?? ThrottledLog(log: log)
+        self.name = name
+        self.makeDecoder = makeDecoder
+        self.refusal = refusal
         self.handler = handler
+        self.receivesDescriptors = receivesDescriptors
         scratch = ReadBuffer(count: max(1, configuration.client.readBudget))
     }
 
@@ -53,15 +77,18 @@ package final class SocketServer {
 
     package var clientCount: Int { clients.count }
 
-    /// Starts accepting clients.
+    /// Starts accepting connections.
     package func start() throws(SystemError) {
         guard !isListening else { return }
         try loop.register(listener.fd, events: .readable) { [weak self] _ in self?.acceptClients() }
         isListening = true
+        if configuration.idleTimeout != nil {
+            idleTimer = try FrameTimer(loop: loop) { [weak self] _ in self?.dropIdleConnections() }
+        }
     }
 
     /// Stops listening (removing the socket file if this process created it) and closes
-    /// every client after one last attempt to send what it is owed.
+    /// every connection after one last attempt to send what it is owed.
     package func close() {
         if isListening {
             loop.unregister(listener.fd)
@@ -70,6 +97,8 @@ package final class SocketServer {
         listener.close()
         for client in Array(clients.values) { client.close() }
         clients = [:]
+        idleTimer?.close()
+        idleTimer = nil
     }
 
     // MARK: Accepting
@@ -81,7 +110,7 @@ package final class SocketServer {
                 fd = try Syscall.accept(listener.fd)
             } catch {
                 let outOfResources = [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno)
-                log.info("\(error)\(outOfResources ? "; not accepting until a client leaves" : "")")
+                throttled.info(name, "\(error)\(outOfResources ? "; not accepting until a connection closes" : "")")
                 if outOfResources { setAcceptPaused(true) }
                 return
             }
@@ -95,51 +124,60 @@ package final class SocketServer {
         do throws(SystemError) {
             peer = try PeerCredentials.of(socket: fd)
         } catch {
-            log.info("\(error); connection closed")
+            throttled.info(name, "\(error); connection closed")
             Syscall.close(fd)
             return
         }
-        guard configuration.policy.allows(peer) else {
-            log.info("refused \(peer): not root, the daemon's user or a member of its group")
+        let authorized = configuration.policy.allows(peer)
+        guard authorized || configuration.servesRefused else {
+            throttled.info(name, "refused \(peer): not root, the daemon's user or a member of its group")
             refuse(fd, ProtocolError(.denied, "not allowed to talk to gauged (uid \(peer.uid))"))
             return
         }
-        guard clients.count < configuration.maxClients else {
-            log.info("refused \(peer): \(clients.count) clients connected already")
+        let privileged = configuration.policy.isPrivileged(peer)
+        let slots = privileged
+            ? configuration.maxClients : max(0, configuration.maxClients - configuration.privilegedReserve)
+        guard clients.count < slots else {
+            throttled.info(name, "refused \(peer): \(clients.count) connections already")
             refuse(fd, ProtocolError(.io, "too many clients"))
             return
         }
         let id = nextID
         nextID += 1
-        let connection = ClientConnection(
-            fd: fd, id: id, peer: peer, loop: loop, limits: configuration.client, scratch: scratch,
-            log: log, handler: handler, onClose: { [weak self] in self?.connectionClosed($0) }
+        let connection = Connection(
+            fd: fd, id: id, label: "\(name) \(id)", peer: peer, isAuthorized: authorized, decoder: makeDecoder(),
+            loop: loop, limits: configuration.client, scratch: scratch, log: log,
+            receivesDescriptors: receivesDescriptors, handler: handler,
+            onClose: { [weak self] in self?.connectionClosed($0) }
         )
+        // Tracked before it starts: starting serves what the peer already sent, which
+        // may end the connection at once.
+        clients[id] = connection
+        log.debug("\(name) \(id) connected (\(peer))")
+        startIdleTimer()
         do throws(SystemError) {
             try connection.start()
         } catch {
-            log.info("client \(id): \(error); connection closed")
+            log.info("\(name) \(id): \(error); connection closed")
             connection.close()
-            return
         }
-        clients[id] = connection
-        log.debug("client \(id) connected (\(peer))")
     }
 
-    /// Best effort: the reply line, then close. Bytes the client already sent are read
+    /// Best effort: the refusal, then close. Bytes the peer already sent are read
     /// first, so the kernel closes with a plain EOF rather than a reset that could make
-    /// the client miss the reply.
+    /// the peer miss the refusal.
     private func refuse(_ fd: Int32, _ error: ProtocolError) {
-        let line = Array("err \(error.code.rawValue) \(error.message)\n".utf8)
-        _ = line.withUnsafeBytes { try? Syscall.send(fd, $0) }
+        let bytes = refusal(error)
+        if !bytes.isEmpty { _ = bytes.withUnsafeBytes { try? Syscall.send(fd, $0) } }
         _ = try? Syscall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: scratch.bytes.prefix(4096)))
         Syscall.close(fd)
     }
 
-    private func connectionClosed(_ connection: ClientConnection) {
+    private func connectionClosed(_ connection: Connection<Decoder>) {
         guard clients.removeValue(forKey: connection.id) != nil else { return }
-        log.debug("client \(connection.id) disconnected")
+        log.debug("\(connection.label) disconnected")
         setAcceptPaused(false)
+        if clients.isEmpty { stopIdleTimer() }
         onDisconnect?(connection)
     }
 
@@ -151,5 +189,61 @@ package final class SocketServer {
         } catch {
             log.info("\(error)")
         }
+    }
+
+    // MARK: Idle connections
+
+    /// The check runs four times per timeout (so a silent connection goes after 1 to 1¼
+    /// timeouts), and only while connections are open: no wakeups for an idle daemon.
+    private func startIdleTimer() {
+        guard !idleTimerRunning, let timeout = configuration.idleTimeout, let idleTimer else { return }
+        let period = max(timeout / 4, 0.02)
+        do throws(SystemError) {
+            try idleTimer.start(fps: 1 / period)
+            idleTimerRunning = true
+        } catch {
+            log.info("cannot arm the idle timer: \(error)")
+        }
+    }
+
+    private func stopIdleTimer() {
+        guard idleTimerRunning else { return }
+        idleTimer?.stop()
+        idleTimerRunning = false
+    }
+
+    private func dropIdleConnections() {
+        guard let timeout = configuration.idleTimeout else { return }
+        let now = MonotonicClock.now()
+        for connection in Array(clients.values)
+        where !connection.isAwaitingReply && !connection.hasQueuedMessages && now - connection.lastActivity >= timeout {
+            throttled.info(name, "\(connection.label) (\(connection.peer.map { "\($0)" } ?? "")): idle for \(PlainDecimal.format(timeout)) s, closed")
+            connection.close()
+        }
+    }
+}
+
+/// The native protocol's server: lines in, one reply line per request out.
+package typealias SocketServer = ConnectionServer<LineFramer>
+
+extension ConnectionServer where Decoder == LineFramer {
+    package typealias RequestHandler = ClientConnection.RequestHandler
+
+    package convenience init(
+        loop: EventLoop, listener: ListeningSocket, configuration: SocketServerConfiguration = .init(),
+        log: Log, throttled: ThrottledLog? = nil, handler: @escaping RequestHandler
+    ) {
+        let maxLineBytes = configuration.client.maxLineBytes
+        self.init(
+            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled,
+            name: "client", makeDecoder: { LineFramer(maxLineBytes: maxLineBytes) },
+            refusal: { ClientConnection.replyLine("err \($0.code.rawValue) \($0.message)") },
+            receivesDescriptors: true,
+            handler: { connection, item in
+                switch handler(connection, item) {
+                case .reply(let reply): .send(ClientConnection.replyLine(reply))
+                case .deferred: .deferred
+                }
+            })
     }
 }

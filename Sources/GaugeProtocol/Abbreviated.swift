@@ -1,14 +1,14 @@
 /// A piece of client input quoted in an error message, cut short so that a 4 KiB word
 /// does not come back as a 4 KiB reply.
-struct Abbreviated: CustomStringConvertible {
-    static let limit = 40
+package struct Abbreviated: CustomStringConvertible {
+    package static let limit = 40
     let text: String
 
-    init<S: StringProtocol>(_ text: S) {
+    package init<S: StringProtocol>(_ text: S) {
         self.text = String(text)
     }
 
-    var description: String {
+    package var description: String {
         let scalars = text.unicodeScalars
         guard scalars.count > Self.limit else { return text }
         var cut = String.UnicodeScalarView()

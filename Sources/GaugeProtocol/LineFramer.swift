@@ -1,46 +1,32 @@
-/// Splits a byte stream into request lines.
+/// Splits a byte stream into request lines (a `LineSplitter` at `\n`).
 ///
 /// A line longer than `maxLineBytes` yields one `toolong` error and is skipped up to its
 /// newline; a line that is not valid UTF-8 or holds a NUL byte yields a `utf8` / `syntax`
-/// error. Bytes after the last newline wait for more input.
-package struct LineFramer: Sendable {
+/// error. Bytes after the last newline wait for more input, or `finish()`.
+package struct LineFramer: MessageDecoder, Sendable {
     package enum Item: Equatable, Sendable {
         case line(String)
         case error(ProtocolError)
     }
 
-    package let maxLineBytes: Int
-    private var pending: [UInt8] = []
-    private var discarding = false
+    package var maxLineBytes: Int { splitter.maxLineBytes }
+    private var splitter: LineSplitter
     private var ready: [Item] = []
     private var readyIndex = 0
 
     package init(maxLineBytes: Int = Limits.maxLineBytes) {
-        self.maxLineBytes = maxLineBytes
+        splitter = LineSplitter(maxLineBytes: maxLineBytes)
     }
 
     /// Bytes of an unfinished line held back.
-    package var pendingByteCount: Int { pending.count }
+    package var pendingByteCount: Int { splitter.pendingByteCount }
+
+    /// Lines split and not yet taken with `next()`.
+    package var readyCount: Int { ready.count - readyIndex }
 
     package mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        for byte in bytes {
-            if byte == UInt8(ascii: "\n") {
-                if discarding {
-                    discarding = false
-                } else {
-                    ready.append(Self.decode(pending))
-                }
-                pending.removeAll(keepingCapacity: true)
-            } else if !discarding {
-                if pending.count == maxLineBytes {
-                    ready.append(.error(ProtocolError(.toolong, "line longer than \(maxLineBytes) bytes")))
-                    pending.removeAll(keepingCapacity: true)
-                    discarding = true
-                } else {
-                    pending.append(byte)
-                }
-            }
-        }
+        let maxLineBytes = splitter.maxLineBytes
+        splitter.split(bytes) { ready.append(Self.item($0, maxLineBytes: maxLineBytes)) }
     }
 
     package mutating func append(_ bytes: [UInt8]) {
@@ -50,11 +36,23 @@ package struct LineFramer: Sendable {
     /// The next complete line or framing error, in stream order.
     package mutating func next() -> Item? {
         guard readyIndex < ready.count else {
-            if !ready.isEmpty { ready.removeAll(keepingCapacity: true); readyIndex = 0 }
+            if !ready.isEmpty { ready.removeAll(keepingCapacity: ready.count <= 256); readyIndex = 0 }
             return nil
         }
         defer { readyIndex += 1 }
         return ready[readyIndex]
+    }
+
+    /// The last line when the stream ended without its newline.
+    package mutating func finish() -> Item? {
+        splitter.finish().map { Self.item($0, maxLineBytes: splitter.maxLineBytes) }
+    }
+
+    private static func item(_ piece: LineSplitter.Piece, maxLineBytes: Int) -> Item {
+        switch piece {
+        case .tooLong: return .error(ProtocolError(.toolong, "line longer than \(maxLineBytes) bytes"))
+        case .line(let bytes): return decode(bytes)
+        }
     }
 
     private static func decode(_ bytes: [UInt8]) -> Item {

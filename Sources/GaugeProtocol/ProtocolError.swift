@@ -1,4 +1,4 @@
-/// The error codes of an `err` reply (SPEC §2).
+/// The error codes of an `err` reply (docs/protocol.md lists when each is sent).
 package enum ErrorCode: String, Sendable, CaseIterable {
     case syntax, unknown, range, utf8, toolong, denied, state, io
 }

@@ -1,4 +1,4 @@
-/// The one reply line the daemon sends for each request line (SPEC §2).
+/// The one reply line the daemon sends for each request line (docs/protocol.md).
 package enum Reply: Equatable, Sendable {
     /// `ok`, or `ok <payload>` (an empty payload is sent as plain `ok`).
     case ok(String?)

@@ -1,4 +1,4 @@
-/// One request line of the native protocol (SPEC §2), parsed and validated.
+/// One request line of the native protocol (docs/protocol.md), parsed and validated.
 ///
 /// Grammar: words are separated by one or more spaces (only U+0020); leading spaces
 /// before the command word and trailing spaces after a keyword argument are ignored; the
@@ -14,6 +14,10 @@ package enum Request: Equatable, Sendable {
     /// Sets the message line; an empty text clears it.
     case message(String)
     case title(String)
+    /// A named point of the work reached: during a boot, what systemd sends for each unit
+    /// it starts (Plymouth's `update --status`). In boot mode it refines the estimated
+    /// bar, and shows on the message line unless a client has set a message.
+    case step(String)
     case mode(DisplayMode)
     case state(RunState, message: String?)
     case theme([ThemeSetting])
@@ -43,9 +47,14 @@ package enum Request: Equatable, Sendable {
 
     /// The command words, in the order help texts list them.
     package static let commandWords = [
-        "progress", "message", "title", "mode", "state", "theme", "reload", "show", "hide",
+        "progress", "message", "title", "step", "mode", "state", "theme", "reload", "show", "hide",
         "deactivate", "reactivate", "newroot", "ping", "status", "wait", "snapshot", "quit",
     ]
+
+    /// A line break inside a message: U+2028 LINE SEPARATOR, which a line may hold (a
+    /// newline ends the request). The screen shows a message of two lines; a third and
+    /// further lines join the second.
+    package static let lineBreak: Unicode.Scalar = "\u{2028}"
 
     /// The range a progress value must lie in.
     package static let progressRange: ClosedRange<Double> = 0...100
@@ -105,6 +114,8 @@ package enum Request: Equatable, Sendable {
             return text.isEmpty ? "message" : "message " + text
         case .title(let text):
             return "title " + text
+        case .step(let name):
+            return "step " + name
         case .mode(let mode):
             return "mode " + mode.rawValue
         case .state(let state, let message):
@@ -156,6 +167,11 @@ private struct RequestParser {
                 throw ProtocolError(.syntax, "title needs a text")
             }
             return .title(text)
+        case "step":
+            guard let name = optionalText(), !name.isEmpty else {
+                throw ProtocolError(.syntax, "step needs a name")
+            }
+            return .step(name)
         case "mode":
             let word = try keyword(of: "mode", expecting: DisplayMode.allCases.map(\.rawValue))
             try end(of: "mode")

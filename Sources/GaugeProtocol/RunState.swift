@@ -1,4 +1,4 @@
-/// Where the work the screen reports on stands (SPEC §1, the alert-style states).
+/// Where the work the screen reports on stands; each state has its fill colour.
 package enum RunState: String, Equatable, Sendable, CaseIterable {
     /// Nothing reported yet: the screen as it comes up, until the first progress.
     case begin

@@ -76,15 +76,15 @@ package struct ThemeSetting: Equatable, Sendable {
                     }
                 }
                 guard closed else {
-                    return .failure(ProtocolError(.syntax, "unterminated quote in theme value for '\(key)'"))
+                    return .failure(ProtocolError(.syntax, "unterminated quote in theme value for '\(Abbreviated(key))'"))
                 }
                 guard i == bytes.endIndex || bytes[i] == space else {
-                    return .failure(ProtocolError(.syntax, "theme value for '\(key)' continues after its closing quote"))
+                    return .failure(ProtocolError(.syntax, "theme value for '\(Abbreviated(key))' continues after its closing quote"))
                 }
             } else {
                 while i < bytes.endIndex, bytes[i] != space {
                     if bytes[i] == quote {
-                        return .failure(ProtocolError(.syntax, "stray '\"' in theme value for '\(key)'"))
+                        return .failure(ProtocolError(.syntax, "stray '\"' in theme value for '\(Abbreviated(key))'"))
                     }
                     value.append(bytes[i])
                     i += 1

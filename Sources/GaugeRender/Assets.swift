@@ -118,21 +118,27 @@ public final class Assets {
         } catch {
             throw AssetError("logo: \(error)")
         }
+        return try decodeLogo(bytes, name: file.path, scale: scale, maxSide: maxLogoSide).get()
+    }
+
+    /// A logo's PNG `bytes` decoded, premultiplied and scaled by `scale`: at most
+    /// `maxSide` pixels each way as shown, checked from the header before decoding.
+    package static func decodeLogo(_ bytes: [UInt8], name: String, scale: Double, maxSide: Int) -> Result<PixmanImage, AssetError> {
         let image: PixmanImage
         do {
             // Decoded straight into the pixman image (b, g, r, a in memory), then premultiplied.
-            let side = Int(Double(maxLogoSide) / scale)
-            image = try PNG.decode(bytes, name: file.path, format: PNG.formatBGRA, maxWidth: side, maxHeight: side) {
+            let side = Int(Double(maxSide) / scale)
+            image = try PNG.decode(bytes, name: name, format: PNG.formatBGRA, maxWidth: side, maxHeight: side) {
                 width, height, finish in
                 let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: width, height: height)
                 let data = UnsafeMutableRawPointer(pixman_image_get_data(image.raw)!)
                 return finish(data, Int(pixman_image_get_stride(image.raw))) ? image : nil
             }.get()
         } catch {
-            throw AssetError(scale == 1 ? "logo: \(error)" : "logo: \(error) (at scale \(scale.shortText))")
+            return .failure(AssetError(scale == 1 ? "logo: \(error)" : "logo: \(error) (at scale \(scale.shortText))"))
         }
         premultiply(image)
-        guard scale != 1 else { return image }
+        guard scale != 1 else { return .success(image) }
         let w = Int((Double(image.width) * scale).rounded()), h = Int((Double(image.height) * scale).rounded())
         var transform = pixman_transform_t()
         pixman_transform_init_scale(&transform, pixman_fixed_t(65536 / scale), pixman_fixed_t(65536 / scale))
@@ -140,7 +146,7 @@ public final class Assets {
         pixman_image_set_filter(image.raw, PIXMAN_FILTER_BILINEAR, nil, 0)
         let scaled = PixmanImage(format: PIXMAN_a8r8g8b8, width: w, height: h)
         scaled.composite(PIXMAN_OP_SRC, source: image, rect: Rect(x: 0, y: 0, width: w, height: h))
-        return scaled
+        return .success(scaled)
     }
 
     private static func premultiply(_ image: PixmanImage) {

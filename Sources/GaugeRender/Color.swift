@@ -120,10 +120,11 @@ extension Double {
 
 extension String {
     /// The string without leading and trailing spaces and tabs.
+    /// Linear in the blanks: walks in from each end (`dropLast()` on a string counts it
+    /// whole each time).
     package var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while let f = scalars.first, f == " " || f == "\t" { scalars = scalars.dropFirst() }
-        while let l = scalars.last, l == " " || l == "\t" { scalars = scalars.dropLast() }
-        return String(scalars)
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

@@ -27,9 +27,9 @@ public enum PNG {
         }
     }
 
-    static let formatRGBA: UInt32 = 3  // PNG_FORMAT_RGBA
+    package static let formatRGBA: UInt32 = 3  // PNG_FORMAT_RGBA
     /// Blue, green, red, alpha in memory: pixman's a8r8g8b8 on a little-endian machine.
-    static let formatBGRA: UInt32 = 0x13  // PNG_FORMAT_BGRA
+    package static let formatBGRA: UInt32 = 0x13  // PNG_FORMAT_BGRA
 
     /// The whole framebuffer as RGBA, converted by pixman from its format (formats
     /// without alpha read as opaque).
@@ -81,7 +81,7 @@ public enum PNG {
     /// and is checked before a pixel is decoded, so an oversized picture costs nothing;
     /// `make` then gets the size, makes the storage and decodes into it with `finish`
     /// (memory, row stride in bytes), which says whether decoding succeeded.
-    static func decode<T>(
+    package static func decode<T>(
         _ bytes: [UInt8], name: String, format: UInt32, maxWidth: Int, maxHeight: Int,
         into make: (_ width: Int, _ height: Int, _ finish: (UnsafeMutableRawPointer, Int) -> Bool) -> T?
     ) -> Result<T, Error> {

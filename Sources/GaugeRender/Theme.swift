@@ -1,6 +1,6 @@
 import GaugeProtocol
 
-/// Every value of the look, at scale 1. Defaults are those of SPEC §1 (`seeds/000_*`).
+/// Every value of the look, at scale 1, with the defaults of the README's theme table.
 public struct Theme: Equatable, Sendable {
     public var background = Color.black
 
@@ -259,16 +259,19 @@ public enum Rotation: Int, CaseIterable, Sendable {
     public init?(degrees: Int) { self.init(rawValue: degrees) }
 }
 
-/// Why a theme key was not taken.
+/// Why a theme key was not taken. The key and value are quoted cut short: a request's
+/// 4 KiB value must not come back as a 4 KiB reply.
 public enum ThemeError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownKey(String)
     case badValue(key: String, value: String, expected: String)
 
     public var description: String {
         switch self {
-        case .unknownKey(let key): "unknown theme key '\(key)'"
+        case .unknownKey(let key): "unknown theme key '\(Abbreviated(key))'"
         case .badValue(let key, let value, let expected):
-            key.isEmpty ? "bad value '\(value)': expected \(expected)" : "bad value '\(value)' for \(key): expected \(expected)"
+            key.isEmpty
+                ? "bad value '\(Abbreviated(value))': expected \(expected)"
+                : "bad value '\(Abbreviated(value))' for \(key): expected \(expected)"
         }
     }
 }

@@ -38,8 +38,11 @@ import Testing
         #expect(requests("XXX\nJust text\nXXX\n") == [.message("Just text")])
     }
 
-    @Test func literalBackslashNBecomesASpace() {
-        #expect(requests("XXX\n10\nline one\\nline two\nXXX\n") == [.progress(10, message: "line one line two")])
+    @Test func literalBackslashNIsALineBreak() {
+        #expect(requests("XXX\n10\nline one\\nline two\nXXX\n") == [.progress(10, message: "line one\u{2028}line two")])
+        // Blanks stay in the message; the screen drops them at the ends of each line.
+        #expect(requests("XXX\n10\none \\n  two \\n three\nXXX\n") == [.progress(10, message: "one \u{2028}  two \u{2028} three")])
+        #expect(requests("XXX\n10\na backslash \\\\ stays, \\t too\nXXX\n") == [.progress(10, message: "a backslash \\\\ stays, \\t too")])
     }
 
     @Test func byteByByteGivesTheSameEvents() {
@@ -70,6 +73,34 @@ import Testing
         events += reader.consume(Array("\n33\n".utf8))
         #expect(events.count == 2)
         #expect(events.last == .request(.progress(33, message: nil)))
+    }
+
+    /// Found by fuzzing: a block kept every line until its closing `XXX`, so a script
+    /// that never closes one grew `gaugectl gauge` without bound.
+    @Test func aBlockThatNeverClosesHoldsOnlyWhatAMessageCanShow() {
+        var reader = DialogGaugeReader()
+        #expect(reader.consume(Array("XXX\n40\n".utf8)).isEmpty)
+        let line = "0123456789 abcdefghi"
+        var most = 0
+        for _ in 0..<20_000 {
+            #expect(reader.consume(Array((line + "\n").utf8)).isEmpty)
+            most = max(most, reader.pendingByteCount)
+        }
+        #expect(most < 3 * Limits.maxLineBytes + 4 * CompatText.maxTextBytes, "held \(most) bytes for 420 000 sent")
+        let joined = Array(repeating: line, count: 400).joined(separator: " ")
+        let expected = String(joined.prefix(CompatText.maxTextBytes))
+        #expect(reader.finish() == [.request(.progress(40, message: expected))])
+    }
+
+    @Test func blanksAroundALongBlocksTextAreTrimmedAsInAShortOne() {
+        let blanks = String(repeating: "  \n", count: 3000)
+        #expect(requests("XXX\n5\n" + blanks + "text\n" + blanks + "XXX\n") == [.progress(5, message: "text")])
+        // Text past what a message shows, blank lines, then more text: the blanks are
+        // inside the message, and the message is as long as it can be.
+        let long = String(repeating: "y", count: CompatText.maxTextBytes - 2)
+        let message = requests("XXX\n" + long + "\n" + blanks + "z\nXXX\n")
+        #expect(message == [.message(long + String(repeating: " ", count: 2))])
+        #expect(requests("XXX\n" + long + "\n" + blanks + "XXX\n") == [.message(long)])
     }
 
     @Test func everyRequestIsAValidLine() {

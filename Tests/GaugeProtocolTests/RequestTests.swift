@@ -72,7 +72,7 @@ private func errorCode(_ line: String) -> ErrorCode? {
     }
 
     @Test(arguments: [
-        // SPEC §2 bad numbers
+        // bad numbers
         ("progress NaN", ErrorCode.syntax),
         ("progress nan", .syntax),
         ("progress inf", .syntax),
@@ -156,6 +156,20 @@ private func errorCode(_ line: String) -> ErrorCode? {
         }
         #expect(error.code == .unknown)
         #expect(error.message.count < 100)
+    }
+
+    /// Found by fuzzing: the theme errors quoted the key whole, so a 4 KiB key came back
+    /// as a 4 KiB reply.
+    @Test(arguments: ["\"unterminated", "\"x\"y", "x\"y"])
+    func longThemeKeyIsAbbreviatedInTheMessage(value: String) {
+        let key = String(repeating: "k", count: 4000)
+        guard case .failure(let error) = Request.parse("theme \(key)=\(value)") else {
+            Issue.record("a bad theme value was taken")
+            return
+        }
+        #expect(error.code == .syntax)
+        #expect(error.message.utf8.count < 160, "\(error.message.utf8.count) bytes")
+        #expect(error.message.contains("'" + String(repeating: "k", count: 40) + "…'"))
     }
 
     @Test func progressValueIsParsedExactly() throws {

@@ -35,4 +35,33 @@ struct ThemeNumberTests {
         #expect(Color(parsing: "5e-1,0,1") == nil)
         #expect(Color(parsing: "nan,0,1") == nil)
     }
+
+    /// Found by fuzzing: a bad value was quoted whole in the error, which a `theme`
+    /// request sends back as its reply.
+    @Test("a long bad value or key is quoted cut short")
+    func longValuesAreAbbreviated() {
+        var theme = Theme()
+        let long = String(repeating: "s", count: 3000)
+        for (key, value) in [("circle_colors", long), ("fill_color", long), ("bar_width", long), (long, "1")] {
+            do {
+                try theme.set(key, value)
+                Issue.record("\(key.prefix(20)) took a bad value")
+            } catch {
+                #expect(error.description.utf8.count < 200, "\(error.description.utf8.count) bytes")
+                #expect(error.description.contains(String(repeating: "s", count: 40) + "…"))
+            }
+        }
+    }
+
+    @Test("values are trimmed of spaces and tabs at both ends only, by whole characters")
+    func trimming() throws {
+        var theme = Theme()
+        try theme.set("label_format", " \t Step {value} \t ")
+        #expect(theme.labelFormat == "Step {value}")
+        // A space carrying a combining mark is a character of its own, not a blank.
+        try theme.set("label_format", " \u{301}x ")
+        #expect(theme.labelFormat == " \u{301}x")
+        try theme.set("label_format", String(repeating: " ", count: 5000))
+        #expect(theme.labelFormat == "")
+    }
 }

@@ -1,13 +1,15 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Release builds of the executables link the Swift runtime statically
-/// (`swift build -c release --static-swift-stdlib`); see tools/build-release.
+/// `gauged` and `gaugectl` are one multi-call executable (target `gauge`) that runs the
+/// program its name says; both products build it, so each name has its binary in the build
+/// directory. Installed, `gaugectl` is a symbolic link to `gauged`.
+/// Release builds: tools/build-release.
 let package = Package(
     name: "Gauge",
     products: [
-        .executable(name: "gauged", targets: ["gauged"]),
-        .executable(name: "gaugectl", targets: ["gaugectl"]),
+        .executable(name: "gauged", targets: ["gauge"]),
+        .executable(name: "gaugectl", targets: ["gauge"]),
     ],
     targets: [
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
@@ -23,10 +25,20 @@ let package = Package(
         .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
-        .executableTarget(name: "gauged", dependencies: ["GaugeDaemon", "CGaugeLinux"]),
-        .executableTarget(name: "gaugectl", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux"]),
+        .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux"]),
+
+        .executableTarget(name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"]),
         .executableTarget(name: "GaugeBench", dependencies: ["GaugeRender", "GaugeDisplay", "CPixman"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
+
+        // Fuzzing of every parser: the targets and the built-in engine (run by the
+        // GaugeFuzzTests in CI), and `gauge-fuzz` for long runs (tools/fuzz).
+        .target(name: "CGaugeFuzz"),
+        .target(
+            name: "GaugeFuzz",
+            dependencies: ["CGaugeFuzz", "GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "GaugeDaemon"]
+        ),
+        .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz"]),
 
         .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
         .testTarget(
@@ -36,6 +48,7 @@ let package = Package(
         ),
         .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),
         .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"]),
+        .testTarget(name: "GaugeFuzzTests", dependencies: ["GaugeFuzz", "CGaugeFuzz", "GaugeProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

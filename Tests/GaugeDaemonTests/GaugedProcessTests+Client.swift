@@ -40,7 +40,7 @@ import Testing
 
     @Test func gaugectlExitsThreeWhenNothingListens() throws {
         let directory = TemporaryDirectory()
-        var run = try gaugectl(["--socket", directory.appending("absent.sock"), "--timeout", "2", "ping"])
+        var run = try gaugectl(["--socket", directory.appending("absent.sock"), "--timeout", "2", "--no-wait", "ping"])
         #expect(run.status == 3 && run.seconds < 1.5, "\(run.stderr)")
 
         // A socket file nobody listens on (a daemon that died).
@@ -56,7 +56,7 @@ import Testing
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         try #require(bound == 0)
-        run = try gaugectl(["--socket", path, "--timeout", "2", "ping"])
+        run = try gaugectl(["--socket", path, "--timeout", "2", "--no-wait", "ping"])
         #expect(run.status == 3 && run.seconds < 1.5, "\(run.stderr)")
         #expect(run.stderr.contains("connection refused"), "\(run.stderr)")
     }

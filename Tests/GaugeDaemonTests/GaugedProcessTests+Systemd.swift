@@ -4,7 +4,7 @@ import GaugeRender
 import Glibc
 import Testing
 
-// SPEC §4 against the real gauged: socket activation (LISTEN_FDS), READY=1 on
+// systemd's part against the real gauged: socket activation (LISTEN_FDS), READY=1 on
 // $NOTIFY_SOCKET, SIGTERM / SIGINT, SIGHUP re-reading the theme file.
 
 /// A datagram socket standing in for systemd's notification socket.

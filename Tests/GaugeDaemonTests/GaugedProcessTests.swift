@@ -4,7 +4,7 @@ import GaugeRender
 import Glibc
 import Testing
 
-// Every request of SPEC §2 against the real gauged on a temporary socket with the
+// Every request of the protocol (docs/protocol.md) against the real gauged on a temporary socket with the
 // memory display: its reply, and the `status` that follows.
 
 @Suite struct GaugedProcessTests {
@@ -94,7 +94,7 @@ import Testing
         #expect(try c.request("quit now").hasPrefix("err syntax "))
 
         #expect(try c.request("quit") == "ok")
-        let exit = daemon.waitForExit(seconds: 5)
+        let exit = daemon.waitForExit(seconds: 30)
         #expect(exit.flatMap(exitCode) == 0, "quit exits 0")
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the socket file is removed on exit")
     }
@@ -102,7 +102,7 @@ import Testing
     @Test func quitRetainExitsZeroLeavingTheFrame() throws {
         let daemon = try GaugedProcess()
         #expect(try daemon.request("quit retain") == "ok")
-        let exit = daemon.waitForExit(seconds: 5)
+        let exit = daemon.waitForExit(seconds: 30)
         #expect(exit.flatMap(exitCode) == 0)
         #expect(daemon.log.contains("leaving the last frame on screen"), "\(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))

@@ -116,13 +116,50 @@ private func lines(_ text: String) -> [String] {
         }
     }
 
+    /// Where no daemon runs (turned off on the kernel command line, or it never started),
+    /// every gaugectl call of the boot and shutdown units and of the initramfs scripts
+    /// returns at once instead of waiting its 2 to 10 s timeout for a daemon to start.
+    @Test func bootCallsNeverWaitForAnAbsentDaemon() throws {
+        guard let gaugectl = builtBinary("gaugectl") else {
+            Issue.record("gaugectl not built; run swift build --build-tests")
+            return
+        }
+        let directory = TemporaryDirectory()
+        let environment = ["GAUGE_SOCKET": directory.appending("absent.sock"), "GAUGECTL": gaugectl]
+        var calls: [(String, String)] = []
+        for name in units + dropIns {
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(name)"), encoding: .utf8)
+            for line in lines(text) where line.hasPrefix("Exec") && line.contains("/usr/bin/gaugectl") {
+                guard !line.contains("console-reset") else { continue }
+                var command = line.drop { $0 != "=" }.dropFirst()
+                if command.first == "-" { command = command.dropFirst() }
+                calls.append((name, command.replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)))
+            }
+        }
+        #expect(calls.count == 9, "\(calls.map(\.0))")
+        for script in [
+            "tools/initramfs-tools/scripts/init-bottom/gauge", "tools/initramfs-tools/scripts/panic/gauge",
+            "tools/dracut/90gauge/gauge-newroot.sh", "tools/dracut/90gauge/gauge-emergency.sh",
+        ] {
+            calls.append((script, "sh \(script)"))
+        }
+        for (source, command) in calls {
+            let start = Date()
+            let result = try shell(command, environment: environment)
+            let seconds = Date().timeIntervalSince(start)
+            #expect(seconds < 1.5, "\(source): \(command) took \(seconds) s")
+            let expected: Int32 = command.hasSuffix("ping --absent") ? 0 : source.hasPrefix("tools/") ? 0 : 3
+            #expect(result.status == expected, "\(source): \(command): \(result.output)")
+        }
+    }
+
     @Test func unitsSayWhatABootSplashNeeds() throws {
         func unit(_ name: String) throws -> [String] {
             lines(try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(name)"), encoding: .utf8))
         }
         let service = try unit("gauged.service")
         for line in [
-            "DefaultDependencies=no", "Type=notify", "ExecStart=/usr/bin/gauged --theme /etc/gauge/gauge.theme --psplash-fifo --plymouth-compat", "Conflicts=shutdown.target",
+            "DefaultDependencies=no", "Type=notify", "ExecStart=/usr/bin/gauged --boot --theme /etc/gauge/gauge.theme --psplash-fifo --plymouth-compat", "Conflicts=shutdown.target",
             "WantedBy=sysinit.target", "IgnoreOnIsolate=yes",
             // A daemon from the initramfs answers: skip (exit 1), never a second one.
             "ExecCondition=/usr/bin/gaugectl --timeout 2 ping --absent",
@@ -144,10 +181,10 @@ private func lines(_ text: String) -> [String] {
             #expect(service.contains { $0.hasPrefix("Also=") && $0.contains("gauged-\(name).service") }, "enabled with gauged.service")
         }
         let switchRoot = try unit("gauged-switch-root.service")
-        #expect(switchRoot.contains("ExecStart=-/usr/bin/gaugectl --timeout 5 newroot /sysroot"))
+        #expect(switchRoot.contains("ExecStart=-/usr/bin/gaugectl --no-wait --timeout 5 newroot /sysroot"))
         #expect(switchRoot.contains("Before=initrd-switch-root.service"))
         for dropIn in dropIns {
-            #expect(try unit(dropIn).contains("ExecStartPre=-/usr/bin/gaugectl --timeout 5 quit"), "\(dropIn)")
+            #expect(try unit(dropIn).contains("ExecStartPre=-/usr/bin/gaugectl --no-wait --timeout 5 quit"), "\(dropIn)")
         }
     }
 }
@@ -158,7 +195,7 @@ private func lines(_ text: String) -> [String] {
         let directory = TemporaryDirectory()
         let fonts = directory.appending("fonts")
         try FileManager.default.createDirectory(atPath: fonts, withIntermediateDirectories: true)
-        for name in ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "Other.ttf", "logo.png"] {
+        for name in ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "Other.ttf", "logo.png", "CJK.ttc"] {
             _ = FileManager.default.createFile(atPath: fonts + "/" + name, contents: Data("x".utf8))
         }
         let theme = directory.appending("gauge.theme")
@@ -168,24 +205,43 @@ private func lines(_ text: String) -> [String] {
             logo = \(fonts)/logo.png
             font = "\(fonts)/Other.ttf"
             bold_font = \(fonts)/DejaVuSans-Bold.ttf
+            [text]
+            text.fallback_fonts = \(fonts)/CJK.ttc, /absent.ttf
             """.write(toFile: theme, atomically: true, encoding: .utf8)
         let environment = [
-            "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts, "GAUGE_LOGO": directory.appending("absent.png"),
+            "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts,
             "GAUGE_FILES": repositoryRoot.appendingPathComponent("tools/gauge-files").path,
         ]
         return (directory, environment)
     }
 
-    @Test func fileListHasBinariesThemeLogoAndFontsOnce() throws {
+    /// Exactly what the theme can use: DejaVuSans.ttf is not, the theme names another font.
+    @Test func fileListHasTheBinaryAndWhatTheThemeUsesOnce() throws {
         let (directory, environment) = try fixture()
         let result = try shell("tools/gauge-files", environment: environment)
         #expect(result.status == 0, "\(result.output)")
         let fonts = directory.appending("fonts")
         #expect(lines(result.output) == [
-            "exec /usr/bin/gauged", "exec /usr/bin/gaugectl",
-            "file \(directory.appending("gauge.theme"))",
-            "file \(fonts)/DejaVuSans.ttf", "file \(fonts)/DejaVuSans-Bold.ttf",
-            "file \(fonts)/logo.png", "file \(fonts)/Other.ttf",
+            "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged",
+            "file \(directory.appending("gauge.theme"))", "file \(fonts)/logo.png",
+            "file \(fonts)/Other.ttf", "file \(fonts)/DejaVuSans-Bold.ttf", "file \(fonts)/CJK.ttc",
+        ])
+    }
+
+    /// A theme that names no fonts uses gauged's defaults, and no logo; the built-in CJK
+    /// fallbacks are not listed.
+    @Test func fileListOfAThemeWithoutFilesHasTheDefaultFonts() throws {
+        let (directory, environment) = try fixture()
+        let theme = directory.appending("plain.theme")
+        try "fill_color = #ff8800\n".write(toFile: theme, atomically: true, encoding: .utf8)
+        var env = environment
+        env["GAUGE_THEME"] = theme
+        let result = try shell("tools/gauge-files", environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        let fonts = directory.appending("fonts")
+        #expect(lines(result.output) == [
+            "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged",
+            "file \(theme)", "file \(fonts)/DejaVuSans.ttf", "file \(fonts)/DejaVuSans-Bold.ttf",
         ])
     }
 
@@ -195,21 +251,36 @@ private func lines(_ text: String) -> [String] {
         try """
             copy_exec() { echo "copy_exec $*" >> "$LOG"; }
             copy_file() { echo "copy_file $*" >> "$LOG"; }
+            copy_modules_dir() { echo "copy_modules_dir $*" >> "$LOG"; }
             """.write(toFile: stub, atomically: true, encoding: .utf8)
         var env = environment
         env["GAUGE_HOOK_FUNCTIONS"] = stub
         env["LOG"] = directory.appending("log")
         env["DESTDIR"] = directory.appending("root")
+        env["MODULES"] = "most"
         let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
         #expect(result.status == 0, "\(result.output)")
         let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
         let fonts = directory.appending("fonts")
-        #expect(lines(log) == [
-            "copy_exec /usr/bin/gauged", "copy_exec /usr/bin/gaugectl",
-            "copy_file gauge \(directory.appending("gauge.theme"))",
-            "copy_file gauge \(fonts)/DejaVuSans.ttf", "copy_file gauge \(fonts)/DejaVuSans-Bold.ttf",
-            "copy_file gauge \(fonts)/logo.png", "copy_file gauge \(fonts)/Other.ttf",
-        ])
+        let files = [
+            "copy_exec /usr/bin/gauged",
+            "copy_file gauge \(directory.appending("gauge.theme"))", "copy_file gauge \(fonts)/logo.png",
+            "copy_file gauge \(fonts)/Other.ttf", "copy_file gauge \(fonts)/DejaVuSans-Bold.ttf",
+            "copy_file gauge \(fonts)/CJK.ttc",
+        ]
+        // MODULES=most (Debian's default): every KMS driver, as Plymouth's hook.
+        #expect(lines(log) == files + ["copy_modules_dir kernel/drivers/gpu/drm mga r128 savage sis tdfx via panfrost"])
+        // gaugectl: a link to the one executable, made by the hook itself.
+        let link = try FileManager.default.destinationOfSymbolicLink(atPath: directory.appending("root/usr/bin/gaugectl"))
+        #expect(link == "gauged")
+
+        // MODULES=list: only what the list names, and a warning saying so.
+        try FileManager.default.removeItem(atPath: directory.appending("log"))
+        env["MODULES"] = "list"
+        let listed = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        #expect(listed.status == 0, "\(listed.output)")
+        #expect(listed.output.contains("MODULES=list"), "\(listed.output)")
+        #expect(lines(try String(contentsOfFile: directory.appending("log"), encoding: .utf8)) == files)
         let prereqs = try shell(
             "tools/initramfs-tools/hooks/gauge prereqs && tools/initramfs-tools/scripts/init-top/gauge prereqs && tools/initramfs-tools/scripts/init-bottom/gauge prereqs && tools/initramfs-tools/scripts/panic/gauge prereqs")
         #expect(prereqs.output == "\nudev\nudev\n\n")
@@ -235,7 +306,8 @@ private func lines(_ text: String) -> [String] {
         let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
         #expect(result.status == 0, "\(result.output)")
         let copied = try shell("cd \(root) && find . -type f -o -type l")
-        for name in ["/gauged", "/gaugectl", "libpixman-1.so", "libdrm.so", "libfreetype.so", "libpng16.so", "/Other.ttf", "/logo.png", "/gauge.theme"] {
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: root + env["GAUGE_BINDIR", default: ""] + "/gaugectl") == "gauged")
+        for name in ["/gauged", "libpixman-1.so", "libdrm.so", "libfreetype.so", "libpng16.so", "/Other.ttf", "/logo.png", "/gauge.theme"] {
             #expect(copied.output.contains(name), "\(name) not in the initramfs tree:\n\(copied.output)")
         }
     }
@@ -250,6 +322,7 @@ private func lines(_ text: String) -> [String] {
             inst_simple() { echo "inst_simple $*" >> "$LOG"; }
             inst_hook() { echo "inst_hook $1 $2 ${3##*/}" >> "$LOG"; }
             dracut_module_included() { return 1; }
+            initdir=\(directory.appending("initrd"))
             moddir=tools/dracut/90gauge
             . tools/dracut/90gauge/module-setup.sh
             depends
@@ -261,13 +334,14 @@ private func lines(_ text: String) -> [String] {
         let fonts = directory.appending("fonts")
         let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
         #expect(lines(log) == [
-            "inst_binary /usr/bin/gauged", "inst_binary /usr/bin/gaugectl",
-            "inst_simple \(directory.appending("gauge.theme"))",
-            "inst_simple \(fonts)/DejaVuSans.ttf", "inst_simple \(fonts)/DejaVuSans-Bold.ttf",
-            "inst_simple \(fonts)/logo.png", "inst_simple \(fonts)/Other.ttf",
+            "inst_binary /usr/bin/gauged",
+            "inst_simple \(directory.appending("gauge.theme"))", "inst_simple \(fonts)/logo.png",
+            "inst_simple \(fonts)/Other.ttf", "inst_simple \(fonts)/DejaVuSans-Bold.ttf",
+            "inst_simple \(fonts)/CJK.ttc",
             "inst_hook pre-trigger 10 gauge-start.sh", "inst_hook pre-pivot 90 gauge-newroot.sh",
             "inst_hook emergency 50 gauge-emergency.sh",
         ])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory.appending("initrd/usr/bin/gaugectl")) == "gauged")
     }
 
     @Test func dracutModuleInASystemdInitrdInstallsTheUnits() throws {
@@ -284,7 +358,7 @@ private func lines(_ text: String) -> [String] {
             SYSTEMCTL=fake_systemctl
             fake_systemctl() { echo "systemctl $*" >> "$LOG"; }
             systemdsystemunitdir=/usr/lib/systemd/system
-            initdir=/initrd
+            initdir=\(directory.appending("initrd"))
             moddir=tools/dracut/90gauge
             . tools/dracut/90gauge/module-setup.sh
             install
@@ -295,8 +369,8 @@ private func lines(_ text: String) -> [String] {
         let units = "/usr/lib/systemd/system"
         #expect(lines(log) == [
             "inst_multiple -o \(units)/gauged.service \(units)/gauged-switch-root.service \(units)/emergency.service.d/gauge.conf \(units)/rescue.service.d/gauge.conf",
-            "systemctl -q --root /initrd add-wants sysinit.target gauged.service",
-            "systemctl -q --root /initrd add-wants initrd-switch-root.target gauged-switch-root.service",
+            "systemctl -q --root \(directory.appending("initrd")) add-wants sysinit.target gauged.service",
+            "systemctl -q --root \(directory.appending("initrd")) add-wants initrd-switch-root.target gauged-switch-root.service",
             "inst_hook emergency 50 tools/dracut/90gauge/gauge-emergency.sh",
         ])
         #expect(!log.contains("gauged.socket"))

@@ -56,22 +56,28 @@ private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
 }
 
 /// gauged as far as these commands can tell: answers each line (`ok` unless `answer`
-/// says otherwise), over any number of connections, and records the lines.
+/// says otherwise), over any number of connections, and records the lines. After
+/// answering a line in `closingAfter` (and always after `quit`) it closes that
+/// connection, as a daemon that stops or restarts does.
 private final class FakeGauged: @unchecked Sendable {
     let directory = ScratchDirectory()
     let path: String
     private let listener: Int32
     private let lock = NSLock()
     private var lines: [String] = []
-    private(set) var connections = 0
+    private var connectionCount = 0
     private let answer: @Sendable (String) -> String
+    private let closingAfter: Set<String>
 
-    init(answer: @escaping @Sendable (String) -> String = { _ in "ok" }) {
+    init(closingAfter: Set<String> = [], answer: @escaping @Sendable (String) -> String = { _ in "ok" }) {
         path = directory.path + "/gauged.sock"
         listener = listeningSocket(at: path)
         self.answer = answer
+        self.closingAfter = closingAfter.union(["quit"])
         Thread { [self] in acceptLoop() }.start()
     }
+
+    var connections: Int { lock.withLock { connectionCount } }
 
     deinit { close(listener) }
 
@@ -88,7 +94,7 @@ private final class FakeGauged: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            lock.withLock { connections += 1 }
+            lock.withLock { connectionCount += 1 }
             Thread { [self] in serve(client) }.start()
         }
     }
@@ -106,6 +112,7 @@ private final class FakeGauged: @unchecked Sendable {
                 pending.removeFirst(newline + 1)
                 lock.withLock { lines.append(line) }
                 writeAll(client, Array((answer(line) + "\n").utf8))
+                if closingAfter.contains(line) { return }
             }
         }
     }
@@ -116,7 +123,10 @@ private struct Finished {
     var stderr: String
 }
 
-private func runGaugectl(_ arguments: [String], input: String) throws -> Finished {
+/// Runs gaugectl with `input` on stdin; `pausedInput` follows after `pause` seconds.
+private func runGaugectl(
+    _ arguments: [String], input: String, pause: Double = 0, pausedInput: String = ""
+) throws -> Finished {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
     process.arguments = arguments
@@ -127,6 +137,10 @@ private func runGaugectl(_ arguments: [String], input: String) throws -> Finishe
     process.standardError = stderr
     try process.run()
     stdin.fileHandleForWriting.write(Data(input.utf8))
+    if pause > 0 {
+        usleep(UInt32(pause * 1_000_000))
+        stdin.fileHandleForWriting.write(Data(pausedInput.utf8))
+    }
     try stdin.fileHandleForWriting.close()
     let errData = stderr.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
@@ -141,18 +155,64 @@ private func runGaugectl(_ arguments: [String], input: String) throws -> Finishe
         let run = try runGaugectl(["--socket", daemon.path, "gauge", "--title", "Installing Debian"], input: input)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr == "")
-        #expect(daemon.waitFor(9) == [
+        #expect(daemon.waitFor(10) == [
             "title Installing Debian",
             "progress 0", "progress 10", "progress 25 Copying files to /target", "progress 50",
             "progress 75", "message", "message Almost done", "progress 100",
+            // At EOF the work is done, as when dialog's gauge closes (--on-eof success).
+            "state success",
         ])
         #expect(daemon.connections == 1)
+    }
+
+    @Test func onEOFKeepSendsNothingMoreAndQuitStopsTheDaemon() throws {
+        try #require(gaugectlBinary != nil)
+        let keeping = FakeGauged()
+        var run = try runGaugectl(["--socket", keeping.path, "gauge", "--on-eof", "keep"], input: "10\n20\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(keeping.waitFor(2) == ["progress 10", "progress 20"])
+
+        let quitting = FakeGauged()
+        run = try runGaugectl(["--socket", quitting.path, "gauge", "--on-eof=quit"], input: "10\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(quitting.waitFor(2) == ["progress 10", "quit"])
+
+        run = try runGaugectl(["--socket", quitting.path, "gauge", "--on-eof", "close"], input: "")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--on-eof must be success, quit or keep, not 'close'"))
+    }
+
+    /// dialog draws `\n` in gauge text as a line break: it reaches the daemon as the
+    /// protocol's line break (U+2028); the blanks around it stay for the screen to drop.
+    @Test func dialogLineBreaksReachTheDaemon() throws {
+        try #require(gaugectlBinary != nil)
+        let daemon = FakeGauged()
+        let input = "XXX\n40\nUnpacking \\n  base files\nXXX\n"
+        let run = try runGaugectl(["--socket", daemon.path, "gauge", "--on-eof", "keep"], input: input)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(daemon.waitFor(1) == ["progress 40 Unpacking \u{2028}  base files"])
+    }
+
+    /// A daemon that restarts knows nothing of the stream: after reconnecting, gaugectl
+    /// sends the title and the message again before the next update.
+    @Test func titleAndMessageAreSentAgainAfterAReconnection() throws {
+        try #require(gaugectlBinary != nil)
+        let daemon = FakeGauged(closingAfter: ["progress 50"])
+        let run = try runGaugectl(
+            ["--socket", daemon.path, "gauge", "--title", "Installing", "--on-eof", "keep"],
+            input: "XXX\n40\nCopying\nXXX\n50\n", pause: 0.3, pausedInput: "60\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(daemon.waitFor(6) == [
+            "title Installing", "progress 40 Copying", "progress 50",
+            "title Installing", "message Copying", "progress 60",
+        ])
+        #expect(daemon.connections == 2)
     }
 
     @Test func errRepliesAreReportedAndReadingGoesOn() throws {
         try #require(gaugectlBinary != nil)
         let daemon = FakeGauged { $0 == "progress 20" ? "err state the bar is busy" : "ok" }
-        let run = try runGaugectl(["--socket", daemon.path, "gauge"], input: "10\n20\nnonsense\n30\n")
+        let run = try runGaugectl(["--socket", daemon.path, "gauge", "--on-eof", "keep"], input: "10\n20\nnonsense\n30\n")
         #expect(run.status == 1)
         #expect(daemon.waitFor(3) == ["progress 10", "progress 20", "progress 30"])
         #expect(run.stderr.contains("gaugectl: gauge: 'progress 20': state: the bar is busy"))
@@ -165,9 +225,11 @@ private func runGaugectl(_ arguments: [String], input: String) throws -> Finishe
         // Far more than a pipe holds: the writer must never block or get SIGPIPE.
         let input = (0..<20000).map { "\($0 % 101)\n" }.joined()
         let start = Date()
-        let run = try runGaugectl(["--socket", directory.path + "/absent.sock", "gauge"], input: input)
+        // The first update waits its --timeout for a daemon to start, later ones do not.
+        let run = try runGaugectl(["--socket", directory.path + "/absent.sock", "--timeout", "1", "gauge"], input: input)
         #expect(run.status == 3)
         #expect(run.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("after waiting 1 s"), "\(run.stderr)")
         #expect(Date().timeIntervalSince(start) < 5)
     }
 }

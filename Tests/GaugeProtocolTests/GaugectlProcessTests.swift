@@ -84,6 +84,12 @@ private final class TemporaryDirectory: @unchecked Sendable {
 private func boundSocket(at path: String, backlog: Int32 = 8, listen shouldListen: Bool = true) -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     precondition(fd >= 0)
+    bind(fd, to: path)
+    if shouldListen { precondition(listen(fd, backlog) == 0) }
+    return fd
+}
+
+private func bind(_ fd: Int32, to path: String) {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -98,8 +104,6 @@ private func boundSocket(at path: String, backlog: Int32 = 8, listen shouldListe
         }
     }
     precondition(bound == 0, "bind failed: \(errno)")
-    if shouldListen { precondition(listen(fd, backlog) == 0) }
-    return fd
 }
 
 /// A stand-in for gauged: accepts one client, reads one line, then answers as told.
@@ -122,11 +126,23 @@ private final class FakeDaemon: @unchecked Sendable {
     private var bytes: [UInt8] = []
     private let finished = DispatchSemaphore(value: 0)
 
-    init(_ behaviour: Behaviour) {
+    /// A daemon that is starting: `starting` seconds with no socket file (or, with
+    /// `boundEarly`, a socket file that refuses connections) before it listens.
+    init(_ behaviour: Behaviour, starting: Double = 0, boundEarly: Bool = false) {
         path = directory.file("gauged.sock")
-        listener = boundSocket(at: path)
-        let thread = Thread { [self] in serve(behaviour) }
-        thread.start()
+        guard starting > 0 else {
+            listener = boundSocket(at: path)
+            Thread { [self] in serve(behaviour) }.start()
+            return
+        }
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if boundEarly { bind(listener, to: path) }
+        Thread { [self] in
+            usleep(UInt32(starting * 1_000_000))
+            if !boundEarly { bind(listener, to: path) }
+            precondition(listen(listener, 8) == 0)
+            serve(behaviour)
+        }.start()
     }
 
     deinit { close(listener) }
@@ -193,6 +209,11 @@ private final class FakeDaemon: @unchecked Sendable {
         (["message"], "message"),
         (["message", "hello", "world"], "message hello world"),
         (["message", "--", "-5 degrees"], "message -5 degrees"),
+        // A newline in a message is its line break (U+2028); the line stays one request.
+        (["message", "Copying\nfiles"], "message Copying\u{2028}files"),
+        (["progress", "5", "-m", "a\r\nb"], "progress 5 a\u{2028}b"),
+        (["failure", "Disk full\nSee the log"], "state failure Disk full\u{2028}See the log"),
+        (["wait-ready"], "ping"),
         (["title", "Installing Debian"], "title Installing Debian"),
         (["title", ""], "title "),
         (["mode", "indeterminate"], "mode indeterminate"),
@@ -286,7 +307,8 @@ private final class FakeDaemon: @unchecked Sendable {
         ["progress", "NaN"], ["progress", "1e2"], ["progress", "42", "extra"], ["progress", "42", "--message"],
         ["mode"], ["mode", "sideways"], ["title"], ["theme"], ["theme", "novalue"], ["theme", "bad key=1"],
         ["snapshot"], ["ping", "extra"], ["status", "--verbose"], ["quit", "now"], ["send"],
-        ["send", "two\nlines"], ["message", "a\nb"], ["message", "--bogus"], ["status", "--socket", "/x"],
+        ["send", "two\nlines"], ["title", "a\nb"], ["message", "a\u{1}b"], ["message", "--bogus"],
+        ["status", "--socket", "/x"], ["gauge", "--on-eof", "never"], ["--no-wait=1", "ping"], ["ping", "--no-wait"],
         ["--timeout", "abc", "ping"], ["--timeout", "-1", "ping"], ["--timeout"], ["--socket"],
         ["--bogus", "ping"], ["help", "frobnicate"], ["quit", "--retain=yes"],
     ] as [[String]])
@@ -326,24 +348,69 @@ private final class FakeDaemon: @unchecked Sendable {
 
     // MARK: exit 3: no daemon, within the timeout
 
-    @Test func missingSocketExitsThreeAtOnce() throws {
+    @Test func missingSocketIsWaitedForUntilTheTimeoutThenExitsThree() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("absent.sock")
-        let run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
+        let run = try gaugectl(["--socket", path, "--timeout", "0.5", "progress", "5"])
         #expect(run.status == 3)
-        #expect(run.stderr.contains(path))
+        #expect(run.stderr == "gaugectl: no daemon socket at \(path) after waiting 0.5 s (is gauged running?)\n")
+        #expect(run.seconds >= 0.45 && run.seconds < 2, "exit 3 only once the timeout has passed: \(run.seconds) s")
+    }
+
+    @Test func missingSocketWithNoWaitExitsThreeAtOnce() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("absent.sock")
+        let run = try gaugectl(["--socket", path, "--timeout", "5", "--no-wait", "ping"])
+        #expect(run.status == 3)
+        #expect(run.stderr == "gaugectl: no daemon socket at \(path) (is gauged running?)\n")
         #expect(run.seconds < 2)
     }
 
-    @Test func socketNobodyListensOnExitsThree() throws {
+    @Test func socketNobodyListensOnIsWaitedForThenExitsThree() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("stale.sock")
         close(boundSocket(at: path, listen: false))  // a stale socket file, as after a crash
-        let run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
+        var run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
         #expect(run.status == 3)
-        #expect(run.stderr.contains(path))
+        #expect(run.stderr == "gaugectl: no daemon listening on \(path) after waiting 0.5 s (connection refused)\n")
+        #expect(run.seconds >= 0.45 && run.seconds < 2)
+        run = try gaugectl(["--socket", path, "--timeout", "5", "--no-wait", "ping"])
+        #expect(run.status == 3)
         #expect(run.stderr.contains("refused"))
         #expect(run.seconds < 2)
+    }
+
+    /// `gauged ... & gaugectl ...`: the request waits for the daemon to come up, whether
+    /// its socket file does not exist yet or exists but is not listening yet.
+    @Test(arguments: [false, true])
+    func requestWaitsForADaemonThatIsStarting(boundEarly: Bool) throws {
+        let daemon = FakeDaemon(.reply("ok\n"), starting: 0.3, boundEarly: boundEarly)
+        let run = try gaugectl(["--socket", daemon.path, "title", "Installing"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.seconds >= 0.25)
+        #expect(daemon.received == "title Installing\n")
+    }
+
+    @Test func waitReadyWaitsEvenWithNoWait() throws {
+        let daemon = FakeDaemon(.reply("ok\n"), starting: 0.3)
+        let run = try gaugectl(["--socket", daemon.path, "--no-wait", "wait-ready"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "" && run.stderr == "")
+        #expect(daemon.received == "ping\n")
+    }
+
+    /// What gauged.service's ExecCondition asks at boot: with no daemon the answer comes
+    /// at once, not after the timeout.
+    @Test func pingAbsentAnswersAtOnceWhenNothingListens() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("absent.sock")
+        var run = try gaugectl(["--socket", path, "--timeout", "5", "ping", "--absent"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr == "")
+        #expect(run.seconds < 2)
+        close(boundSocket(at: path, listen: false))
+        run = try gaugectl(["--socket", path, "--timeout", "5", "ping", "--absent"])
+        #expect(run.status == 0 && run.seconds < 2, "\(run.stderr)")
     }
 
     @Test func silentDaemonTimesOutWithExitThree() throws {

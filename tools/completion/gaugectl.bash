@@ -12,8 +12,8 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait snapshot quit gauge swupdate console-reset send help"
-    local global_options="--socket --timeout --help -h --version"
+    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait snapshot quit gauge swupdate console-reset send help"
+    local global_options="--socket --timeout --no-wait --help -h --version"
 
     # The command is the first word after the global options (and their values).
     local i command=""
@@ -80,7 +80,11 @@ _gaugectl() {
             ;;
         gauge)
             [[ $prev == --message || $prev == -m || $prev == --title || $prev == -t ]] && return
-            COMPREPLY=($(compgen -W "--title --message --help" -- "$cur"))
+            if [[ $prev == --on-eof ]]; then
+                COMPREPLY=($(compgen -W "success quit keep" -- "$cur"))
+                return
+            fi
+            COMPREPLY=($(compgen -W "--title --message --on-eof --help" -- "$cur"))
             ;;
         swupdate)
             case "$prev" in

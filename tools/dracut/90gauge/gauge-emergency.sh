@@ -3,5 +3,5 @@
 # prompt show. gaugectl returns once the console is back.
 gaugectl=${GAUGECTL:-/usr/bin/gaugectl}
 if [ -x "$gaugectl" ]; then
-    "$gaugectl" --timeout 5 quit >/dev/null 2>&1 || :
+    "$gaugectl" --no-wait --timeout 5 quit >/dev/null 2>&1 || :
 fi

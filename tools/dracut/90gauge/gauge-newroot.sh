@@ -3,5 +3,5 @@
 # switch, so it carries on there as the one daemon of the boot.
 gaugectl=${GAUGECTL:-/usr/bin/gaugectl}
 if [ -x "$gaugectl" ]; then
-    "$gaugectl" --timeout 2 newroot "${NEWROOT:-/sysroot}" >/dev/null 2>&1 || :
+    "$gaugectl" --no-wait --timeout 2 newroot "${NEWROOT:-/sysroot}" >/dev/null 2>&1 || :
 fi

@@ -1,12 +1,12 @@
 #!/bin/bash
-# dracut module: gauged, gaugectl, their libraries, the theme, its logo and fonts, and
-# hooks that start gauged before udev triggers and move it into the real root before
-# the switch (or, in a systemd initramfs, the units that do it). Install the directory
-# as /usr/lib/dracut/modules.d/90gauge. The list of files comes from gauge-files, the
-# one place it is kept.
+# dracut module: gauged (gaugectl is a link to it), its libraries, the theme, its logo and
+# fonts, and hooks that start gauged before udev triggers and move it into the real root
+# before the switch (or, in a systemd initramfs, the units that do it). Install the
+# directory as /usr/lib/dracut/modules.d/90gauge. The list of files comes from gauge-files,
+# the one place it is kept.
 
 check() {
-    require_binaries "${GAUGE_BINDIR:-/usr/bin}/gauged" "${GAUGE_BINDIR:-/usr/bin}/gaugectl" || return 1
+    require_binaries "${GAUGE_BINDIR:-/usr/bin}/gauged" || return 1
     # Only when asked for (dracut --add gauge, or add_dracutmodules+=" gauge ").
     return 255
 }
@@ -16,14 +16,17 @@ depends() {
 }
 
 install() {
-    local list kind path
+    local list kind path target
     list=$("${GAUGE_FILES:-/usr/share/gauge/gauge-files}") || return 1
-    while read -r kind path; do
+    while read -r kind path target; do
         case "$kind" in
         exec) inst_binary "$path" || return 1 ;;
+        link) mkdir -p "$initdir${path%/*}" && ln -sfn "$target" "$initdir$path" || return 1 ;;
         file) inst_simple "$path" ;;
         esac
     done <<<"$list"
+    # The last boot's history (gauged --boot); the real root's, newer, is read after the switch.
+    if [ -f /var/lib/gauge/boot-duration ]; then inst_simple /var/lib/gauge/boot-duration; fi
 
     if dracut_module_included "systemd"; then
         # gauged.service starts the daemon (its argv[0] gets '@' in an initrd, so

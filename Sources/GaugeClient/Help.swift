@@ -6,9 +6,10 @@ enum Help {
         let commands = CommandSpec.all
         let width = commands.map(\.usage.count).max() ?? 0
         var lines = [
-            "Usage: gaugectl [--socket PATH] [--timeout SECONDS] COMMAND [ARGUMENTS]",
+            "Usage: gaugectl [--socket PATH] [--timeout SECONDS] [--no-wait] COMMAND [ARGUMENTS]",
             "",
             "Sends one request to gauged, the boot progress-screen daemon, and prints its reply.",
+            "A daemon that is still starting is waited for, within the timeout.",
             "",
             "Commands:",
         ]
@@ -19,7 +20,9 @@ enum Help {
             "",
             "Options (before the command):",
             "  --socket PATH      Daemon socket (default: $GAUGE_SOCKET, else \(ArgumentParser.defaultSocketPath))",
-            "  --timeout SECONDS  Limit for the whole call: connect, send, reply (default \(PlainDecimal.format(ArgumentParser.defaultTimeout)); 0: no limit)",
+            "  --timeout SECONDS  Limit for the whole call: waiting for the daemon, connect, send, reply",
+            "                     (default \(PlainDecimal.format(ArgumentParser.defaultTimeout)); 0: no limit)",
+            "  --no-wait          Exit 3 at once when no daemon listens, instead of waiting for one to start",
             "  -h, --help         Show this help; 'gaugectl COMMAND --help' shows one command's",
             "  --version          Print the version",
             "",
@@ -30,7 +33,7 @@ enum Help {
 
     static func command(_ command: CommandSpec) -> String {
         var lines = [
-            "Usage: gaugectl [--socket PATH] [--timeout SECONDS] " + command.usage,
+            "Usage: gaugectl [--socket PATH] [--timeout SECONDS] [--no-wait] " + command.usage,
             "",
             command.summary + ".",
         ]

@@ -8,8 +8,8 @@ struct Invocation {
         case version
         /// Send `request.line` and show the reply as `request.output` says.
         case send(OutgoingRequest)
-        /// Send `first`, then read a dialog --gauge stream from stdin.
-        case gauge(first: [Request])
+        /// Send `first`, then read a dialog --gauge stream from stdin; `atEnd` at its end.
+        case gauge(first: [Request], atEnd: GaugeCommand.EndOfStream)
         /// Follow SWUpdate's progress socket.
         case swupdate(progressSocket: String, layout: SWUpdateProgressMessage.Layout?)
         /// Put a console left in graphics mode back in text mode (no daemon involved).
@@ -19,6 +19,9 @@ struct Invocation {
     var socketPath: String
     /// Seconds the whole call may take; nil means no limit (`--timeout 0`).
     var timeout: Double?
+    /// Whether a daemon that is not listening yet is waited for, within the timeout
+    /// (the default), or reported at once (`--no-wait`).
+    var waitsForDaemon = true
     var action: Action
 }
 
@@ -45,7 +48,7 @@ struct CommandArguments {
 
 /// The command-line parser: `gaugectl [GLOBAL OPTIONS] COMMAND [ARGUMENTS]`.
 ///
-/// Global options (`--socket`, `--timeout`, `--help`, `--version`) come before the
+/// Global options (`--socket`, `--timeout`, `--no-wait`, `--help`, `--version`) come before the
 /// command; each command has its own options and `--help`. `--name=value` and
 /// `--name value` both work; `--` ends the options; a word that looks like a negative
 /// number (`-1`, `-.5`) is an argument, not an option.
@@ -56,6 +59,7 @@ enum ArgumentParser {
     static func parse(_ arguments: [String], environment: (String) -> String?) throws(UsageError) -> Invocation {
         var socketPath: String?
         var timeout: Double? = defaultTimeout
+        var waitsForDaemon = true
         var index = 0
 
         func value(for name: String, inline: String?) throws(UsageError) -> String {
@@ -87,6 +91,9 @@ enum ArgumentParser {
                 socketPath = path
             case "--timeout":
                 timeout = try parseTimeout(try value(for: name, inline: inline))
+            case "--no-wait":
+                guard inline == nil else { throw UsageError("--no-wait takes no value") }
+                waitsForDaemon = false
             default:
                 if argument.hasPrefix("-"), argument != "-" {
                     throw UsageError("unknown option '\(argument)'")
@@ -104,7 +111,8 @@ enum ArgumentParser {
                 } else {
                     action = .help(command)
                 }
-                return Invocation(socketPath: resolvedSocket(), timeout: timeout, action: action)
+                return Invocation(
+                    socketPath: resolvedSocket(), timeout: timeout, waitsForDaemon: waitsForDaemon, action: action)
             }
             index += 1
         }
@@ -173,7 +181,7 @@ enum ArgumentParser {
                 continue
             }
             guard let option = command.options.first(where: { $0.name == name || $0.alias == name }) else {
-                if ["--socket", "--timeout", "--version"].contains(name) {
+                if ["--socket", "--timeout", "--no-wait", "--version"].contains(name) {
                     throw UsageError("\(name) must come before the command", command: command)
                 }
                 throw UsageError(

@@ -31,6 +31,8 @@ struct OutgoingRequest: Sendable {
     /// Succeed only when no daemon answers (`ping --absent`): exit 0 for no daemon, 1
     /// for any reply.
     var succeedsWhenAbsent = false
+    /// Whether to wait for a daemon that is not listening yet; nil follows `--no-wait`.
+    var waitsForDaemon: Bool? = nil
     /// A file gaugectl opens for writing, as the user running it, and passes with the
     /// line (`snapshot -`): the daemon writes into it and never opens the path itself.
     var fileToPass: String? = nil
@@ -97,15 +99,15 @@ struct CommandSpec: Sendable {
                 case .success(let number): value = number
                 case .failure(let error): throw UsageError(error.message)
                 }
-                return try validated(.progress(value, message: arguments.values["--message"]))
+                return try validated(.progress(value, message: arguments.values["--message"].map(lineBreaks)))
             }),
         CommandSpec(
             name: "message", argumentsSynopsis: "[TEXT...]",
             summary: "Set the message line (no text clears it)",
-            details: "Several words are joined with single spaces.",
+            details: "Several words are joined with single spaces; a newline in TEXT breaks the line (two lines show).",
             positionals: 0...Int.max,
             makeRequest: { arguments throws(UsageError) in
-                try validated(.message(text(arguments)))
+                try validated(.message(lineBreaks(text(arguments))))
             }),
         CommandSpec(
             name: "title", argumentsSynopsis: "TEXT...",
@@ -181,14 +183,35 @@ struct CommandSpec: Sendable {
             name: "ping", argumentsSynopsis: "[--absent]",
             summary: "Check that the daemon answers",
             details: """
-                With --absent the outcome is turned around: exit 0 when no daemon answers within
-                the timeout, 1 when one does (for a unit's ExecCondition=, which skips the unit
-                on 1: start a daemon only where none runs). Nothing is ever started by a ping.
+                Like every request, waits for a daemon that is starting (see wait-ready).
+                With --absent the question is about this moment and the outcome is turned
+                around: exit 0 at once when nothing listens on the socket (no waiting), or when
+                a daemon listening does not answer within the timeout; 1 when one answers.
+                For a unit's ExecCondition=, which skips the unit on 1: start a daemon only
+                where none runs, without delaying a boot that has none. Nothing is ever
+                started by a ping.
                 """,
-            options: [OptionSpec(name: "--absent", valueName: nil, help: "Exit 0 only when no daemon answers")],
+            options: [OptionSpec(name: "--absent", valueName: nil, help: "Exit 0 only when no daemon answers now")],
             makeRequest: { arguments throws(UsageError) in
                 var request = try validated(.ping)
-                request.succeedsWhenAbsent = arguments.flags.contains("--absent")
+                if arguments.flags.contains("--absent") {
+                    request.succeedsWhenAbsent = true
+                    request.waitsForDaemon = false
+                }
+                return request
+            }),
+        CommandSpec(
+            name: "wait-ready", argumentsSynopsis: "",
+            summary: "Return once a daemon answers on the socket (waiting up to --timeout)",
+            details: """
+                For scripts that start gauged and want the wait as a step of its own:
+                gauged ... & gaugectl wait-ready. Every other request waits the same way
+                unless --no-wait is given; wait-ready waits even then. Exit 3 once the
+                timeout has passed with no daemon answering.
+                """,
+            makeRequest: { _ throws(UsageError) in
+                var request = try validated(.ping)
+                request.waitsForDaemon = true
                 return request
             }),
         simpleCommand(
@@ -228,26 +251,36 @@ struct CommandSpec: Sendable {
                 return OutgoingRequest(line: line)
             }),
         CommandSpec(
-            name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT]",
+            name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--on-eof success|quit|keep]",
             summary: "Read a dialog/whiptail --gauge stream from stdin and show it",
             details: """
                 A number per line moves the bar; XXX, a number, text lines, XXX sets the number
-                and the message (dialog's format). Runs until EOF. One connection; an err reply
-                is reported and reading goes on; a lost daemon is reported, its updates dropped
-                and reconnection tried each second, and stdin is always read to EOF, so the
-                writer never gets SIGPIPE. Exit status at EOF: 0 all ok, 1 an err reply,
+                and the message (dialog's format; \\n in the text is a line break, and two
+                lines show). Runs until EOF, then does what --on-eof says: success (the
+                default) fills the bar and shows the success mark, as the work is done when
+                dialog's gauge closes; quit stops the daemon (returning once it has given the
+                display back); keep leaves the screen as the stream left it (more phases to
+                come). One connection; an err reply is reported and reading goes on; a lost
+                daemon is reported, its updates dropped and reconnection tried each second
+                (a new daemon gets the title and message again), and stdin is always read to
+                EOF, so the writer never gets SIGPIPE. Exit status: 0 all ok, 1 an err reply,
                 3 an update not delivered.
                 """,
             options: [
                 OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
                 OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "Set the message first"),
+                OptionSpec(name: "--on-eof", valueName: "success|quit|keep", help: "What to do at the end of the stream (default success)"),
             ],
             makeAction: { arguments throws(UsageError) in
                 var first: [Request] = []
                 if let title = arguments.values["--title"] { first.append(.title(title)) }
-                if let message = arguments.values["--message"] { first.append(.message(message)) }
+                if let message = arguments.values["--message"] { first.append(.message(lineBreaks(message))) }
                 for request in first { _ = try validated(request) }
-                return .gauge(first: first)
+                let word = arguments.values["--on-eof"] ?? GaugeCommand.EndOfStream.success.rawValue
+                guard let atEnd = GaugeCommand.EndOfStream(rawValue: word) else {
+                    throw UsageError("--on-eof must be success, quit or keep, not '\(word)'")
+                }
+                return .gauge(first: first, atEnd: atEnd)
             },
             makeRequest: { _ throws(UsageError) in throw UsageError("gauge is not one request") }),
         CommandSpec(
@@ -316,10 +349,10 @@ struct CommandSpec: Sendable {
     private static func stateCommand(_ state: RunState, summary: String) -> CommandSpec {
         CommandSpec(
             name: state.rawValue, argumentsSynopsis: "[TEXT...]", summary: summary,
-            details: "Sends 'state \(state.rawValue) [TEXT]'; several words are joined with single spaces.",
+            details: "Sends 'state \(state.rawValue) [TEXT]'; several words are joined with single spaces, a newline breaks the line.",
             positionals: 0...Int.max,
             makeRequest: { arguments throws(UsageError) in
-                try validated(.state(state, message: arguments.positionals.isEmpty ? nil : text(arguments)))
+                try validated(.state(state, message: arguments.positionals.isEmpty ? nil : lineBreaks(text(arguments))))
             })
     }
 }
@@ -327,6 +360,25 @@ struct CommandSpec: Sendable {
 /// The positionals joined with single spaces.
 private func text(_ arguments: CommandArguments) -> String {
     arguments.positionals.joined(separator: " ")
+}
+
+/// `text` with each newline (or CR LF) as the protocol's line break, for message texts.
+private func lineBreaks(_ text: String) -> String {
+    var out = ""
+    var scalars = text.unicodeScalars.makeIterator()
+    var pending = scalars.next()
+    while let scalar = pending {
+        pending = scalars.next()
+        switch scalar {
+        case "\r" where pending == "\n":
+            continue
+        case "\n":
+            out.unicodeScalars.append(Request.lineBreak)
+        default:
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 /// The request's line, after checking that the daemon would accept it (so a newline in

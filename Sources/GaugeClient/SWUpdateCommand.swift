@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -12,11 +13,13 @@ enum SWUpdateCommand {
     static let retrySeconds: UInt32 = 1
 
     static func run(
-        progressSocket: String, layout: SWUpdateProgressMessage.Layout?, socketPath: String, timeout: Double?
+        progressSocket: String, layout: SWUpdateProgressMessage.Layout?, socketPath: String, timeout: Double?,
+        waitsForDaemon: Bool
     ) -> Never {
         unblockSignals()
         let requests = RequestStream(
-            session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "swupdate")
+            session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "swupdate",
+            waitsForDaemon: waitsForDaemon)
         var stream = SWUpdateProgressStream(layout: layout)
         var translator = SWUpdateProgressTranslator()
         var waitingReported = false
@@ -36,7 +39,7 @@ enum SWUpdateCommand {
             waitingReported = false
             stream.reset()
             follow(fd, &stream, &translator, requests)
-            close(fd)
+            Syscall.close(fd)
             printError("gaugectl: swupdate: \(progressSocket) closed; reconnecting")
             waitingReported = true
             sleep(retrySeconds)
@@ -48,21 +51,13 @@ enum SWUpdateCommand {
         _ fd: Int32, _ stream: inout SWUpdateProgressStream, _ translator: inout SWUpdateProgressTranslator,
         _ requests: RequestStream
     ) {
-        var buffer = [UInt8](repeating: 0, count: 16384)
+        var received: [UInt8] = []
         while true {
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return
-            }
-            if count == 0 { return }
-            for event in stream.consume(buffer[..<count]) {
+            received.removeAll(keepingCapacity: true)
+            let more = try? DaemonConnection.receive(
+                from: fd, onto: &received, path: "SWUpdate's progress socket", deadline: Deadline(seconds: nil))
+            guard more == true else { return }
+            for event in stream.consume(received) {
                 switch event {
                 case .connected:
                     break

@@ -1,0 +1,71 @@
+import GaugeProtocol
+import GaugeSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `gaugectl gauge`: what installer scripts pipe into `dialog --gauge`, sent to gauged
+/// over one connection, a request per update (see `DialogGaugeReader` for the format
+/// and `RequestStream` for what happens when the daemon errs or goes away).
+enum GaugeCommand {
+    /// What `--on-eof` asks for once stdin ends.
+    enum EndOfStream: String, Sendable {
+        /// `state success`: the bar fills and shows the success mark.
+        case success
+        /// `quit`, returning once the daemon has given the display back and gone.
+        case quit
+        /// Nothing: the screen stays as the stream left it.
+        case keep
+    }
+
+    static func run(
+        first: [Request], atEnd: EndOfStream, socketPath: String, timeout: Double?, waitsForDaemon: Bool
+    ) -> ExitStatus {
+        unblockSignals()
+        let stream = RequestStream(
+            session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "gauge",
+            waitsForDaemon: waitsForDaemon)
+        for request in first { stream.send(request) }
+        var reader = DialogGaugeReader()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in try Syscall.read(0, into: raw) }
+            }
+            switch result {
+            case .success(nil):
+                // A non-blocking stdin with nothing yet: wait for it.
+                _ = try? Syscall.poll(0, events: Int16(POLLIN), timeoutMilliseconds: -1)
+                continue
+            case .success(0?):
+                break
+            case .success(let count?):
+                handle(reader.consume(buffer[..<count]), stream)
+                continue
+            case .failure(let error):
+                printError("gaugectl: gauge: cannot read stdin: \(error)")
+            }
+            break
+        }
+        handle(reader.finish(), stream)
+        switch atEnd {
+        case .success:
+            stream.send(.state(.success, message: nil))
+        case .quit:
+            if stream.send(.quit(retain: false)) { stream.waitForClose() }
+        case .keep:
+            break
+        }
+        return stream.exitStatus
+    }
+
+    private static func handle(_ events: [DialogGaugeReader.Event], _ stream: RequestStream) {
+        for event in events {
+            switch event {
+            case .request(let request): stream.send(request)
+            case .warning(let text): printError("gaugectl: gauge: \(text)")
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import CGaugeLinux
+import GaugeProtocol
+import GaugeSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+enum ExitStatus: Int32 {
+    case ok = 0
+    case daemonError = 1
+    case usage = 2
+    case noDaemon = 3
+}
+
+func printError(_ text: String) {
+    var line = text + "\n"
+    line.withUTF8 { bytes in
+        var rest = UnsafeRawBufferPointer(bytes)
+        while !rest.isEmpty {
+            guard let written = try? Syscall.write(2, rest), written > 0 else { return }
+            rest = UnsafeRawBufferPointer(rebasing: rest[written...])
+        }
+    }
+}
+
+func finish(_ status: ExitStatus) -> Never {
+    exit(status.rawValue)
+}
+
+/// gaugectl: sends one request to gauged and reports the outcome in its exit status
+/// (0 ok, 1 the daemon answered err, 2 usage, 3 no daemon or timeout).
+package enum Gaugectl {
+    /// Runs the command in `arguments` (without the program name) and exits with its status.
+    package static func main(_ arguments: [String]) -> Never {
+        // A daemon that goes away mid-call must give exit status 3, not kill us.
+        signal(SIGPIPE, SIG_IGN)
+
+        let invocation: Invocation
+        do {
+            invocation = try ArgumentParser.parse(arguments) { name in
+                getenv(name).map { String(cString: $0) }
+            }
+        } catch {
+            printError("gaugectl: \(error.message)")
+            if let command = error.command {
+                printError("Usage: gaugectl \(command.usage)\nTry 'gaugectl \(command.name) --help'.")
+            } else {
+                printError("Try 'gaugectl --help'.")
+            }
+            finish(.usage)
+        }
+
+        switch invocation.action {
+        case .help(let command):
+            print(command.map(Help.command) ?? Help.overview())
+            finish(.ok)
+        case .version:
+            print("gaugectl \(GaugeVersion.current)")
+            finish(.ok)
+        case .gauge(let first, let atEnd):
+            finish(GaugeCommand.run(
+                first: first, atEnd: atEnd, socketPath: invocation.socketPath, timeout: invocation.timeout,
+                waitsForDaemon: invocation.waitsForDaemon))
+        case .consoleReset(let tty):
+            if let problem = ConsoleReset.run(tty: tty) {
+                printError("gaugectl: \(problem)")
+                finish(.daemonError)
+            }
+            finish(.ok)
+        case .swupdate(let progressSocket, let layout):
+            SWUpdateCommand.run(
+                progressSocket: progressSocket, layout: layout, socketPath: invocation.socketPath,
+                timeout: invocation.timeout, waitsForDaemon: invocation.waitsForDaemon)
+        case .send(let request):
+            var passed: PassedFile?
+            if let path = request.fileToPass {
+                guard let file = PassedFile.open(path) else { finish(.daemonError) }
+                passed = file
+            }
+            let replyLine: String
+            do {
+                replyLine = try DaemonConnection.exchange(
+                    line: request.line, socketPath: invocation.socketPath,
+                    deadline: Deadline(seconds: invocation.timeout),
+                    waitingForDaemon: request.waitsForDaemon ?? invocation.waitsForDaemon,
+                    awaitingClose: request.awaitsClose, passing: passed?.fd)
+            } catch {
+                passed?.abandon()
+                if request.succeedsWhenAbsent { finish(.ok) }
+                printError("gaugectl: \(error.message)")
+                finish(.noDaemon)
+            }
+            if case .ok = Reply.parse(replyLine) { passed?.keep() } else { passed?.abandon() }
+            if request.succeedsWhenAbsent {
+                printError("gaugectl: a daemon answers on \(invocation.socketPath)")
+                finish(.daemonError)
+            }
+            switch Reply.parse(replyLine) {
+            case .ok(let payload):
+                guard let payload else { finish(.ok) }
+                switch request.output {
+                case .payload, .status(json: true):
+                    print(payload)
+                case .status(json: false):
+                    print(Status.parse(json: payload)?.humanReadable ?? payload)
+                }
+                finish(.ok)
+            case .err(let error):
+                printError("gaugectl: \(error.code.rawValue): \(error.message)")
+                finish(.daemonError)
+            case nil:
+                var shown = String(replyLine.unicodeScalars.prefix(80))
+                if shown.unicodeScalars.count < replyLine.unicodeScalars.count { shown += "…" }
+                printError("gaugectl: \(invocation.socketPath) sent something that is not a gauged reply: \(shown.debugDescription)")
+                finish(.noDaemon)
+            }
+        }
+    }
+}

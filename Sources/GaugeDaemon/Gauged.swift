@@ -1,0 +1,30 @@
+import CGaugeLinux
+import Glibc
+
+/// The daemon's command line: `gauged [OPTIONS]`, run until it is told to quit.
+package enum Gauged {
+    /// Runs the daemon with `arguments` (without the program name) and exits with its status:
+    /// 0 after a quit, 1 when it could not start, 2 for a usage error.
+    package static func main(_ arguments: [String]) -> Never {
+        var environment: [String: String] = [:]
+        if let socket = getenv("GAUGE_SOCKET") { environment["GAUGE_SOCKET"] = String(cString: socket) }
+
+        switch DaemonOptions.parse(arguments, environment: environment) {
+        case .help:
+            print(DaemonOptions.usage)
+            exit(0)
+        case .error(let message):
+            Log().info("\(message) (try 'gauged --help')")
+            exit(2)
+        case .run(let options):
+            let log = Log(verbose: options.verbose)
+            do {
+                let daemon = try Daemon(options: options, log: log)
+                exit(daemon.run())
+            } catch {
+                log.info("\(error)")
+                exit(1)
+            }
+        }
+    }
+}

@@ -93,7 +93,7 @@ package final class ProgressScreen {
             do {
                 try next.set(setting.key, setting.value)
             } catch .unknownKey(let key) {
-                throw ProtocolError(.unknown, "unknown theme key '\(key)'")
+                throw ProtocolError(.unknown, "unknown theme key '\(Abbreviated(key))'")
             } catch {
                 throw ProtocolError(.range, error.description)
             }
@@ -160,12 +160,19 @@ package final class ProgressScreen {
 
     /// Draws and presents what changed. Returns false when the display could not take a
     /// frame now (a flip pending), so the caller tries again on the next tick.
+    ///
+    /// A frame is presented only when the scene's pixels change. The back buffer's stale
+    /// region alone is no reason to draw and flip: the frame on screen already shows the
+    /// current picture, and the stale part is redrawn with the next frame that changes
+    /// something. (Whatever loses the picture on screen — a mode set, a VT switch back, a
+    /// new display — invalidates the scene, so its damage is then the whole screen.)
     @discardableResult
     package func renderFrame(at time: Double) -> Bool {
         guard visible, let display, let scene else { return true }
         guard let target = display.beginFrame() else { return false }
-        let damage = scene.update(model, at: time).union(target.staleRegion)
-        guard !damage.isEmpty else { return true }
+        let changed = scene.update(model, at: time)
+        guard !changed.isEmpty else { return true }
+        let damage = changed.union(target.staleRegion)
         scene.draw(into: target.buffer, clip: damage)
         do {
             try display.present(damage: damage)

@@ -1,3 +1,4 @@
+import GaugeSystem
 import Glibc
 
 /// Bytes on their way to a terminal, written without ever blocking the caller.
@@ -21,9 +22,11 @@ final class TerminalOutput {
     private(set) var failure: DisplayError?
 
     init(fd callerFD: Int32) throws(DisplayError) {
-        var st = stat()
-        guard fstat(callerFD, &st) == 0 else {
-            throw DisplayError("terminal: output fd \(callerFD): \(Self.errnoText())")
+        let st: stat
+        do throws(SystemError) {
+            st = try Syscall.fstat(callerFD)
+        } catch {
+            throw DisplayError("terminal: output fd \(callerFD): \(Self.errnoText(error.errno))")
         }
         self.callerFD = callerFD
         let type = st.st_mode & S_IFMT
@@ -32,20 +35,23 @@ final class TerminalOutput {
             return
         }
         if type == S_IFCHR && isatty(callerFD) == 1 {
-            let reopened = open("/proc/self/fd/\(callerFD)", O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
-            if reopened >= 0 {
+            if let reopened = try? Syscall.open("/proc/self/fd/\(callerFD)", flags: O_WRONLY | O_NOCTTY | O_NONBLOCK) {
                 (fd, ownsFD, savedFlags) = (reopened, true, nil)
                 return
             }
         }
         // No /proc (an early initramfs) or not a terminal: flip the shared flag, and flip it back later.
-        let flags = fcntl(callerFD, F_GETFL)
-        guard flags >= 0 else {
-            throw DisplayError("terminal: output fd \(callerFD): \(Self.errnoText())")
+        let flags: Int32
+        do throws(SystemError) {
+            flags = try Syscall.fcntl(callerFD, F_GETFL)
+        } catch {
+            throw DisplayError("terminal: output fd \(callerFD): \(Self.errnoText(error.errno))")
         }
         if flags & O_NONBLOCK == 0 {
-            guard fcntl(callerFD, F_SETFL, flags | O_NONBLOCK) == 0 else {
-                throw DisplayError("terminal: cannot make output fd \(callerFD) non-blocking: \(Self.errnoText())")
+            do throws(SystemError) {
+                _ = try Syscall.fcntl(callerFD, F_SETFL, flags | O_NONBLOCK)
+            } catch {
+                throw DisplayError("terminal: cannot make output fd \(callerFD) non-blocking: \(Self.errnoText(error.errno))")
             }
             savedFlags = flags
         } else {
@@ -80,21 +86,22 @@ final class TerminalOutput {
             return
         }
         while written < pending.count {
-            let n = pending.withUnsafeBytes { buf in
-                write(fd, buf.baseAddress! + written, buf.count - written)
+            let result = pending.withUnsafeBytes { buf in
+                Result { () throws(SystemError) in try Syscall.write(fd, UnsafeRawBufferPointer(rebasing: buf[written...])) }
             }
-            if n > 0 {
+            switch result {
+            case .success(let n?) where n > 0:
                 written += n
                 continue
+            case .success:
+                break
+            case .failure(let failed):
+                let error = DisplayError("terminal: write failed: \(Self.errnoText(failed.errno))")
+                failure = error
+                replacePending(with: [])
+                throw error
             }
-            if n == 0 { break }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK { break }
-            let error = DisplayError("terminal: write failed: \(Self.errnoText(code))")
-            failure = error
-            replacePending(with: [])
-            throw error
+            break
         }
         compact()
     }
@@ -110,15 +117,14 @@ final class TerminalOutput {
                 if isIdle { break }
                 let left = deadline - Self.monotonicMilliseconds()
                 if left <= 0 { break }
-                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&p, 1, Int32(left))
+                _ = try? Syscall.poll(fd, events: Int16(POLLOUT), timeoutMilliseconds: Int32(left))
             }
         }
         replacePending(with: [])
         if ownsFD {
-            Glibc.close(fd)
+            Syscall.close(fd)
         } else if let savedFlags {
-            _ = fcntl(callerFD, F_SETFL, savedFlags)
+            _ = try? Syscall.fcntl(callerFD, F_SETFL, savedFlags)
         }
     }
 

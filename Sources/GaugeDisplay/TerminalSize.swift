@@ -1,3 +1,4 @@
+import GaugeSystem
 import Glibc
 
 /// A terminal's size in character cells.
@@ -17,7 +18,7 @@ public struct TerminalSize: Equatable, Hashable, Sendable, CustomStringConvertib
     /// terminal or reports no size (a fresh pty before anyone set one).
     public static func of(fd: Int32) -> TerminalSize? {
         var ws = winsize()
-        guard ioctl(fd, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return nil }
+        guard (try? Syscall.ioctl(fd, UInt(TIOCGWINSZ), &ws, "TIOCGWINSZ")) != nil, ws.ws_col > 0, ws.ws_row > 0 else { return nil }
         return TerminalSize(columns: Int(ws.ws_col), rows: Int(ws.ws_row))
     }
 

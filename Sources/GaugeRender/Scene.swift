@@ -1,4 +1,5 @@
 import CPixman
+import GaugeProtocol
 
 /// The picture for a screen model at a moment: it keeps its layers cached, tells which
 /// rectangle changed from one frame to the next, and draws any rectangle of the current
@@ -35,6 +36,8 @@ public final class Scene {
     private let surfaceColor: Color
     /// The theme as the bar sees it: its background is the surface under it.
     private let surfaceTheme: Theme
+    /// The box style's panel: the layout's, taller by what a message of two lines needs.
+    private var panel = Rect.zero
     private var panelMask: PixmanImage?
     private var badge: (mask: PixmanImage, rect: Rect)?
     /// Why the theme's logo is not shown, for the log (nil when shown or none asked for).
@@ -66,9 +69,8 @@ public final class Scene {
         surfaceTheme.background = surfaceColor
         self.surfaceTheme = surfaceTheme
         if box {
-            let p = layout.panel
-            panelMask = Shape.roundedRectMask(
-                width: p.width, height: p.height, rect: (0, 0, Double(p.width), Double(p.height)), radius: theme.boxRadius * scale)
+            panel = layout.panel
+            panelMask = Self.roundedMask(panel, radius: theme.boxRadius * scale)
         }
         var beginTheme = surfaceTheme
         beginTheme.fillColor = theme.beginColor
@@ -172,7 +174,9 @@ public final class Scene {
     }
 
     private func updateTitle(_ value: String) -> Rect {
-        updateText(&title, value, size: layout.titleSize, bold: true) {
+        updateText(&title, value) {
+            self.text.render($0, size: self.layout.titleSize, bold: true, maxWidth: self.layout.textMaxWidth)
+        } place: {
             let y = self.theme.style == .box
                 ? self.layout.panel.y + self.layout.padding
                 : self.layout.bar.y - self.layout.textGap - $0.height - self.labelClearance(.above)
@@ -180,11 +184,65 @@ public final class Scene {
         }
     }
 
+    /// The message below the bar: two lines when it holds a line break (`Request.lineBreak`),
+    /// one when the screen has no room below the bar for two (plain style); the box
+    /// style's panel grows downwards to hold the second line.
     private func updateMessage(_ value: String) -> Rect {
-        updateText(&message, value, size: layout.messageSize, bold: false) {
-            Rect(x: (self.width - $0.width) / 2, y: self.layout.bar.maxY + self.layout.textGap + self.labelClearance(.below),
-                 width: $0.width, height: $0.height)
+        let top = layout.bar.maxY + layout.textGap + labelClearance(.below)
+        let damage = updateText(&message, value) {
+            let lines = Self.messageLines($0)
+            let image = self.text.render(lines: lines, size: self.layout.messageSize, maxWidth: self.layout.textMaxWidth)
+            guard lines.count > 1, self.theme.style == .plain, top + image.height > self.height else { return image }
+            return self.text.render(lines.joined(separator: " "), size: self.layout.messageSize, maxWidth: self.layout.textMaxWidth)
+        } place: {
+            Rect(x: (self.width - $0.width) / 2, y: top, width: $0.width, height: $0.height)
         }
+        guard theme.style == .box else { return damage }
+        let room = layout.panel.maxY - layout.padding - top
+        var grown = layout.panel
+        grown.height += max(0, (message.image?.height ?? 0) - room)
+        guard grown != panel else { return damage }
+        let old = panel
+        setPanel(grown)
+        return damage.union(old).union(grown)
+    }
+
+    /// The lines of a message: split at line breaks, each without the blanks at its ends,
+    /// empty lines left out, the third and further lines joined to the second with spaces.
+    /// A message without a break is one line as it is.
+    package static func messageLines(_ value: String) -> [String] {
+        let isBreak: (Unicode.Scalar) -> Bool = { $0 == Request.lineBreak || $0 == "\u{2029}" }
+        guard value.unicodeScalars.contains(where: isBreak) else { return [value] }
+        var lines: [String] = []
+        var line = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            if isBreak(scalar) {
+                if let kept = trimmedLine(line) { lines.append(kept) }
+                line = String.UnicodeScalarView()
+            } else {
+                line.append(scalar)
+            }
+        }
+        if let kept = trimmedLine(line) { lines.append(kept) }
+        guard lines.count > 2 else { return lines }
+        return [lines[0], lines[1...].joined(separator: " ")]
+    }
+
+    /// `line` without blanks at its ends; nil when nothing else is left.
+    private static func trimmedLine(_ line: String.UnicodeScalarView) -> String? {
+        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = line.firstIndex(where: { !blank($0) }), let last = line.lastIndex(where: { !blank($0) }) else { return nil }
+        return String(String.UnicodeScalarView(line[first...last]))
+    }
+
+    private func setPanel(_ rect: Rect) {
+        panel = rect
+        panelMask = Self.roundedMask(rect, radius: theme.boxRadius * scale)
+    }
+
+    private static func roundedMask(_ rect: Rect, radius: Double) -> PixmanImage {
+        Shape.roundedRectMask(
+            width: rect.width, height: rect.height, rect: (0, 0, Double(rect.width), Double(rect.height)), radius: radius)
     }
 
     /// Work of unknown length: the barber pole fills the bar and sweeps its stripes; the
@@ -252,9 +310,9 @@ public final class Scene {
         for part in area.subtracting(layout.bar) {
             dst.fill(part, color: screenColor)
             if let panelMask {
-                let p = part.intersection(layout.panel)
+                let p = part.intersection(panel)
                 dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: surfaceColor), mask: panelMask, rect: p,
-                              maskOrigin: (p.x - layout.panel.x, p.y - layout.panel.y))
+                              maskOrigin: (p.x - panel.x, p.y - panel.y))
             }
         }
         if let logo {
@@ -322,7 +380,9 @@ public final class Scene {
         var rect = Rect.zero
     }
 
-    private func updateText(_ line: inout TextLine, _ value: String, size: Int, bold: Bool, place: (TextImage) -> Rect) -> Rect {
+    private func updateText(
+        _ line: inout TextLine, _ value: String, render: (String) -> TextImage, place: (TextImage) -> Rect
+    ) -> Rect {
         guard value != line.text || (line.image == nil && !value.isEmpty) else { return .zero }
         let old = line.rect
         line.text = value
@@ -330,7 +390,7 @@ public final class Scene {
             line.image = nil
             line.rect = .zero
         } else {
-            let image = text.render(value, size: size, bold: bold, maxWidth: layout.textMaxWidth)
+            let image = render(value)
             line.image = image
             line.rect = place(image).intersection(Rect(x: 0, y: 0, width: width, height: height))
         }

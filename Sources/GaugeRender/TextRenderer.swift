@@ -149,6 +149,30 @@ public final class TextRenderer {
         return TextImage(mask: mask, width: width, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: missing)
     }
 
+    /// Renders `lines` one under the other, each centred and cut to `maxWidth` as `render`
+    /// cuts one line, a fifth of `size` apart. One line gives what `render` gives.
+    public func render(lines: [String], size: Int, bold: Bool = false, maxWidth: Int = .max) -> TextImage {
+        let images = lines.map { render($0, size: size, bold: bold, maxWidth: maxWidth) }
+        guard images.count > 1 else { return images.first ?? render("", size: size, bold: bold) }
+        let gap = Int((Double(size) * 0.2).rounded())
+        let width = images.map(\.width).max() ?? 0
+        let height = images.reduce(0) { $0 + $1.height } + gap * (images.count - 1)
+        let truncated = images.contains(where: \.truncated)
+        let missing = images.reduce(0) { $0 + $1.missingGlyphs }
+        guard width > 0 else {
+            return TextImage(mask: nil, width: 0, height: height, ascent: images[0].ascent, truncated: truncated, missingGlyphs: missing)
+        }
+        let mask = PixmanImage(format: PIXMAN_a8, width: width, height: height)
+        var y = 0
+        for image in images {
+            if let line = image.mask {
+                mask.composite(PIXMAN_OP_ADD, source: line, rect: Rect(x: (width - image.width) / 2, y: y, width: image.width, height: image.height))
+            }
+            y += image.height + gap
+        }
+        return TextImage(mask: mask, width: width, height: height, ascent: images[0].ascent, truncated: truncated, missingGlyphs: missing)
+    }
+
     /// The glyph from the main face, else from the first fallback that has it.
     private func glyph(for scalar: Unicode.Scalar, main: FontFace?, size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
         if let main, let index = main.glyphIndex(for: scalar) {

@@ -73,3 +73,74 @@ struct TextTests {
         try expectGolden(screen.image, "800x480-builtin-font")
     }
 }
+
+@Suite("Messages of two lines")
+struct TwoLineMessageTests {
+    /// dialog's `\n` reaches the scene as U+2028: two centred lines below the bar.
+    @Test("a line break shows the message on two centred lines")
+    func plain() throws {
+        let screen = try Screen(width: 800, height: 480)
+        screen.render(model(42, message: "Unpacking the base system\u{2028}debootstrap, stage 2", title: "Installing"))
+        let one = try Screen(width: 800, height: 480)
+        one.render(model(42, message: "Unpacking the base system", title: "Installing"))
+        let first = one.scene.messageRect
+        let both = screen.scene.messageRect
+        #expect(both.y == first.y, "the first line stays where a one-line message is")
+        #expect(both.height > 2 * first.height && both.maxY <= 480)
+        // Ink on two separate bands of rows: the lines do not touch.
+        let image = screen.image
+        let inked = (both.y..<both.maxY).map { y in
+            (both.x..<both.maxX).contains { x in image.pixel(x: x, y: y).r > 60 }
+        }
+        let bands = zip(inked, [false] + inked).filter { $0 && !$1 }.count
+        #expect(bands == 2)
+        try expectGolden(image, "800x480-two-lines")
+    }
+
+    @Test("a third line and empty lines join or vanish; no break is one line as it is")
+    func lines() {
+        #expect(Scene.messageLines("a\u{2028}b\u{2028}c") == ["a", "b c"])
+        #expect(Scene.messageLines("\u{2028}a\u{2028}\u{2028}b\u{2029}") == ["a", "b"])
+        #expect(Scene.messageLines("  spaced  ") == ["  spaced  "])
+        #expect(Scene.messageLines("\u{2028}") == [])
+    }
+
+    /// With no room for two lines below the bar, the lines are joined on one.
+    @Test("a screen too short for two lines shows them on one")
+    func short() throws {
+        let screen = try Screen(width: 320, height: 200)
+        screen.render(model(42, message: "one\u{2028}two"))
+        let joined = try Screen(width: 320, height: 200)
+        joined.render(model(42, message: "one two"))
+        #expect(screen.scene.messageRect == joined.scene.messageRect)
+        #expect(difference(screen.image, joined.image, tolerance: 0).count == 0)
+    }
+
+    /// The box style's panel grows downwards by the second line, and back.
+    @Test("the box grows to hold the second line and shrinks back")
+    func box() throws {
+        var theme = Theme()
+        theme.style = .box
+        theme.coverColor = Color.black.withAlpha(0.6)
+        theme.background = Color(red: 0.2, green: 0.3, blue: 0.5)
+        let screen = try Screen(width: 800, height: 480, theme: theme)
+        let reference = try Screen(width: 800, height: 480, theme: theme)
+        var m = model(30, message: "Copying files", title: "Updating firmware")
+        screen.render(m, at: 0)
+        reference.render(m, at: 0)
+        let bar = screen.scene.barRect
+        m.message = "Copying files\u{2028}firmware.bin, 12 of 40 MB"
+        screen.render(m, at: 0)
+        #expect(screen.scene.barRect == bar, "the bar stays put")
+        let message = screen.scene.messageRect
+        // The panel keeps its padding below the second line: where the one-line panel
+        // ended and the cover showed, the panel's colour shows now.
+        let below = (x: bar.x + 2, y: message.maxY + 20)
+        #expect(screen.image.pixel(x: below.x, y: below.y) == screen.image.pixel(x: bar.x + 2, y: bar.maxY + 4))
+        #expect(reference.image.pixel(x: below.x, y: below.y) == reference.image.pixel(x: 5, y: 5))
+        try expectGolden(screen.image, "800x480-box-two-lines")
+        m.message = "Copying files"
+        screen.render(m, at: 0)
+        #expect(difference(screen.image, reference.image, tolerance: 0).count == 0, "back to the one-line panel")
+    }
+}

@@ -11,77 +11,11 @@ import argparse
 import os
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import time
-import zlib
 
-# Default theme (SPEC §1, Sources/GaugeRender/Theme.swift) at scale 1.
-BAR_FRACTION, BAR_MIN, BAR_MAX, BAR_HEIGHT, BAR_CENTER = 0.5, 200, 1200, 24, 5 / 6
-BLACK_MAX = 24          # a background pixel: every channel at most this
-GREY = 130              # track (0.51, 0.51, 0.51)
-
-
-def swift_round(v):
-    return int(v + 0.5) if v >= 0 else -int(-v + 0.5)
-
-
-class Image:
-    def __init__(self, path):
-        with open(path, "rb") as f:
-            data = f.read()
-        fields, pos = [], 0
-        while len(fields) < 4:
-            while data[pos:pos + 1].isspace():
-                pos += 1
-            if data[pos:pos + 1] == b"#":
-                pos = data.index(b"\n", pos)
-                continue
-            end = pos
-            while not data[end:end + 1].isspace():
-                end += 1
-            fields.append(data[pos:end])
-            pos = end
-        if fields[0] != b"P6" or fields[3] != b"255":
-            raise ValueError(f"{path}: not an 8-bit P6 PPM")
-        self.width, self.height = int(fields[1]), int(fields[2])
-        self.pixels = data[pos + 1:pos + 1 + self.width * self.height * 3]
-        self.path = path
-
-    def at(self, x, y):
-        i = (y * self.width + x) * 3
-        return self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]
-
-    def save_png(self, path):
-        rows = b"".join(b"\0" + self.pixels[y * self.width * 3:(y + 1) * self.width * 3] for y in range(self.height))
-
-        def chunk(kind, body):
-            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-        with open(path, "wb") as f:
-            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0))
-                    + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
-
-
-def bar_rect(w, h):
-    bw = swift_round(min(max(w * BAR_FRACTION, BAR_MIN), BAR_MAX, w))
-    bh = min(BAR_HEIGHT, h)
-    y = min(max(0, swift_round(h * BAR_CENTER) - bh // 2), h - bh)
-    return (w - bw) // 2, y, bw, bh
-
-
-def is_black(p):
-    return max(p) <= BLACK_MAX
-
-
-def is_grey(p):
-    return max(p) - min(p) <= 16 and GREY - 40 <= sum(p) / 3 <= GREY + 30
-
-
-def is_orange(p):
-    r, g, b = p
-    # (0.87, 0.55, 0.09) = (222, 140, 23), lighter to darker, stripes white at 20%.
-    return r >= 150 and r > g + 30 and g > b + 40 and b <= 120
+from vmscreen import Monitor, SerialLog, bar_rect, is_black, is_grey, is_orange, swift_round, wait_for_sockets
 
 
 class Checker:
@@ -180,58 +114,19 @@ class VM:
             "-chardev", f"socket,id=ctl,path={ctl},server=on,wait=off",
             "-serial", f"file:{self.serial}", "-serial", "chardev:ctl",
         ] + args.qemu
-        self.process = subprocess.Popen(command, stdout=open(os.path.join(work, "qemu.out"), "wb"),
-                                        stderr=subprocess.STDOUT)
-        deadline = time.time() + 20
-        while not (os.path.exists(mon) and os.path.exists(ctl)):
-            if time.time() > deadline or self.process.poll() is not None:
-                raise RuntimeError("QEMU did not start: " + open(os.path.join(work, "qemu.out")).read())
-            time.sleep(0.05)
-        self.monitor = socket.socket(socket.AF_UNIX)
-        self.monitor.connect(mon)
-        self.monitor_read()
+        out = os.path.join(work, "qemu.out")
+        self.process = subprocess.Popen(command, stdout=open(out, "wb"), stderr=subprocess.STDOUT)
+        wait_for_sockets(self.process, [mon, ctl], out)
+        self.monitor = Monitor(mon)
         self.control = socket.socket(socket.AF_UNIX)
         self.control.connect(ctl)
-        self.offset = 0
-        self.pending = b""
-
-    def monitor_read(self):
-        data = b""
-        self.monitor.settimeout(30)
-        while not data.endswith(b"(qemu) "):
-            chunk = self.monitor.recv(4096)
-            if not chunk:
-                raise RuntimeError("monitor closed")
-            data += chunk
-        return data
+        self.log = SerialLog(self.serial)
 
     def screendump(self, path):
-        self.monitor.sendall(f"screendump {path}\n".encode())
-        self.monitor_read()
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if os.path.exists(path) and os.path.getsize(path) > 20:
-                try:
-                    img = Image(path)
-                    if len(img.pixels) == img.width * img.height * 3:
-                        return img
-                except (ValueError, IndexError):
-                    pass
-            time.sleep(0.05)
-        raise RuntimeError(f"screendump {path} did not appear")
+        return self.monitor.screendump(path)
 
     def lines(self):
-        """New complete lines of the serial log."""
-        try:
-            with open(self.serial, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except FileNotFoundError:
-            return []
-        self.offset += len(data)
-        self.pending += data
-        *complete, self.pending = self.pending.split(b"\n")
-        return [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
+        return self.log.lines()
 
     def answer(self):
         self.control.sendall(b"go\n")
@@ -239,7 +134,7 @@ class VM:
     def stop(self):
         if self.process.poll() is None:
             try:
-                self.monitor.sendall(b"quit\n")
+                self.monitor.socket.sendall(b"quit\n")
                 self.process.wait(5)
             except Exception:
                 self.process.kill()

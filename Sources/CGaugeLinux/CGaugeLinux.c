@@ -7,6 +7,7 @@
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/vfs.h>
 
 /* epoll */
@@ -32,6 +33,7 @@ const int CGL_SOCK_NONBLOCK = SOCK_NONBLOCK;
 const int CGL_SOCK_CLOEXEC = SOCK_CLOEXEC;
 const int CGL_SOL_SOCKET = SOL_SOCKET;
 const int CGL_SO_PEERCRED = SO_PEERCRED;
+const int CGL_SO_PEERGROUPS = SO_PEERGROUPS;
 const int CGL_SO_TYPE = SO_TYPE;
 const int CGL_SO_DOMAIN = SO_DOMAIN;
 const int CGL_SO_ACCEPTCONN = SO_ACCEPTCONN;
@@ -90,6 +92,10 @@ int CGL_fcntl_value(int fd, int command, int argument) {
 
 int CGL_open(const char *path, int flags, mode_t mode) {
     return open(path, flags, mode);
+}
+
+int CGL_flock_try_exclusive(int fd) {
+    return flock(fd, LOCK_EX | LOCK_NB);
 }
 
 int CGL_accept4(int fd, int flags) {

@@ -2,13 +2,17 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "CGaugeLinux.h"
 
 static int saved_argc;
 static char **saved_argv;
 
+static double start_seconds;
+
 int CGL_argc(void) { return saved_argc; }
+double CGL_start_seconds(void) { return start_seconds; }
 char **CGL_argv(void) { return saved_argv; }
 
 /*
@@ -27,6 +31,8 @@ char **CGL_argv(void) { return saved_argv; }
 __attribute__((constructor(101)))
 static void gauge_avoid_blocking_on_entropy(int argc, char **argv, char **envp) {
     (void)envp;
+    struct timespec now;
+    if (clock_gettime(CLOCK_MONOTONIC, &now) == 0) start_seconds = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
     saved_argc = argc;
     saved_argv = argv;
     unsigned char probe;

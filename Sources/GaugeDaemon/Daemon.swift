@@ -1,3 +1,4 @@
+import CGaugeLinux
 import GaugeDisplay
 import GaugeProtocol
 import GaugeRender
@@ -10,6 +11,8 @@ import Glibc
 package final class Daemon {
     private let options: DaemonOptions
     private let log: Log
+    /// Lines about what peers send, rate-limited per source.
+    private let throttled: ThrottledLog
     /// The daemon's one loop (tests turn it themselves after `start()`).
     package let loop: EventLoop
     private let screen: ProgressScreen
@@ -37,11 +40,22 @@ package final class Daemon {
     /// A frame was due while the display could not take one (a page flip pending).
     private var frameOwed = false
     private let daemonUID = geteuid()
+    /// The boot's estimated progress (`--boot`), until a client reports progress itself.
+    private var bootEstimate: BootEstimate?
+    /// This boot's steps, recorded at `quit` for the next boot (`--boot`).
+    private var bootRecord = BootRecord()
+    private var estimateTimer: FrameTimer?
+    /// The estimate's value last put on the bar, in tenths of a percent.
+    private var estimateShown = -1.0
+    /// A client has set the message line: steps no longer show there.
+    private var clientMessage = false
+    private var firstDeviceFrameLogged = false
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
         self.options = options
         self.log = log
+        throttled = ThrottledLog(log: log)
         do {
             loop = try EventLoop()
         } catch {
@@ -104,8 +118,12 @@ package final class Daemon {
         }
         var configuration = SocketServerConfiguration()
         configuration.maxClients = options.maxClients
+        configuration.privilegedReserve = min(4, options.maxClients / 4)
         configuration.policy = PeerPolicy(groupID: groupID)
-        let server = SocketServer(loop: loop, listener: listener, configuration: configuration, log: log) {
+        configuration.idleTimeout = options.idleTimeout
+        let server = SocketServer(
+            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled
+        ) {
             [unowned self] client, item in self.handle(item, from: client)
         }
         server.onDisconnect = { [unowned self] client in waiters.removeAll { $0 === client } }
@@ -131,7 +149,10 @@ package final class Daemon {
         }
         log.info("listening on \(options.socketPath)")
         if options.psplashFIFO != nil || options.plymouth {
-            let compat = CompatInputs(loop: loop, log: log, policy: PeerPolicy(groupID: groupID)) { [unowned self] request, access in
+            let compat = CompatInputs(
+                loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: groupID),
+                idleTimeout: options.idleTimeout
+            ) { [unowned self] request, access in
                 _ = apply(request, from: nil, access: access)
             }
             compat.hasActiveVT = console?.isAvailable == true
@@ -151,6 +172,7 @@ package final class Daemon {
         if let directory = options.askPasswordDirectory { watchPasswordRequests(in: directory) }
         if let title = options.title { screen.setTitle(title) }
         if options.shutdown { screen.setMode(.indeterminate) }
+        if options.boot { startBootEstimate() }
         if handover.owner == .gauge, let console, device != nil {
             console.takeGraphics()
             console.enableProcessSwitching()
@@ -159,7 +181,7 @@ package final class Daemon {
             displays?.release()
             log.info("a password request is waiting: the console keeps the screen")
         }
-        screen.renderFrame(at: MonotonicClock.now())
+        noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
         scheduleFrames()
         try? notify?.ready()
     }
@@ -170,6 +192,7 @@ package final class Daemon {
         try? notify?.stopping()
         frameTimer?.close()
         demoTimer?.close()
+        estimateTimer?.close()
         signals?.close()
         if let terminal { terminal.close() }
         displays?.close(retain: retainOnExit && handover.owner == .gauge)
@@ -193,7 +216,9 @@ package final class Daemon {
         case .line(let line):
             switch Request.parse(line) {
             case .failure(let error): return .reply(Reply.err(error).encoded)
-            case .success(let request): return apply(request, from: client, access: Access(peer: client.peer, daemonUID: daemonUID))
+            case .success(let request):
+                let access = client.peer.map { Access(peer: $0, daemonUID: daemonUID) } ?? .compatInput
+                return apply(request, from: client, access: access)
             }
         }
     }
@@ -202,7 +227,7 @@ package final class Daemon {
     /// checked first.
     private func apply(_ request: Request, from client: ClientConnection?, access: Access) -> ReplyAction {
         if let refusal = access.refusal(of: request) {
-            log.info("refused \(client.map { "client \($0.id) (\($0.peer))" } ?? "a compat input"): \(refusal.message)")
+            throttled.info("access", "refused \(client.map { "\($0.label) (\($0.peer.map { "\($0)" } ?? "no peer"))" } ?? "a compat input"): \(refusal.message)")
             return .reply(Reply.err(refusal).encoded)
         }
         let now = MonotonicClock.now()
@@ -210,11 +235,23 @@ package final class Daemon {
         // Whether the picture may change; requests that only read need no frame.
         var changes = true
         switch request {
-        case .progress(let value, let message): screen.setProgress(value, message: message, at: now)
-        case .message(let text): screen.setMessage(text)
+        case .progress(let value, let message):
+            endBootEstimate(because: "a client reports progress")
+            if let message { clientMessage = !message.isEmpty }
+            screen.setProgress(value, message: message, at: now)
+        case .message(let text):
+            clientMessage = !text.isEmpty
+            screen.setMessage(text)
         case .title(let text): screen.setTitle(text)
+        case .step(let name):
+            bootRecord.step(name, at: now)
+            bootEstimate?.step(name, at: now)
+            if !clientMessage { screen.setMessage(name) }
         case .mode(let mode): screen.setMode(mode)
-        case .state(let state, let message): screen.setState(state, message: message, at: now)
+        case .state(let state, let message):
+            if state == .success || state == .failure { endBootEstimate(because: "a client ended the work") }
+            if let message { clientMessage = !message.isEmpty }
+            screen.setState(state, message: message, at: now)
         case .theme(let settings):
             do throws(ProtocolError) {
                 try screen.applyTheme(settings)
@@ -274,6 +311,7 @@ package final class Daemon {
             changes = false
             retainOnExit = retain
             log.info(retain ? "quit (retain) requested" : "quit requested")
+            if options.boot { saveBootHistory(endingAt: now) }
             loop.execute { [unowned self] in loop.stop() }
         }
         if changes { scheduleFrames() }
@@ -351,6 +389,12 @@ package final class Daemon {
             return ProtocolError(.io, error.description)
         }
         log.info("moved into the new root \(path)")
+        // The real root's history is the newest (the initramfs holds a copy from when it
+        // was built, if any).
+        if bootEstimate != nil {
+            let history = loadBootHistory()
+            if history != nil { bootEstimate?.replaceHistory(history) }
+        }
         // Paths resolve in the new root from now on; a watch on an ancestor in the old
         // root would never see the real one.
         if let watch = askPassword {
@@ -359,6 +403,66 @@ package final class Daemon {
             if watch.isPending != before { passwordRequestsChanged() }
         }
         return nil
+    }
+
+    // MARK: - Boot progress
+
+    /// The bar follows the boot's estimate from now on, updated four times a second.
+    private func startBootEstimate() {
+        bootEstimate = BootEstimate(history: loadBootHistory())
+        do {
+            let timer = try FrameTimer(loop: loop) { [unowned self] _ in updateBootEstimate() }
+            try timer.start(fps: 4)
+            estimateTimer = timer
+        } catch {
+            log.info("cannot arm the boot estimate's timer: \(error)")
+        }
+        updateBootEstimate()
+    }
+
+    private func updateBootEstimate() {
+        guard var estimate = bootEstimate else { return }
+        let now = MonotonicClock.now()
+        let percent = (estimate.value(at: now) * 1000).rounded(.down) / 10
+        bootEstimate = estimate
+        guard percent != estimateShown else { return }
+        estimateShown = percent
+        screen.setProgress(percent, message: nil, at: now)
+        scheduleFrames()
+    }
+
+    private func endBootEstimate(because reason: String) {
+        guard bootEstimate != nil else { return }
+        bootEstimate = nil
+        estimateTimer?.close()
+        estimateTimer = nil
+        log.info("\(reason): the boot estimate stops")
+    }
+
+    private func loadBootHistory() -> BootHistory? {
+        let (history, problem) = BootHistory.load(options.bootHistoryPath)
+        if let problem {
+            log.info("boot history not used: \(problem)")
+        } else if let history {
+            log.info("boot history: \(history.steps.count) steps, \(PlainDecimal.format(history.duration.rounded())) s")
+        } else {
+            log.info("no boot history yet (\(options.bootHistoryPath)): the bar follows a first boot's curve")
+        }
+        return history
+    }
+
+    /// This boot, ended now, becomes the next boot's history.
+    private func saveBootHistory(endingAt now: Double) {
+        guard let history = bootRecord.history(endingAt: now) else {
+            log.info("boot history not saved: a boot of \(PlainDecimal.format(now.rounded())) s is no guide")
+            return
+        }
+        do throws(SystemError) {
+            try history.save(to: options.bootHistoryPath)
+            log.info("boot history saved: \(history.steps.count) steps, \(PlainDecimal.format((now * 10).rounded() / 10)) s")
+        } catch {
+            log.info("cannot save the boot history: \(error)")
+        }
     }
 
     package func statusJSON(at time: Double) -> String {
@@ -411,6 +515,7 @@ package final class Daemon {
     private func tick() {
         let now = MonotonicClock.now()
         let presented = screen.renderFrame(at: now)
+        noteFirstFrame(presented: presented)
         frameOwed = !presented
         displays?.checkDevice()
         // `wait` replies once the settled state is on the display, not merely computed.
@@ -425,6 +530,15 @@ package final class Daemon {
             frameTimer?.stop()
             framesRunning = false
         }
+    }
+
+    /// Logs once how long after exec the first frame reached a display device: the
+    /// start-up figure a boot splash is judged by.
+    private func noteFirstFrame(presented: Bool) {
+        guard presented, !firstDeviceFrameLogged, let device else { return }
+        firstDeviceFrameLogged = true
+        let milliseconds = (MonotonicClock.now() - CGL_start_seconds()) * 1000
+        log.info("first frame on \(device.name) \(PlainDecimal.format((milliseconds * 10).rounded() / 10)) ms after exec")
     }
 
     private func stepDemo() {

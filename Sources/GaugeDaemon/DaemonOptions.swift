@@ -25,6 +25,8 @@ package struct DaemonOptions: Equatable, Sendable {
     /// `none` leaves the VT alone; nil uses the active one.
     package var vt: String?
     package var maxClients = 64
+    /// Seconds a connection may hold a slot without sending anything; nil: no limit.
+    package var idleTimeout: Double? = 300
     package var demo = false
     /// psplash's FIFO to read (`--psplash-fifo [PATH]`), nil for none.
     package var psplashFIFO: String?
@@ -35,6 +37,11 @@ package struct DaemonOptions: Equatable, Sendable {
     /// A shutdown screen: the bar runs indeterminate, and SIGTERM (systemd's last
     /// killing spree) leaves the last frame on the display.
     package var shutdown = false
+    /// A boot screen: with no client reporting progress, the bar follows an estimate from
+    /// the previous boot's history, and `quit` records this boot's for the next one.
+    package var boot = false
+    /// The boot history file (`--boot`).
+    package var bootHistoryPath = "/var/lib/gauge/boot-duration"
     /// Where systemd's password requests appear; nil watches nothing.
     package var askPasswordDirectory: String? = "/run/systemd/ask-password"
 
@@ -55,13 +62,18 @@ package struct DaemonOptions: Equatable, Sendable {
           --scale N          1 or 2 (default: from the display's physical size)
           --rotate DEGREES   0, 90, 180 or 270: turn the picture for a panel on its side
           --vt TTY|none      the console to put in graphics mode (default: the active VT)
-          --max-clients N    clients served at once (default 64)
+          --max-clients N    clients served at once (default 64; the last few are kept for root)
+          --idle-timeout S   close connections silent for S seconds (default 300; 0: never)
           --psplash-fifo [PATH]  also read psplash commands (PROGRESS n, MSG text, QUIT)
                              from a FIFO (default /run/psplash_fifo)
           --plymouth-compat  also serve Plymouth's boot protocol, so `plymouth` drives gauged
           --title TEXT       the title from the first frame on
           --shutdown         a shutdown or reboot screen: the bar runs indeterminate and
                              SIGTERM leaves the last frame on the display
+          --boot             a boot screen: until a client sends progress, the bar follows
+                             an estimate from the previous boot's steps and duration,
+                             and quit records this boot's
+          --boot-history FILE  where --boot keeps them (default /var/lib/gauge/boot-duration)
           --ask-password-dir DIR|none  give the console back while a password request
                              waits here (default /run/systemd/ask-password)
           --demo             play a scripted demo sequence, then quit
@@ -97,6 +109,10 @@ package struct DaemonOptions: Equatable, Sendable {
             case "--demo": options.demo = true
             case "--plymouth-compat": options.plymouth = true
             case "--shutdown": options.shutdown = true
+            case "--boot": options.boot = true
+            case "--boot-history":
+                guard let v = required(), v.hasPrefix("/") else { return .error("--boot-history takes an absolute file path") }
+                options.bootHistoryPath = v
             case "--title":
                 guard let v = required() else { return .error("--title needs a text") }
                 if let problem = Request.controlCharacterError(in: v) { return .error("--title: \(problem.message)") }
@@ -144,6 +160,11 @@ package struct DaemonOptions: Equatable, Sendable {
             case "--max-clients":
                 guard let v = required(), let n = Int(v), (1...4096).contains(n) else { return .error("--max-clients takes a number from 1 to 4096") }
                 options.maxClients = n
+            case "--idle-timeout":
+                guard let v = required(), let n = PlainDecimal.parse(v), n >= 0, n <= 86400 else {
+                    return .error("--idle-timeout takes seconds from 0 (never) to 86400")
+                }
+                options.idleTimeout = n == 0 ? nil : n
             default:
                 return .error("unknown option '\(arguments[i])'")
             }

@@ -1,3 +1,4 @@
+import CGaugeLinux
 import CUdev
 import GaugeDisplay
 import GaugeSystem
@@ -17,11 +18,66 @@ package protocol DeviceEventSource: AnyObject {
     func close()
 }
 
-/// udev's monitor when udev runs (its control socket exists), the kernel's uevents when not
-/// (a busybox initramfs).
+/// The kernel's uevents, and udev's monitor too when udev runs (its control socket
+/// exists). The kernel's come first: devtmpfs has made the node by the time the kernel
+/// announces a device, while udev's monitor tells only once udev has run its rules, which
+/// in the middle of a boot's coldplug took two seconds (a display driver loaded late
+/// would leave the screen to the console that long). udev's catches what a busy kernel
+/// socket may drop; a device announced twice is looked at once (`settle`).
 package func systemDeviceEventSource() throws(SystemError) -> any DeviceEventSource {
-    if access("/run/udev/control", F_OK) == 0, let monitor = UdevMonitor() { return monitor }
-    return KernelUevents(descriptor: try Syscall.ueventSocket(), kernelOnly: true)
+    let kernel = KernelUevents(descriptor: try Syscall.ueventSocket(), kernelOnly: true)
+    guard access("/run/udev/control", F_OK) == 0, let monitor = UdevMonitor() else { return kernel }
+    return try CombinedDeviceEvents([kernel, monitor])
+}
+
+/// Several event sources read as one: readable (its descriptor is an epoll set of theirs)
+/// when any of them is.
+package final class CombinedDeviceEvents: DeviceEventSource {
+    package let descriptor: Int32
+    private let sources: [any DeviceEventSource]
+    private var closed = false
+
+    package var name: String { sources.map(\.name).joined(separator: " and ") }
+
+    /// Takes the sources over (closing them on failure too).
+    package init(_ sources: [any DeviceEventSource]) throws(SystemError) {
+        self.sources = sources
+        do {
+            descriptor = try Syscall.epollCreate()
+        } catch {
+            for source in sources { source.close() }
+            throw error
+        }
+        for (index, source) in sources.enumerated() {
+            do {
+                try Syscall.epollControl(descriptor, EPOLL_CTL_ADD, source.descriptor, events: CGL_EPOLLIN, token: UInt64(index))
+            } catch {
+                close()
+                throw error
+            }
+        }
+    }
+
+    deinit { close() }
+
+    /// Up to `limit` events from each source, in the order of the sources.
+    package func receive(limit: Int) -> (events: [DeviceEvent], lost: Bool) {
+        var events: [DeviceEvent] = []
+        var lost = false
+        for source in sources where !closed {
+            let received = source.receive(limit: limit)
+            events += received.events
+            lost = lost || received.lost
+        }
+        return (events, lost)
+    }
+
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        for source in sources { source.close() }
+        Syscall.close(descriptor)
+    }
 }
 
 /// The kernel's uevent messages on a datagram socket: the `NETLINK_KOBJECT_UEVENT` socket

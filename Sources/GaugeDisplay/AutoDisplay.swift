@@ -1,5 +1,6 @@
 import CDRM
 import CGaugeLinux
+import GaugeSystem
 import Glibc
 
 /// A display device node: its kind and path.
@@ -23,10 +24,14 @@ public func displayDeviceNodes(dri: String = "/dev/dri", dev: String = "/dev") -
 /// What the node's driver calls itself: `drmGetVersion`'s name for a DRM card, `fix.id`
 /// for a framebuffer. Opens the node without blocking and closes it again.
 public func probeDisplayDriver(_ node: DeviceNode) -> Result<String, DisplayError> {
-    let flags = node.kind == .drm ? O_RDWR | O_CLOEXEC | O_NONBLOCK : O_RDONLY | O_CLOEXEC | O_NONBLOCK
-    let fd = Glibc.open(node.path, flags)
-    guard fd >= 0 else { return .failure(DisplayError("\(node.kind.rawValue) \(node.path): cannot open: \(DRMDisplay.errnoText())")) }
-    defer { Glibc.close(fd) }
+    let flags = node.kind == .drm ? O_RDWR | O_NONBLOCK : O_RDONLY | O_NONBLOCK
+    let fd: Int32
+    do throws(SystemError) {
+        fd = try Syscall.open(node.path, flags: flags)
+    } catch {
+        return .failure(DisplayError("\(node.kind.rawValue) \(node.path): cannot open: \(DRMDisplay.errnoText(error.errno))"))
+    }
+    defer { Syscall.close(fd) }
     switch node.kind {
     case .drm:
         guard let version = drmGetVersion(fd) else {

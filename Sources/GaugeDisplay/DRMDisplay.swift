@@ -1,6 +1,7 @@
 import CDRM
 import CPixman
 import GaugeRender
+import GaugeSystem
 import Glibc
 
 /// KMS dumb buffers through libdrm (`--display drm[:/dev/dri/cardN]`).
@@ -69,8 +70,12 @@ public final class DRMDisplay: DeviceDisplay {
     /// has no dumb buffers, no connected connector, or another process is DRM master.
     public init(path: String = "/dev/dri/card0") throws(DisplayError) {
         self.path = path
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw DisplayError("drm \(path): cannot open: \(Self.errnoText())") }
+        let fd: Int32
+        do throws(SystemError) {
+            fd = try Syscall.open(path, flags: O_RDWR | O_NONBLOCK)
+        } catch {
+            throw DisplayError("drm \(path): cannot open: \(DRMDisplay.errnoText(error.errno))")
+        }
         self.fd = fd
         var status = stat()
         deviceNumber = fstat(fd, &status) == 0 ? DeviceNumber(UInt64(status.st_rdev)) : nil
@@ -79,7 +84,7 @@ public final class DRMDisplay: DeviceDisplay {
         defer {
             if !built {
                 for head in heads { drmModeFreeCrtc(head.saved) }
-                Glibc.close(fd)
+                Syscall.close(fd)
             }
         }
 
@@ -291,12 +296,12 @@ public final class DRMDisplay: DeviceDisplay {
         closed = true
         isGone = true
         for buffer in buffers {
-            if let map = buffer.map { munmap(map, buffer.size) }
+            if let map = buffer.map { Syscall.unmap(map, length: buffer.size) }
         }
         buffers = []
         for head in heads { drmModeFreeCrtc(head.saved) }
         heads = []
-        Glibc.close(fd)
+        Syscall.close(fd)
     }
 
     /// Puts the saved CRTCs back (normally the text console) and drops DRM master (hide,
@@ -354,7 +359,7 @@ public final class DRMDisplay: DeviceDisplay {
         buffers = []
         for head in heads { drmModeFreeCrtc(head.saved) }
         heads = []
-        Glibc.close(fd)
+        Syscall.close(fd)
     }
 
     // MARK: - Helpers
@@ -424,9 +429,8 @@ public final class DRMDisplay: DeviceDisplay {
         var offset: UInt64 = 0
         guard drmModeMapDumbBuffer(fd, info.handle, &offset) == 0 else { return }
         let size = Int(info.pitch) * Int(info.height)
-        guard let map = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)),
-              map != UnsafeMutableRawPointer(bitPattern: -1) else { return }
-        defer { munmap(map, size) }
+        guard let map = try? Syscall.mapShared(fd, length: size, offset: Int64(offset)) else { return }
+        defer { Syscall.unmap(map, length: size) }
         let src = pixman_image_create_bits(
             format.pixman, Int32(width), Int32(height),
             source.map!.assumingMemoryBound(to: UInt32.self), Int32(source.pitch))
@@ -470,13 +474,17 @@ public final class DRMDisplay: DeviceDisplay {
             throw DisplayError("\(format.rawValue) framebuffer: \(why)")
         }
         var offset: UInt64 = 0
-        guard drmModeMapDumbBuffer(fd, buffer.handle, &offset) == 0,
-              let map = mmap(nil, buffer.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)),
-              map != UnsafeMutableRawPointer(bitPattern: -1)
-        else {
+        guard drmModeMapDumbBuffer(fd, buffer.handle, &offset) == 0 else {
             let why = errnoText()
             destroy(buffer, fd: fd)
             throw DisplayError("\(format.rawValue) buffer map: \(why)")
+        }
+        let map: UnsafeMutableRawPointer
+        do throws(SystemError) {
+            map = try Syscall.mapShared(fd, length: buffer.size, offset: Int64(offset))
+        } catch {
+            destroy(buffer, fd: fd)
+            throw DisplayError("\(format.rawValue) buffer map: \(DRMDisplay.errnoText(error.errno))")
         }
         // Dumb buffers come zeroed, which is black in both formats; say so anyway.
         memset(map, 0, buffer.size)
@@ -485,7 +493,7 @@ public final class DRMDisplay: DeviceDisplay {
     }
 
     private static func destroy(_ buffer: DumbBuffer, fd: Int32, removeFramebuffer: Bool = true) {
-        if let map = buffer.map { munmap(map, buffer.size) }
+        if let map = buffer.map { Syscall.unmap(map, length: buffer.size) }
         if buffer.fb != 0, removeFramebuffer { _ = drmModeRmFB(fd, buffer.fb) }
         if buffer.handle != 0 { _ = drmModeDestroyDumbBuffer(fd, buffer.handle) }
     }

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeRender
+import GaugeSystem
 import Glibc
 
 /// The Linux framebuffer device (`--display fbdev[:/dev/fbN]`), mapped.
@@ -52,10 +53,14 @@ public final class FBDevDisplay: DeviceDisplay {
     /// that is not truecolor or has a layout Gauge cannot draw.
     public init(path: String = "/dev/fb0") throws(DisplayError) {
         self.path = path
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw DisplayError("fbdev \(path): cannot open: \(DRMDisplay.errnoText())") }
+        let fd: Int32
+        do throws(SystemError) {
+            fd = try Syscall.open(path, flags: O_RDWR)
+        } catch {
+            throw DisplayError("fbdev \(path): cannot open: \(DRMDisplay.errnoText(error.errno))")
+        }
         var mapped = false
-        defer { if !mapped { Glibc.close(fd) } }
+        defer { if !mapped { Syscall.close(fd) } }
 
         var variable = fb_var_screeninfo()
         var fixed = fb_fix_screeninfo()
@@ -79,10 +84,14 @@ public final class FBDevDisplay: DeviceDisplay {
         }
         let visibleBytes = stride * Int(variable.yres_virtual)
         let mapSize = min(Int(fixed.smem_len), max(visibleBytes, stride * height))
-        guard mapSize >= stride * height,
-              let map = mmap(nil, mapSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
-              map != UnsafeMutableRawPointer(bitPattern: -1) else {
-            throw DisplayError("fbdev \(path) (\(driver)): cannot map \(mapSize) bytes: \(DRMDisplay.errnoText())")
+        guard mapSize >= stride * height else {
+            throw DisplayError("fbdev \(path) (\(driver)): \(fixed.smem_len) bytes of memory hold no \(width)x\(height) frame")
+        }
+        let map: UnsafeMutableRawPointer
+        do throws(SystemError) {
+            map = try Syscall.mapShared(fd, length: mapSize)
+        } catch {
+            throw DisplayError("fbdev \(path) (\(driver)): cannot map \(mapSize) bytes: \(DRMDisplay.errnoText(error.errno))")
         }
         mapped = true
         self.fd = fd
@@ -197,10 +206,10 @@ public final class FBDevDisplay: DeviceDisplay {
         guard !closed else { return }
         closed = true
         isGone = true
-        munmap(map, mapSize)
+        Syscall.unmap(map, length: mapSize)
         shadow?.deallocate()
         shadow = nil
-        Glibc.close(fd)
+        Syscall.close(fd)
     }
 
     /// Pans back to where the console had the screen (unless `retain` and a frame is on
@@ -213,10 +222,10 @@ public final class FBDevDisplay: DeviceDisplay {
             var pan = savedVar
             _ = CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan)
         }
-        munmap(map, mapSize)
+        Syscall.unmap(map, length: mapSize)
         shadow?.deallocate()
         shadow = nil
-        Glibc.close(fd)
+        Syscall.close(fd)
     }
 
     // MARK: - Helpers

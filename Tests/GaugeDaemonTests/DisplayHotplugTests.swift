@@ -209,7 +209,7 @@ final class HotplugFixture {
         return try #require(Status.parse(json: String(reply.dropFirst(3))), "status reply \(reply)")
     }
 
-    func pumpUntil(_ what: String, seconds: Double = 5, _ condition: () -> Bool) throws {
+    func pumpUntil(_ what: String, seconds: Double = 30, _ condition: () -> Bool) throws {
         try #require(try pump(daemon.loop, seconds: seconds, until: condition), "timed out waiting until \(what)")
     }
 
@@ -381,6 +381,27 @@ struct KernelUeventsTests {
         #expect(!first.lost)
         #expect(source.receive(limit: 8).events.map(\.devname) == ["dri/card2", "dri/card3", "dri/card4"])
         #expect(source.receive(limit: 8).events.isEmpty)
+    }
+
+    /// The kernel's uevents and udev's monitor read as one: readable when either is, and
+    /// everything waiting in both read in one go.
+    @Test func combinedSourcesAreReadableWhenAnyIsAndReadTogether() throws {
+        let (kernelSender, kernelReceiver) = try socketPair()
+        let (udevSender, udevReceiver) = try socketPair()
+        defer { Syscall.close(kernelSender); Syscall.close(udevSender) }
+        let combined = try CombinedDeviceEvents([
+            KernelUevents(descriptor: kernelReceiver, kernelOnly: false),
+            KernelUevents(descriptor: udevReceiver, kernelOnly: false),
+        ])
+        defer { combined.close() }
+        var ready = pollfd(fd: combined.descriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 0) == 0, "nothing waits")
+        send(udevSender, card: 1)
+        #expect(poll(&ready, 1, 1000) == 1, "readable when the second source is")
+        send(kernelSender, card: 0)
+        #expect(combined.receive(limit: 8).events.map(\.devname) == ["dri/card0", "dri/card1"])
+        ready.revents = 0
+        #expect(poll(&ready, 1, 0) == 0, "all read")
     }
 
     @Test func onlyTheKernelsDatagramsCountOnTheNetlinkSource() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import GaugeProtocol
 import Glibc
+import GaugeDaemon
 import Testing
 
 // One daemon through the whole boot, against the real gauged: moving into the real root
@@ -82,7 +83,7 @@ private func commandLine(of pid: pid_t) -> [UInt8] {
         #expect(run.status == 0, "\(run.stderr)")
         // gaugectl quit returned: the daemon has let go of the console and its socket.
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
-        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
     }
 
     @Test func deactivateStopsDrawingUntilReactivate() throws {
@@ -154,7 +155,7 @@ private func commandLine(of pid: pid_t) -> [UInt8] {
         // The daemon closes its connections last, after giving the display back and
         // removing its socket.
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
-        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
         run = try gaugectl(socket + ["ping", "--absent"])
         #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
         run = try gaugectl(socket + ["ping"])
@@ -220,7 +221,62 @@ private func commandLine(of pid: pid_t) -> [UInt8] {
         #expect(try run(["show-splash"]).status == 0)
         #expect(try daemon.status().visible == false, "show-splash does not undo deactivate")
         #expect(try run(["quit", "--retain-splash"]).status == 0)
-        #expect(daemon.waitForExit(seconds: 5).flatMap(exitCode) == 0)
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
         #expect(!FileManager.default.fileExists(atPath: "/run/plymouth/pid"), "Gauge never claims to be plymouthd")
+    }
+}
+
+/// `--boot` against the real gauged, in a time namespace where the kernel started five
+/// seconds ago: the bar follows the previous boot's history, a known step pulls it to
+/// where that step came last time, steps show as the message until a client sets one, a
+/// client's progress takes over, and `quit` records this boot for the next.
+@Suite struct GaugedBootEstimateTests {
+    @Test(.enabled(if: geteuid() == 0, "a time namespace needs root"))
+    func aBootScreenFollowsTheLastBootAndRecordsThisOne() throws {
+        let uptime = monotonicNow()
+        try #require(uptime > 10, "the machine has been up for more than ten seconds")
+        let directory = TemporaryDirectory()
+        let history = directory.appending("lib/boot-duration")
+        try FileManager.default.createDirectory(atPath: directory.appending("lib"), withIntermediateDirectories: true)
+        try "duration 20\nstep 16 late.service\n".write(toFile: history, atomically: false, encoding: .utf8)
+        let daemon = try GaugedProcess(
+            ["--boot", "--boot-history", history],
+            launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+
+        // Five to six seconds into a boot that took twenty: a quarter of the way, moving.
+        let start = try daemon.status()
+        #expect(start.target >= 25 && start.target < 40, "\(start.target)")
+        let moved = try daemon.waitForStatus { $0.target > start.target }
+        #expect(moved.target < 50)
+
+        #expect(try daemon.request("step late.service") == "ok")
+        let atStep = try daemon.waitForStatus { $0.target >= 79.9 }
+        #expect(atStep.target < 95, "never the end before the end")
+        #expect(atStep.message == "late.service")
+
+        #expect(try daemon.request("message Checking disks") == "ok")
+        #expect(try daemon.request("step other.service") == "ok")
+        #expect(try daemon.status().message == "Checking disks", "a client's message stays")
+
+        #expect(try daemon.request("progress 10") == "ok")
+        usleep(600_000)
+        #expect(try daemon.status().target == 10, "the client's progress took over from the estimate")
+        #expect(daemon.log.contains("a client reports progress: the boot estimate stops"))
+
+        #expect(try daemon.request("quit") == "ok")
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
+        let saved = try #require(BootHistory.load(history).history, "\(daemon.log)")
+        #expect(saved.duration > 5 && saved.duration < 60)
+        #expect(Set(saved.steps.keys) == ["late.service", "other.service"])
+        #expect(saved.steps["late.service"]! > 5 && saved.steps["late.service"]! <= saved.steps["other.service"]!)
+    }
+
+    /// A first boot has no history: the bar still moves, and the log says why it guesses.
+    @Test func withoutHistoryTheBarStillMoves() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try GaugedProcess(["--boot", "--boot-history", directory.appending("none")])
+        let moving = try daemon.waitForStatus { $0.target > 0 }
+        #expect(moving.target < 95)
+        #expect(daemon.log.contains("no boot history yet"))
     }
 }

@@ -50,6 +50,7 @@ extern const int CGL_SOCK_NONBLOCK;
 extern const int CGL_SOCK_CLOEXEC;
 extern const int CGL_SOL_SOCKET;
 extern const int CGL_SO_PEERCRED;
+extern const int CGL_SO_PEERGROUPS;
 extern const int CGL_SO_TYPE;
 extern const int CGL_SO_DOMAIN;
 extern const int CGL_SO_ACCEPTCONN;
@@ -83,6 +84,9 @@ int CGL_ioctl_ptr(int fd, unsigned long request, void *argument);
 int CGL_ioctl_value(int fd, unsigned long request, unsigned long argument);
 int CGL_fcntl_value(int fd, int command, int argument);
 int CGL_open(const char *path, int flags, mode_t mode);
+
+/* flock(fd, LOCK_EX | LOCK_NB): Swift sees `flock` as the struct of the same name. */
+int CGL_flock_try_exclusive(int fd);
 
 /* accept4(2): glibc declares it only under _GNU_SOURCE. */
 int CGL_accept4(int fd, int flags);
@@ -136,6 +140,9 @@ int CGL_is_on_fuse(int fd);
 
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);
+
+/* CLOCK_MONOTONIC when the process started, before the Swift runtime (StartupEntropy.c). */
+double CGL_start_seconds(void);
 
 /* The process's arguments as glibc passed them at start-up (see StartupEntropy.c). */
 int CGL_argc(void);

@@ -1,0 +1,118 @@
+import GaugeDaemon
+import GaugeSystem
+import Glibc
+import Testing
+
+@Suite("Boot progress")
+struct BootProgressTests {
+    let history = BootHistory(
+        duration: 40, steps: ["systemd-udevd.service": 4, "local-fs.target": 10, "systemd-logind.service": 30])
+
+    @Test func theHistoryFileRoundTripsAndKeepsStepsInTheirOrder() throws {
+        let text = history.encoded
+        let lines = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(lines == ["duration 40", "step 4 systemd-udevd.service", "step 10 local-fs.target", "step 30 systemd-logind.service"])
+        #expect(BootHistory.parse(Array(text.utf8)) == history)
+    }
+
+    @Test(arguments: [
+        "",  // empty
+        "garbage\n\u{0}\u{1}\n",
+        "duration -3\n",
+        "duration nan\nstep 1 a\n",
+        "duration 99999\n",  // longer than a boot worth learning from
+        "step 1 a.service\n",  // no duration
+    ])
+    func aCorruptFileIsNoHistory(text: String) {
+        #expect(BootHistory.parse(Array(text.utf8)) == nil)
+    }
+
+    @Test func badStepLinesAreSkippedAndTheRestKept() throws {
+        let text = "duration 20\nstep 2 good.service\nstep x bad.service\nstep 5\nstep 30 after-the-end.service\nstep 3 good.service\n"
+        let parsed = try #require(BootHistory.parse(Array(text.utf8)))
+        #expect(parsed.steps == ["good.service": 2], "the first of a repeated step, none past the end")
+    }
+
+    @Test func withoutHistoryTheBarStillMovesAndNeverClaimsTheEnd() {
+        var estimate = BootEstimate(history: nil)
+        let values = stride(from: 0.0, through: 600, by: 0.5).map { estimate.value(at: $0) }
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }, "never goes back")
+        #expect(values[4] > 0.1, "moves within the first two seconds: \(values[4])")
+        #expect(values[60] > 0.5, "past half-way after 30 s: \(values[60])")
+        #expect(values[400] - values[200] > 0.02, "still moving in a boot of minutes: \(values[200]) → \(values[400])")
+        #expect(values.last! < BootEstimate.ceiling)
+    }
+
+    @Test func aBootLikeTheLastOneFollowsItsSteps() {
+        var estimate = BootEstimate(history: history)
+        #expect(abs(estimate.value(at: 10) - 0.25) < 0.001)
+        estimate.step("local-fs.target", at: 10)
+        #expect(abs(estimate.value(at: 20) - 0.5) < 0.001)
+        estimate.step("systemd-logind.service", at: 30)
+        let atLogind = estimate.value(at: 30)
+        #expect(atLogind > 0.74 && atLogind < 0.8)
+    }
+
+    @Test func aStepReachedEarlyPullsTheBarForwardAndSpeedsItUp() {
+        var slow = BootEstimate(history: history)
+        var fast = BootEstimate(history: history)
+        fast.step("systemd-logind.service", at: 15)  // reached in half the time it took last boot
+        #expect(fast.value(at: 15) >= 0.75, "never behind a step seen")
+        #expect(fast.value(at: 16) > slow.value(at: 16) + 0.3)
+    }
+
+    @Test func aSlowerBootSlowsTheBarButNeverStopsAtTheEndOrGoesBack() {
+        var estimate = BootEstimate(history: history)
+        var last = 0.0
+        var values: [Double: Double] = [:]
+        for second in stride(from: 1.0, through: 200, by: 1) {
+            if second == 20 { estimate.step("local-fs.target", at: second) }  // twice as slow as last time
+            let value = estimate.value(at: second)
+            #expect(value >= last)
+            last = value
+            values[second] = value
+        }
+        #expect(last < BootEstimate.ceiling && last > BootEstimate.knee)
+        #expect(values[200]! - values[100]! > 0.005, "still moving: \(values[100]!) → \(values[200]!)")
+        #expect(values[30]! - values[20]! < 0.25 * 0.8, "slower than the last boot's pace once a step came late")
+    }
+
+    @Test func unknownStepsChangeNothing() {
+        var estimate = BootEstimate(history: history)
+        estimate.step("never-seen.service", at: 5)
+        #expect(abs(estimate.value(at: 10) - 0.25) < 0.001)
+    }
+
+    @Test func theRecordKeepsFirstTimesAndEndsAtQuit() throws {
+        var record = BootRecord()
+        record.step("a.service", at: 2)
+        record.step("b.service", at: 3)
+        record.step("a.service", at: 9)
+        record.step("", at: 4)
+        let saved = try #require(record.history(endingAt: 12))
+        #expect(saved == BootHistory(duration: 12, steps: ["a.service": 2, "b.service": 3]))
+        #expect(record.history(endingAt: BootHistory.maxDuration + 1) == nil, "a boot left at a prompt is no guide")
+    }
+
+    @Test func savingReplacesTheFileWhole() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.appending("gauge/boot-duration")
+        try history.save(to: path)
+        #expect(BootHistory.load(path).history == history)
+        let shorter = BootHistory(duration: 12, steps: ["a": 1])
+        try shorter.save(to: path)
+        #expect(BootHistory.load(path).history == shorter)
+        #expect((try? Syscall.lstat(path + ".new")) == nil, "no temporary file left")
+    }
+
+    @Test func aMissingFileIsAFirstBootAndAnUnusableOneSaysWhy() throws {
+        let directory = TemporaryDirectory()
+        let missing = BootHistory.load(directory.appending("none"))
+        #expect(missing.history == nil && missing.problem == nil)
+        let fifo = directory.appending("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let refused = BootHistory.load(fifo)
+        #expect(refused.history == nil)
+        #expect(refused.problem?.contains("not a regular file") == true, "\(refused.problem ?? "")")
+    }
+}

@@ -1,0 +1,489 @@
+#!/usr/bin/env python3
+"""Boots one tools/boot-test configuration under QEMU, samples the screen from power-on to
+power-off and checks the boot splash against what the guest reports on ttyS1.
+
+The screen is taken with the monitor's `screendump` ten times a second until the first
+splash frame, then about three times a second. Each frame
+is classified by its pixels (default theme, Sources/GaugeRender/Layout.swift: an orange
+fill on a grey track, centred in the lower third): `splash` (the bar, nothing else above
+the logo), `text-over-splash` (the bar with console text above it), `black`, or
+`console` (anything else lit: firmware, kernel or login text). The bar's value is the
+fill's right end (running or begin colour) found in the bar's middle rows.
+
+The guest's test units print lines on ttyS1 that carry its uptime (`GAUGE-STEP name
+UPTIME`, `GAUGE-PROBE uptime UPTIME`): they map host time onto the guest's monotonic
+clock, so frames line up with the journal (`journalctl -o short-monotonic`). Frames,
+figures and failures are written under --results (PNG of every frame the checks name).
+Standard library only.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+from vmscreen import Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, wait_for_sockets
+
+INTERVAL = 0.33       # seconds between screendumps
+EARLY_INTERVAL = 0.1  # until the first splash frame (when it comes is a figure)
+# A byte at most this is dark (the background is black; every channel of a lit pixel is
+# above it in at least one channel).
+DARK = bytes(0 if v <= 24 else 1 for v in range(256))
+
+
+def is_fill(p):
+    """The fill: orange while running, light orange in the begin state (begin_color
+    (0.95, 0.78, 0.45) = (242, 199, 115), with the gradient and the white stripes)."""
+    r, g, b = p
+    return is_orange(p) or (r >= 190 and r > g + 20 and g > b + 40 and b <= 190)
+
+
+class Frame:
+    def __init__(self, index, host, path, img):
+        self.index, self.host, self.path = index, host, path
+        self.width, self.height = img.width, img.height
+        self.guest = None
+        self.kind, self.fill, self.scale = classify(img)
+
+    def label(self):
+        fill = f" fill {self.fill:.0%}" if self.fill is not None else ""
+        at = f"{self.guest:6.2f} s" if self.guest is not None else f"host {self.host:6.2f} s"
+        return f"#{self.index} at {at}: {self.kind}{fill} ({self.width}x{self.height})"
+
+
+def lit_count(img, y0, y1):
+    """Lit channel bytes in rows y0..y1 (C speed: translate, then count)."""
+    row = img.width * 3
+    return img.pixels[y0 * row:y1 * row].translate(DARK).count(1)
+
+
+def bar_found(img, scale):
+    """The share of the bar's middle row that is track or fill (the label excepted)."""
+    bx, by, bw, bh = bar_rect(img.width, img.height, scale)
+    if by + bh > img.height or bw < 60:
+        return 0.0
+    y = by + bh // 2
+    hits = total = 0
+    for x in range(bx + 14, bx + bw - 14, 2):
+        p = img.at(x, y)
+        total += 1
+        hits += is_fill(p) or is_grey(p)
+    return hits / total if total else 0.0
+
+
+def fill_fraction(img, scale):
+    """Where the orange fill ends, as a fraction of the bar's width (0 with no fill)."""
+    bx, by, bw, bh = bar_rect(img.width, img.height, scale)
+    right = None
+    for y in (by + bh // 2 - 4, by + bh // 2, by + bh // 2 + 4):
+        for x in range(bx + bw - 1, bx - 1, -1):
+            if is_fill(img.at(x, y)):
+                right = x if right is None else max(right, x)
+                break
+    return 0.0 if right is None else (right - bx + 1) / bw
+
+
+def classify(img):
+    """(kind, fill fraction or None, scale or None) of one screen."""
+    for scale in (1, 2):
+        if bar_found(img, scale) >= 0.8:
+            # Nothing but background above the logo (console text starts at the top).
+            logo_top = int(img.height * 0.4) - 48 * scale - 8
+            stray = lit_count(img, 0, max(0, logo_top))
+            kind = "splash" if stray == 0 else "text-over-splash"
+            return kind, fill_fraction(img, scale), scale
+    return ("black" if lit_count(img, 0, img.height) < 30 else "console"), None, None
+
+
+def shows_text(img, rows, lines):
+    """Whether every non-blank line of the VT's text has lit pixels in its character cell
+    row, across the columns it uses (the screen shows what the console holds)."""
+    if not rows or not lines:
+        return False
+    cell_h = img.height // rows
+    cols = max(len(line) for line in lines) or 1
+    cell_w = img.width // cols
+    for r, line in enumerate(lines[:rows]):
+        if not line.strip():
+            continue
+        first, last = len(line) - len(line.lstrip()), len(line.rstrip())
+        x0, x1 = first * cell_w, last * cell_w
+        y0 = r * cell_h
+        lit = 0
+        for y in range(y0, min(y0 + cell_h, img.height)):
+            lit += img.pixels[(y * img.width + x0) * 3:(y * img.width + x1) * 3].translate(DARK).count(1)
+        if lit == 0:
+            return False
+    return True
+
+
+class Boot:
+    def __init__(self, args):
+        self.args = args
+        self.frames_dir = os.path.join(args.work, "frames")
+        os.makedirs(self.frames_dir, exist_ok=True)
+        self.serial_path = os.path.join(args.work, "serial.log")
+        self.report_path = os.path.join(args.work, "report.log")
+        mon = os.path.join(args.work, "mon.sock")
+        command = [
+            "qemu-system-x86_64", "-machine", "pc", "-accel", "tcg", "-smp", str(args.smp), "-m", "1024",
+            "-display", "none", "-nic", "none", "-no-reboot",
+            "-kernel", args.kernel, "-initrd", args.initrd, "-append", args.append,
+            "-drive", f"file={args.disk},format=raw,if=virtio",
+            "-monitor", f"unix:{mon},server=on,wait=off",
+            "-serial", f"file:{self.serial_path}", "-serial", f"file:{self.report_path}",
+        ] + args.qemu
+        out = os.path.join(args.work, "qemu.out")
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(command, stdout=open(out, "wb"), stderr=subprocess.STDOUT)
+        wait_for_sockets(self.process, [mon], out)
+        self.monitor = Monitor(mon)
+        self.serial = SerialLog(self.report_path)
+        self.frames = []
+        self.splash_seen = False
+        self.lines = []       # (host seconds, text), appended by the reader thread only
+        self.finished = threading.Event()
+        self.reader = threading.Thread(target=self.read_serial, daemon=True)
+        self.reader.start()
+
+    def now(self):
+        return time.monotonic() - self.started
+
+    def run(self):
+        """Samples until QEMU exits (power-off) or the time is up; True if it exited."""
+        while self.process.poll() is None:
+            if self.now() > self.args.timeout:
+                return False
+            begin = self.now()
+            path = os.path.join(self.frames_dir, f"{len(self.frames):04d}.ppm")
+            try:
+                img = self.monitor.screendump(path)
+            except (RuntimeError, OSError):
+                # QEMU powering off closes the monitor a moment before it exits.
+                try:
+                    self.process.wait(5)
+                    break
+                except subprocess.TimeoutExpired:
+                    raise
+            taken = (begin + self.now()) / 2
+            self.frames.append(Frame(len(self.frames), taken, path, img))
+            self.splash_seen = self.splash_seen or self.frames[-1].kind == "splash"
+            time.sleep(max(0.0, begin + (INTERVAL if self.splash_seen else EARLY_INTERVAL) - self.now()))
+        self.process.wait()
+        return True
+
+    def read_serial(self):
+        """Reads the report port every 10 ms: a line's arrival time maps host time onto
+        the guest's clock, so it must not wait for the next screendump."""
+        while not self.finished.is_set():
+            for line in self.serial.lines():
+                self.lines.append((self.now(), line))
+            time.sleep(0.01)
+        for line in self.serial.lines():
+            self.lines.append((self.now(), line))
+
+    def stop(self):
+        self.finished.set()
+        self.reader.join(5)
+        if self.process.poll() is None:
+            try:
+                self.monitor.socket.sendall(b"quit\n")
+                self.process.wait(5)
+            except Exception:
+                self.process.kill()
+                self.process.wait()
+
+
+class Report:
+    """Checks with their evidence, figures, and the frames worth keeping."""
+
+    def __init__(self, name):
+        self.name = name
+        self.checks = []          # (passed, title, detail)
+        self.figures = []         # (title, text)
+        self.keep = {}            # frame index -> why
+
+    def check(self, passed, title, detail):
+        self.checks.append((bool(passed), title, detail))
+
+    def figure(self, title, text):
+        self.figures.append((title, text))
+
+    def evidence(self, frame, why):
+        if frame is not None:
+            self.keep.setdefault(frame.index, why)
+
+
+def monotonic(line):
+    """The seconds of a `journalctl -o short-monotonic` line, or None."""
+    m = re.match(r"\[\s*(\d+\.\d+)\]", line)
+    return float(m.group(1)) if m else None
+
+
+def analyse(boot, exited, report):
+    lines = boot.lines
+    frames = boot.frames
+
+    # Host time -> guest uptime: the smallest delay over the lines that carry an uptime.
+    offsets = []
+    for host, text in lines:
+        m = re.match(r"GAUGE-(?:STEP \S+|PROBE uptime) (\d+\.\d+)$", text)
+        if m:
+            offsets.append(host - float(m.group(1)))
+    synced = bool(offsets)
+    offset = min(offsets) if offsets else 0.0
+    for f in frames:
+        f.guest = f.host - offset if synced else None
+
+    def guest_of_step(name):
+        for host, text in lines:
+            parts = text.split()
+            if len(parts) == 3 and parts[0] == "GAUGE-STEP" and parts[1] == name:
+                return float(parts[2])
+        return None
+
+    journal = [text[len("GAUGE-JOURNAL "):] for _, text in lines if text.startswith("GAUGE-JOURNAL ")]
+    gauged_log = [text[len("GAUGE-GAUGED "):] for _, text in lines if text.startswith("GAUGE-GAUGED ")]
+
+    def journal_time(pattern, last=False):
+        hits = [monotonic(j) for j in journal if re.search(pattern, j) and monotonic(j) is not None]
+        return (hits[-1] if last else hits[0]) if hits else None
+
+    root_start = journal_time(r"systemd\[1\]: systemd .* running in system mode", last=True)
+    getty = journal_time(r"Started getty@tty1\.service")
+    quit_start = journal_time(r"Starting gauged-quit\.service")
+    quit_end = journal_time(r"Finished gauged-quit\.service")
+    crng = journal_time(r"crng init done")
+    drm_ready = journal_time(r"\[drm\] Initialized bochs-drm")
+    step_console, step_status = guest_of_step("console"), guest_of_step("status")
+    step_after, step_poweroff = guest_of_step("after-status"), guest_of_step("poweroff")
+
+    report.check(exited, "the boot reaches power-off",
+                 "QEMU exited" if exited else f"QEMU still running after {boot.args.timeout:.0f} s")
+    report.check(synced, "the guest reported on ttyS1 (time base)",
+                 f"{len(offsets)} timed lines" if synced else "no GAUGE-STEP/GAUGE-PROBE line with an uptime on ttyS1")
+    report.check(getty is not None and root_start is not None, "the journal names switch_root and the getty",
+                 f"systemd in the real root at {root_start} s, getty@tty1 started at {getty} s")
+    if not synced or getty is None:
+        return
+    boot_frames = [f for f in frames if f.guest is not None and f.guest >= 0]
+    # The boot's splash ends at the getty, or at gauged-quit which goes just before it.
+    until = min(getty, quit_start) if quit_start is not None else getty
+    splash = [f for f in boot_frames if f.kind == "splash" and f.guest <= until]
+    first = splash[0] if splash else None
+
+    # 1. Early: the first splash frame is in the initramfs.
+    report.figure("kernel start to first splash frame", f"{first.guest:.2f} s" if first else "never")
+    report.evidence(first, "first splash frame")
+    report.check(first is not None and root_start is not None and first.guest < root_start,
+                 "the splash shows in the initramfs",
+                 f"first splash frame at {first.guest:.2f} s, real root's systemd at {root_start:.2f} s"
+                 if first else f"no splash frame before {until:.2f} s in {len(boot_frames)} frames "
+                 f"({', '.join(sorted({f.kind for f in boot_frames if f.guest <= until}))})")
+
+    # 2. Unbroken until the getty (or gauged-quit): at most one frame without the splash
+    # (a mode set), and that one black.
+    during = [f for f in boot_frames if first and first.guest <= f.guest <= until]
+    gaps = [f for f in during if f.kind != "splash"]
+    for f in gaps[:6]:
+        report.evidence(f, f"no splash during the boot: {f.kind}")
+    report.figure("frames without the splash during the boot",
+                  f"{len(gaps)} of {len(during)} ({', '.join(f.label() for f in gaps[:4])}{' ...' if len(gaps) > 4 else ''})")
+    report.check(first is not None and len(during) > 1 and len(gaps) <= 1 and all(f.kind == "black" for f in gaps),
+                 "the splash stays on screen from its first frame until the getty",
+                 f"{len(gaps)} of {len(during)} frames between {first.guest if first else 0:.2f} s and "
+                 f"{until:.2f} s without it: {[f.label() for f in gaps[:4]]}")
+
+    # 3. The bar advances, never goes back, and is past half-way at the getty.
+    values = [(f, f.fill) for f in during if f.kind == "splash"]
+    back = [(a, b) for (a, va), (b, vb) in zip(values, values[1:]) if vb < va - 3 / 512]
+    for a, b in back[:2]:
+        report.evidence(a, "bar before it went back")
+        report.evidence(b, "bar went back")
+    report.check(values and not back, "the bar never goes back",
+                 f"{len(back)} steps back, first {back[0][0].label()} -> {back[0][1].label()}" if back
+                 else f"{len(values)} splash frames")
+    at_getty = values[-1] if values else None
+    if at_getty:
+        report.evidence(at_getty[0], "the bar when the getty started")
+    report.figure("bar's value when the getty appeared",
+                  f"{at_getty[1]:.0%} ({at_getty[0].label()})" if at_getty else "no splash")
+    report.check(values and values[-1][1] > values[0][1] + 0.02, "the bar advances during the boot",
+                 f"from {values[0][1]:.0%} to {values[-1][1]:.0%}" if values else "no splash")
+    report.check(at_getty is not None and at_getty[1] > 0.5 and until - at_getty[0].guest < 1.0,
+                 "the bar is past half-way when the getty appears",
+                 f"{at_getty[1]:.0%} at {at_getty[0].guest:.2f} s (getty at {getty:.2f} s, gauged-quit at {quit_start} s)"
+                 if at_getty else "no splash")
+
+    # 4. Leaving: the login console comes back after gauged-quit and stays. "Back" means
+    # the screen shows what tty1 holds (its text from /dev/vcs1, the login prompt in it).
+    vt = [text[len("GAUGE-VT "):] for _, text in lines if text.startswith("GAUGE-VT ")]
+    vt_active = next((v.split()[1] for v in vt if v.startswith("active ")), None)
+    vt_rows = next((int(v.split()[1]) for v in vt if v.startswith("size ")), 0)
+    vt_text = [v[1:] for v in vt if v.startswith("|")]
+    report.check(vt_active == "tty1" and any("login:" in t for t in vt_text),
+                 "tty1 is the active VT and holds the login prompt",
+                 f"active {vt_active}; tty1 holds {[t.strip() for t in vt_text if t.strip()][:6]}; "
+                 f"{[text[len('GAUGE-GETTY '):] for _, text in lines if text.startswith('GAUGE-GETTY ')]}")
+
+    def console_shown(f):
+        return f.kind == "console" and shows_text(Image(f.path), vt_rows, vt_text)
+    if quit_start is not None:
+        text_at = next((f for f in boot_frames if f.guest >= quit_start and f.kind == "console"), None)
+        back_at = next((f for f in boot_frames if f.guest >= quit_start and console_shown(f)), None)
+        report.evidence(text_at, "text console after gauged-quit")
+        report.evidence(back_at, "login prompt on screen after gauged-quit")
+        report.figure("gauged-quit to the console being back",
+                      (f"text console {text_at.guest - quit_start:.2f} s" if text_at else "no text console")
+                      + (f", login prompt shown {back_at.guest - quit_start:.2f} s" if back_at else ", no login prompt")
+                      + f" (quit started {quit_start:.2f} s, finished {quit_end} s, getty started {getty:.2f} s)")
+    else:
+        report.figure("gauged-quit to the console being back", "gauged-quit.service never started")
+    end = [f for f in boot_frames if step_console is not None and step_status is not None
+           and step_console <= f.guest <= step_status]
+    wrong = [f for f in end if not console_shown(f)]
+    for f in end[-1:] + wrong[:3]:
+        report.evidence(f, "the login console at the end of boot")
+    report.check(end and not wrong, "the login console is visible at the end of boot",
+                 f"{len(wrong)} of {len(end)} frames after the getty do not show tty1's text: "
+                 f"{[f.label() for f in wrong[:4]]}" if end else "no frame between the console and status steps")
+
+    # 5. A read-only `gaugectl status` after boot leaves the console alone.
+    status_frames = [f for f in boot_frames if step_status is not None and step_after is not None
+                     and step_status <= f.guest <= step_after + 0.5]
+    for f in [f for f in status_frames if f.kind != "console"][:3]:
+        report.evidence(f, "screen after gaugectl status")
+    status_lines = [text for _, text in lines if text.startswith("GAUGE-STATUS ")]
+    # Alone: the screen stays what it was before (a console missing already fails above).
+    before = end[-1] if end else None
+    shown_before = before is not None and console_shown(before)
+    wrong = [f for f in status_frames if f.kind != "console" or (shown_before and not console_shown(f))]
+    report.check(before and status_frames and not wrong, "gaugectl status after boot leaves the console alone",
+                 f"{len(wrong)} of {len(status_frames)} frames not the console: {[f.label() for f in wrong[:3]]}; "
+                 f"{status_lines[:3]}")
+    remaining = [text for _, text in lines if text.startswith("GAUGE-AFTER ") and text != "GAUGE-AFTER done"]
+    report.check(any(text == "GAUGE-AFTER done" for _, text in lines) and not remaining,
+                 "no gauged remains after boot", f"running: {remaining}" if remaining else "none running")
+
+    # 6. One daemon: exactly one gauged at the end of boot, started in the initramfs, and
+    # no second one in the journal.
+    probe = [text.split() for _, text in lines if text.startswith("GAUGE-PROBE gauged ")]
+    started = [(int(p[2]), int(p[4]) / int(p[6])) for p in probe]
+    before_status = [j for j in journal + gauged_log if step_status is None
+                     or (monotonic(j) or 0) < step_status]
+    pids = {int(m.group(1)) for j in before_status for m in [re.search(r" gauged\[(\d+)\]:", j)] if m}
+    pids |= {pid for pid, _ in started}
+    clashes = [j for j in before_status if "Address already in use" in j or "already running" in j]
+    report.check(len(started) == 1 and root_start is not None and started[0][1] < root_start,
+                 "one gauged at the end of boot, the one started in the initramfs",
+                 f"gauged processes at the probe: {[' '.join(p[2:]) for p in probe]} "
+                 f"(start seconds {[s for _, s in started]}, real root from {root_start} s)")
+    report.check(len(pids) <= 1 and not clashes, "the journal shows no second daemon",
+                 f"gauged pids in the journal and probe: {sorted(pids)}; {clashes[:2]}")
+
+    # The display it ends the boot on: the DRM device (bochs-drm), not the firmware's
+    # framebuffer it may have started on, nor bochs' fbdev emulation.
+    shown_on = next((text.split("display:", 1)[1].strip() for _, text in lines
+                     if text.startswith("GAUGE-PROBE status ") and "display:" in text), None)
+    report.figure("display at the end of boot", shown_on or "no daemon answered")
+    # When udev loads bochs-drm only after the probe (a slow, loaded host), the firmware's
+    # framebuffer is the best device the boot had: that is what the splash must be on then.
+    probe_at = next((float(text.split()[2]) for _, text in lines if text.startswith("GAUGE-PROBE uptime ")), None)
+    drm_late = drm_ready is None or (probe_at is not None and drm_ready > probe_at)
+    on_drm = shown_on is not None and shown_on.startswith("drm ") and "bochs" in shown_on
+    on_efifb = shown_on is not None and shown_on.startswith("fbdev ") and "EFI VGA" in shown_on
+    report.check(on_drm or (drm_late and on_efifb),
+                 "the splash is on the DRM device (bochs-drm) at the end of boot, or on efifb if bochs-drm came later",
+                 f"gaugectl status says: {shown_on}; bochs-drm registered at {drm_ready} s, the probe ran at {probe_at} s")
+
+    # 7. The splash shows while powering off.
+    # Only a splash that comes after the console counts: one left over from before
+    # (a daemon that should not be running) proves nothing about power-off.
+    off = [f for f in boot_frames if step_poweroff is not None and f.guest >= step_poweroff]
+    before_off = [f for f in boot_frames if step_poweroff is not None and f.guest < step_poweroff]
+    shown = [f for f in off if f.kind == "splash"]
+    report.evidence(shown[0] if shown else (off[-1] if off else None), "powering off")
+    report.evidence(before_off[-1] if before_off else None, "just before power-off")
+    console_before = bool(before_off) and before_off[-1].kind == "console"
+    report.check(shown and console_before, "the splash shows while powering off",
+                 f"{len(shown)} of {len(off)} frames after `systemctl poweroff` show it"
+                 + ("" if shown else f" ({', '.join(sorted({f.kind for f in off}))})")
+                 + ("" if console_before else
+                    f"; the screen before it was {before_off[-1].label() if before_off else 'not sampled'}, not the console"))
+
+    # Figures from inside the VM.
+    screen_ms = [j for j in gauged_log if re.search(r"\d+(\.\d+)? ?ms", j) and re.search(r"screen|frame", j)]
+    exec_to_screen = None
+    if started and first and started[0][1] < first.guest:
+        exec_to_screen = first.guest - started[0][1]
+    report.figure("cold start exec to screen (in the VM)",
+                  (f"gauged says: {screen_ms[0]}; " if screen_ms else "gauged logs no figure; ")
+                  + (f"process start to first splash frame {exec_to_screen:.2f} s (frames every {EARLY_INTERVAL} s)"
+                     if exec_to_screen is not None else "process start unknown")
+                  + (f"; kernel random pool ready at {crng:.2f} s" if crng is not None else "")
+                  + (f"; bochs-drm registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--kernel", required=True)
+    parser.add_argument("--initrd", required=True)
+    parser.add_argument("--disk", required=True)
+    parser.add_argument("--append", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--smp", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=240)
+    parser.add_argument("--keep-frames", action="store_true", help="keep every screen as PPM in --results/frames")
+    parser.add_argument("qemu", nargs="*")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    os.makedirs(args.results, exist_ok=True)
+    report = Report(args.name)
+    boot = Boot(args)
+    try:
+        exited = boot.run()
+    finally:
+        boot.stop()
+    analyse(boot, exited, report)
+
+    # Evidence: every frame a check names, and a timeline of all of them.
+    for index, why in sorted(report.keep.items()):
+        f = boot.frames[index]
+        Image(f.path).save_png(os.path.join(args.results, f"{index:04d}.png"))
+    with open(os.path.join(args.results, "frames.txt"), "w") as out:
+        for f in boot.frames:
+            why = report.keep.get(f.index)
+            out.write(f.label() + (f"  <- {why}" if why else "") + "\n")
+    shutil.copy(boot.serial_path, os.path.join(args.results, "serial.log"))
+    shutil.copy(boot.report_path, os.path.join(args.results, "report.log"))
+    with open(os.path.join(args.results, "figures.json"), "w") as out:
+        json.dump(dict(report.figures), out, indent=1)
+
+    name = args.name
+    for title, text in report.figures:
+        print(f"  [{name}] {title}: {text}")
+    for passed, title, detail in report.checks:
+        print(f"  [{name}] {'PASS' if passed else 'FAIL'} {title}" + ("" if passed else f": {detail}"))
+    passed = sum(1 for p, _, _ in report.checks if p)
+    failed = len(report.checks) - passed
+    with open(os.path.join(args.results, "passed"), "w") as out:
+        out.write(f"{passed}\n")
+    with open(os.path.join(args.results, "failed"), "w") as out:
+        out.write(f"{failed}\n")
+    print(f"  [{name}] {passed} passed, {failed} failed; frames and logs in {args.results}")
+    if args.keep_frames:
+        shutil.rmtree(os.path.join(args.results, "frames"), ignore_errors=True)
+        shutil.move(boot.frames_dir, os.path.join(args.results, "frames"))
+    else:
+        shutil.rmtree(boot.frames_dir, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

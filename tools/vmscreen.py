@@ -1,0 +1,150 @@
+"""What tools/vm-test-check.py and tools/boot-test-check.py share: QEMU's monitor and
+serial log, its `screendump` PPMs, and the default theme's bar geometry and colours.
+Standard library only.
+"""
+import os
+import socket
+import struct
+import time
+import zlib
+
+# Default theme (Sources/GaugeRender/Theme.swift, Layout.swift) at scale 1.
+BAR_FRACTION, BAR_MIN, BAR_MAX, BAR_HEIGHT, BAR_CENTER = 0.5, 200, 1200, 24, 5 / 6
+BLACK_MAX = 24          # a background pixel: every channel at most this
+GREY = 130              # track (0.51, 0.51, 0.51)
+
+
+def swift_round(v):
+    return int(v + 0.5) if v >= 0 else -int(-v + 0.5)
+
+
+class Image:
+    """An 8-bit binary PPM (P6), as QEMU's screendump writes it."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            data = f.read()
+        fields, pos = [], 0
+        while len(fields) < 4:
+            while data[pos:pos + 1].isspace():
+                pos += 1
+            if data[pos:pos + 1] == b"#":
+                pos = data.index(b"\n", pos)
+                continue
+            end = pos
+            while not data[end:end + 1].isspace():
+                end += 1
+            fields.append(data[pos:end])
+            pos = end
+        if fields[0] != b"P6" or fields[3] != b"255":
+            raise ValueError(f"{path}: not an 8-bit P6 PPM")
+        self.width, self.height = int(fields[1]), int(fields[2])
+        self.pixels = data[pos + 1:pos + 1 + self.width * self.height * 3]
+        if len(self.pixels) != self.width * self.height * 3:
+            raise ValueError(f"{path}: short PPM")
+        self.path = path
+
+    def at(self, x, y):
+        i = (y * self.width + x) * 3
+        return self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]
+
+    def save_png(self, path):
+        rows = b"".join(b"\0" + self.pixels[y * self.width * 3:(y + 1) * self.width * 3] for y in range(self.height))
+
+        def chunk(kind, body):
+            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        with open(path, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+
+
+def bar_rect(w, h, scale=1):
+    """The bar's (x, y, width, height) on a w×h screen (Layout's plain style)."""
+    bw = swift_round(min(max(w * BAR_FRACTION, BAR_MIN * scale), BAR_MAX * scale, w))
+    bh = min(BAR_HEIGHT * scale, h)
+    below = 16 * scale + -int(-16 * scale * 1.3 // 1)   # text gap + one message line
+    y = max(0, min(swift_round(h * BAR_CENTER) - bh // 2, h - bh - below))
+    return (w - bw) // 2, y, bw, bh
+
+
+def is_black(p):
+    return max(p) <= BLACK_MAX
+
+
+def is_grey(p):
+    return max(p) - min(p) <= 16 and GREY - 40 <= sum(p) / 3 <= GREY + 30
+
+
+def is_orange(p):
+    r, g, b = p
+    # (0.87, 0.55, 0.09) = (222, 140, 23), lighter to darker, stripes white at 20%.
+    return r >= 150 and r > g + 30 and g > b + 40 and b <= 120
+
+
+class Monitor:
+    """QEMU's human monitor on a Unix socket (`-monitor unix:PATH,server=on,wait=off`)."""
+
+    def __init__(self, path):
+        self.socket = socket.socket(socket.AF_UNIX)
+        self.socket.connect(path)
+        self.read()
+
+    def read(self):
+        data = b""
+        self.socket.settimeout(30)
+        while not data.endswith(b"(qemu) "):
+            chunk = self.socket.recv(4096)
+            if not chunk:
+                raise RuntimeError("monitor closed")
+            data += chunk
+        return data
+
+    def command(self, text):
+        self.socket.sendall(text.encode() + b"\n")
+        return self.read()
+
+    def screendump(self, path):
+        """The screen now, as an Image (waits until QEMU has written the whole file)."""
+        if os.path.exists(path):
+            os.unlink(path)
+        self.command(f"screendump {path}")
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if os.path.exists(path) and os.path.getsize(path) > 20:
+                try:
+                    return Image(path)
+                except (ValueError, IndexError):
+                    pass
+            time.sleep(0.02)
+        raise RuntimeError(f"screendump {path} did not appear")
+
+
+class SerialLog:
+    """A serial port QEMU writes to a file (`-serial file:PATH`), read line by line."""
+
+    def __init__(self, path):
+        self.path = path
+        self.offset = 0
+        self.pending = b""
+
+    def lines(self):
+        """New complete lines of the log."""
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        self.offset += len(data)
+        self.pending += data
+        *complete, self.pending = self.pending.split(b"\n")
+        return [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
+
+
+def wait_for_sockets(process, paths, log, seconds=20):
+    """Waits until QEMU has created its listening sockets."""
+    deadline = time.time() + seconds
+    while not all(os.path.exists(p) for p in paths):
+        if time.time() > deadline or process.poll() is not None:
+            raise RuntimeError("QEMU did not start: " + open(log, errors="replace").read())
+        time.sleep(0.05)

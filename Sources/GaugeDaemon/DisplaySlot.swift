@@ -106,9 +106,10 @@ package final class DisplaySlot {
         try device?.acquire()
     }
 
-    /// After a frame: a device that failed with ENODEV is abandoned.
+    /// After a frame: a device that failed for good (ENODEV, or no head took the first
+    /// frame's mode) is abandoned, and the next best one is looked for.
     package func checkDevice() {
-        if let device, device.isGone { drop(device, reason: "the device went away (ENODEV)") }
+        if let device, device.isGone { drop(device, reason: "the device went away (ENODEV) or refused every mode") }
     }
 
     package func close(retain: Bool) {

@@ -47,6 +47,9 @@ public final class DRMDisplay: DeviceDisplay {
     /// Worth calling `drmModeDirtyFB`; false once the driver said it has no use for it.
     private var dirtyWanted = true
     private var closed = false
+    /// Our buffers are on the CRTCs: the first frame has been presented.
+    private var lit = false
+    private var skipped: [String] = []
 
     private struct Head {
         var connector: UInt32
@@ -65,9 +68,12 @@ public final class DRMDisplay: DeviceDisplay {
         var map: UnsafeMutableRawPointer?
     }
 
-    /// Opens `path` (default `/dev/dri/card0`), becomes DRM master, lights every connected
-    /// connector it can and shows a black frame. Fails, closing everything, when the card
-    /// has no dumb buffers, no connected connector, or another process is DRM master.
+    /// Opens `path` (default `/dev/dri/card0`), becomes DRM master and plans the heads.
+    /// Nothing changes on screen until the first frame is presented: that frame sets the
+    /// mode, so whatever showed before (the console, or a splash on the framebuffer this
+    /// card replaced) goes straight to the splash, without a black frame in between. Fails,
+    /// closing everything, when the card has no dumb buffers, no connected connector, or
+    /// another process is DRM master.
     public init(path: String = "/dev/dri/card0") throws(DisplayError) {
         self.path = path
         let fd: Int32
@@ -108,7 +114,7 @@ public final class DRMDisplay: DeviceDisplay {
         var modeInfos: [UInt32: [drmModeModeInfo]] = [:]
         var millimetres: [UInt32: (Int, Int)] = [:]
         for index in 0..<Int(resources.pointee.count_connectors) {
-            guard let connector = drmModeGetConnector(fd, resources.pointee.connectors[index]) else { continue }
+            guard let connector = Self.connector(fd: fd, id: resources.pointee.connectors[index]) else { continue }
             defer { drmModeFreeConnector(connector) }
             let c = connector.pointee
             let modes = Array(UnsafeBufferPointer(start: c.modes, count: Int(c.count_modes)))
@@ -174,24 +180,10 @@ public final class DRMDisplay: DeviceDisplay {
         format = chosen
         summary = ""
 
-        // Buffer 1 goes on screen black; frames start in buffer 0.
-        for (index, head) in heads.enumerated() {
-            var connector = head.connector
-            var mode = head.mode
-            if drmModeSetCrtc(fd, head.crtc, buffers[1].fb, 0, 0, &connector, 1, &mode) != 0 {
-                let why = Self.errnoText()
-                if index == 0 {
-                    for buffer in buffers { Self.destroy(buffer, fd: fd) }
-                    throw DisplayError("drm \(path) (\(driver)): cannot set \(Self.modeText(mode)) on \(head.name): \(why)")
-                }
-                self.heads[index].crtc = 0
-            }
-        }
-        let lit = self.heads.filter { $0.crtc != 0 }
-        for head in self.heads where head.crtc == 0 { drmModeFreeCrtc(head.saved) }
-        self.heads = lit
         built = true
-        markDirty(buffers[1], Rect(x: 0, y: 0, width: width, height: height))
+        skipped = plan.skipped
+        // Asks once, off screen, whether the driver wants DirtyFB, so the summary says so.
+        markDirty(buffers[1], Rect(x: 0, y: 0, width: 1, height: 1))
         summary = describe(skipped: plan.skipped)
     }
 
@@ -231,6 +223,12 @@ public final class DRMDisplay: DeviceDisplay {
         }
         let back = damage.back
         let buffer = buffers[back]
+        if !lit {
+            try light(with: buffer.fb)
+            damage.presented(drawn: area)
+            markDirty(buffer, area)
+            return
+        }
         let userData = Unmanaged.passUnretained(self).toOpaque()
         var failure: Int32 = 0
         for head in heads {
@@ -247,7 +245,7 @@ public final class DRMDisplay: DeviceDisplay {
                 try setCrtcs(to: buffer.fb)
                 flipping = false
                 frontOverride = back
-                summary = describe(skipped: [])
+                summary = describe(skipped: skipped)
                 markDirty(buffer, damage.screen)
                 return
             case ENODEV:
@@ -310,7 +308,7 @@ public final class DRMDisplay: DeviceDisplay {
     public func release() {
         guard !closed, isActive else { return }
         isActive = false
-        restoreCrtcs()
+        if lit { restoreCrtcs() }
         _ = drmDropMaster(fd)
     }
 
@@ -326,6 +324,7 @@ public final class DRMDisplay: DeviceDisplay {
         // Flips queued before the release have completed or been dropped.
         flipsPending = 0
         damage.invalidateAll()
+        guard lit else { return }
         try setCrtcs(to: buffers[frontIndex].fb)
         markDirty(buffers[frontIndex], damage.screen)
     }
@@ -339,7 +338,7 @@ public final class DRMDisplay: DeviceDisplay {
         guard !closed else { return }
         closed = true
         var kept: UInt32 = 0
-        if isActive, !buffers.isEmpty {
+        if isActive, lit, !buffers.isEmpty {
             let front = buffers[frontIndex]
             if retain {
                 var closefb = gauge_drm_mode_closefb(fb_id: front.fb, pad: 0)
@@ -372,6 +371,29 @@ public final class DRMDisplay: DeviceDisplay {
 
     private func framebuffer(_ buffer: DumbBuffer) -> Framebuffer {
         Framebuffer(base: buffer.map!, width: width, height: height, stride: buffer.pitch, format: format)
+    }
+
+    /// Sets the mode with the first frame on every head. A head that refuses is left dark
+    /// (logged in the summary); the display fails, as gone, when none accepts.
+    private func light(with fb: UInt32) throws(DisplayError) {
+        var refused: [String] = []
+        for (index, head) in heads.enumerated() {
+            var connector = head.connector
+            var mode = head.mode
+            if drmModeSetCrtc(fd, head.crtc, fb, 0, 0, &connector, 1, &mode) != 0 {
+                refused.append("cannot set \(Self.modeText(mode)) on \(head.name): \(Self.errnoText())")
+                heads[index].crtc = 0
+            }
+        }
+        for head in heads where head.crtc == 0 { drmModeFreeCrtc(head.saved) }
+        heads = heads.filter { $0.crtc != 0 }
+        if heads.isEmpty {
+            isGone = true
+            throw DisplayError("drm \(path) (\(driver)): \(refused.joined(separator: "; "))")
+        }
+        lit = true
+        skipped += refused
+        summary = describe(skipped: skipped)
     }
 
     private func setCrtcs(to fb: UInt32) throws(DisplayError) {
@@ -486,10 +508,22 @@ public final class DRMDisplay: DeviceDisplay {
             destroy(buffer, fd: fd)
             throw DisplayError("\(format.rawValue) buffer map: \(DRMDisplay.errnoText(error.errno))")
         }
-        // Dumb buffers come zeroed, which is black in both formats; say so anyway.
-        memset(map, 0, buffer.size)
+        // Not cleared: no buffer is shown before a frame has drawn all of it (the first
+        // frame sets the mode, and every buffer starts stale over the whole screen).
         buffer.map = map
         return buffer
+    }
+
+    /// The connector as the kernel last probed it when that says connected with modes,
+    /// which costs no probe (the fbdev emulation probed it when the driver came up);
+    /// otherwise a full probe, so a screen is never missed for want of one.
+    private static func connector(fd: Int32, id: UInt32) -> drmModeConnectorPtr? {
+        if let current = drmModeGetConnectorCurrent(fd, id) {
+            let c = current.pointee
+            if c.connection == DRM_MODE_CONNECTED, c.count_modes > 0 { return current }
+            drmModeFreeConnector(current)
+        }
+        return drmModeGetConnector(fd, id)
     }
 
     private static func destroy(_ buffer: DumbBuffer, fd: Int32, removeFramebuffer: Bool = true) {

@@ -23,7 +23,8 @@ public protocol DeviceDisplay: Display {
     var driver: String { get }
     /// The number of the device opened, to match remove events.
     var deviceNumber: DeviceNumber? { get }
-    /// A call on the device failed with ENODEV: the kernel removed it.
+    /// A call on the device failed with ENODEV (the kernel removed it), or the device
+    /// cannot show anything (a DRM card none of whose heads took the first mode set).
     var isGone: Bool { get }
     /// Asks the kernel whether the device is still there (one ioctl); false once it was
     /// removed, even if a new device took the same path.

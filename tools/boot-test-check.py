@@ -29,6 +29,7 @@ import time
 from vmscreen import Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, wait_for_sockets
 
 INTERVAL = 0.33       # seconds between screendumps
+HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
 EARLY_INTERVAL = 0.1  # until the first splash frame (when it comes is a figure)
 # A byte at most this is dark (the background is black; every channel of a lit pixel is
 # above it in at least one channel).
@@ -286,9 +287,30 @@ def analyse(boot, exited, report):
                  f"({', '.join(sorted({f.kind for f in boot_frames if f.guest <= until}))})")
 
     # 2. Unbroken until the getty (or gauged-quit): at most one frame without the splash
-    # (a mode set), and that one black.
+    # (a mode set), and that one black. A DRM driver that replaces the firmware's
+    # framebuffer during the boot (uefi-late-drm) blanks the screen with its own mode set
+    # before gauged can open the new card: black frames are allowed from the driver's
+    # probe (gauged leaving efifb, or the driver's registration) until gauged shows its first
+    # frame on the card, and that hand-over must end within HANDOVER_LIMIT seconds.
     during = [f for f in boot_frames if first and first.guest <= f.guest <= until]
-    gaps = [f for f in during if f.kind != "splash"]
+    on_card = journal_time(r"gauged: display: drm ")
+    left_efifb = journal_time(r"gauged: left fbdev /dev/fb0 EFI VGA")
+    handover = None
+    if drm_ready is not None and first is not None and first.guest < drm_ready <= until:
+        start = min(drm_ready, left_efifb) if left_efifb is not None else drm_ready
+        shown = next((f.guest for f in during if f.kind == "splash" and on_card is not None and f.guest > on_card), None)
+        handover = (start, shown)
+        blank = [f for f in during if f.kind == "black" and start <= f.guest and (shown is None or f.guest < shown)]
+        report.figure("DRM driver hand-over (efifb left to the splash on the card)",
+                      f"{shown - start:.2f} s, {len(blank)} black frames" if shown is not None
+                      else "the splash never came back on the card")
+        report.check(shown is not None and shown - start <= HANDOVER_LIMIT,
+                     f"the splash is back within {HANDOVER_LIMIT:.1f} s when the DRM driver replaces efifb",
+                     f"efifb left at {left_efifb} s, driver registered at {drm_ready:.2f} s, "
+                     f"gauged on the card at {on_card} s, first splash frame after it at {shown} s")
+    in_handover = (lambda f: f.kind == "black" and handover is not None and handover[0] <= f.guest
+                   and (handover[1] is None or f.guest < handover[1]))
+    gaps = [f for f in during if f.kind != "splash" and not in_handover(f)]
     for f in gaps[:6]:
         report.evidence(f, f"no splash during the boot: {f.kind}")
     report.figure("frames without the splash during the boot",

@@ -179,13 +179,18 @@ class Boot:
 
     def read_serial(self):
         """Reads the report port every 10 ms: a line's arrival time maps host time onto
-        the guest's clock, so it must not wait for the next screendump."""
+        the guest's clock, so it must not wait for the next screendump. OVMF writes its
+        screen-clearing escapes to the serial ports without a newline, so the guest's
+        first report line may follow them: a line is taken from its GAUGE- marker on."""
+        def clean(line):
+            at = line.find("GAUGE-")
+            return line[at:] if at > 0 else line
         while not self.finished.is_set():
             for line in self.serial.lines():
-                self.lines.append((self.now(), line))
+                self.lines.append((self.now(), clean(line)))
             time.sleep(0.01)
         for line in self.serial.lines():
-            self.lines.append((self.now(), line))
+            self.lines.append((self.now(), clean(line)))
 
     def stop(self):
         self.finished.set()

@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 
-from vmscreen import Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, wait_for_sockets
+from vmscreen import Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, stop_qemu, wait_for_sockets
 
 INTERVAL = 0.33       # seconds between screendumps
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
@@ -195,13 +195,7 @@ class Boot:
     def stop(self):
         self.finished.set()
         self.reader.join(5)
-        if self.process.poll() is None:
-            try:
-                self.monitor.socket.sendall(b"quit\n")
-                self.process.wait(5)
-            except Exception:
-                self.process.kill()
-                self.process.wait()
+        stop_qemu(self.process, self.monitor)
 
 
 class Report:

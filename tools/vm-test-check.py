@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from vmscreen import Monitor, SerialLog, bar_rect, is_black, is_grey, is_orange, swift_round, wait_for_sockets
+from vmscreen import Monitor, SerialLog, bar_rect, is_black, is_grey, is_orange, swift_round, stop_qemu, wait_for_sockets
 
 
 class Checker:
@@ -132,13 +132,7 @@ class VM:
         self.control.sendall(b"go\n")
 
     def stop(self):
-        if self.process.poll() is None:
-            try:
-                self.monitor.socket.sendall(b"quit\n")
-                self.process.wait(5)
-            except Exception:
-                self.process.kill()
-                self.process.wait()
+        stop_qemu(self.process, self.monitor)
 
 
 def main():

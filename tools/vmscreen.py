@@ -119,6 +119,17 @@ class Monitor:
         raise RuntimeError(f"screendump {path} did not appear")
 
 
+def stop_qemu(process, monitor):
+    """Ends a QEMU still running: `quit` on the monitor, killed after 5 s."""
+    if process.poll() is None:
+        try:
+            monitor.socket.sendall(b"quit\n")
+            process.wait(5)
+        except Exception:
+            process.kill()
+            process.wait()
+
+
 class SerialLog:
     """A serial port QEMU writes to a file (`-serial file:PATH`), read line by line."""
 

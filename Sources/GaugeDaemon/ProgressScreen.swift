@@ -149,6 +149,14 @@ package final class ProgressScreen {
     /// The display must be repainted whole (a mode set, a VT switch back).
     package func invalidate() { scene?.invalidate() }
 
+    /// Where the current scene puts each element (empty ones are not drawn), in the
+    /// display's pixels.
+    package var elementRects: [(name: String, rect: Rect)] {
+        guard let scene else { return [] }
+        return [("bar", scene.barRect), ("label", scene.labelRect), ("title", scene.titleRect),
+                ("message", scene.messageRect), ("mark", scene.markRect)]
+    }
+
     // MARK: - Frames
 
     package func isAnimating(at time: Double) -> Bool {

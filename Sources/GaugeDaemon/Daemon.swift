@@ -114,7 +114,9 @@ package final class Daemon {
             listener = try ListeningSocket.passedOrBound(
                 path: options.socketPath, groupID: groupID, passed: SocketActivation.takeFromEnvironment())
         } catch {
-            throw DaemonError("cannot listen on \(options.socketPath): \(error)")
+            // Most reasons name the path already: say it once.
+            let reason = "\(error)"
+            throw DaemonError(reason.contains(options.socketPath) ? "cannot listen: \(reason)" : "cannot listen on \(options.socketPath): \(reason)")
         }
         var configuration = SocketServerConfiguration()
         configuration.maxClients = options.maxClients

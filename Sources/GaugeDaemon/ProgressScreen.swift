@@ -186,7 +186,8 @@ package final class ProgressScreen {
             try display.present(damage: damage)
             framesPresented += 1
         } catch {
-            log("presenting a frame on \(display.name) failed: \(error)")
+            // A display's errors name the device.
+            log("frame not presented: \(error)")
         }
         return true
     }

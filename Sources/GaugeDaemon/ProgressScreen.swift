@@ -211,8 +211,10 @@ package final class ProgressScreen {
 
     package func status(at time: Double, fps: Int, clients: Int) -> Status {
         let displayInfo = display.map { Status.Display(name: $0.name, width: $0.width, height: $0.height, format: $0.format.rawValue) }
+        // To two decimals, as the reply carries them.
         return Status(
-            target: model.target, shown: model.shown(at: time), message: model.message, title: model.title,
+            target: Status.twoDecimals(model.target), shown: Status.twoDecimals(model.shown(at: time)),
+            message: model.message, title: model.title,
             mode: model.mode == .determinate ? .determinate : .indeterminate,
             state: GaugeProtocol.RunState(rawValue: model.state.rawValue) ?? .running,
             visible: visible, display: displayInfo ?? .none, fps: fps,

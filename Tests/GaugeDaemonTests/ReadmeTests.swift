@@ -53,6 +53,11 @@ import Testing
             "PNG 1920x1080",
         ],
         "dialog": ["gauged: quit requested"],
+        "psplash": ["gauged: psplash FIFO at /tmp/psplash_fifo", "gauged: quit requested"],
+        "plymouth": [
+            "progress:  40%", "title:     \"Installing updates\"\n", "message:   \"Checking disks\"\n",
+            "gauged: quit (retain) requested",
+        ],
     ]
 
     @Test func everyBashBlockIsRunOrSaysWhyNot() throws {

@@ -114,7 +114,9 @@ package final class Daemon {
             listener = try ListeningSocket.passedOrBound(
                 path: options.socketPath, groupID: groupID, passed: SocketActivation.takeFromEnvironment())
         } catch {
-            throw DaemonError("cannot listen on \(options.socketPath): \(error)")
+            // Most reasons name the path already: say it once.
+            let reason = "\(error)"
+            throw DaemonError(reason.contains(options.socketPath) ? "cannot listen: \(reason)" : "cannot listen on \(options.socketPath): \(reason)")
         }
         var configuration = SocketServerConfiguration()
         configuration.maxClients = options.maxClients
@@ -628,12 +630,16 @@ package final class Daemon {
             }
         case .terminal:
             do {
-                return try TerminalDisplay(scale: 3)
+                return try TerminalDisplay(scale: terminalScale)
             } catch {
                 throw DaemonError("\(error)")
             }
         }
     }
+
+    /// Pixels per half-cell of `--display terminal`: a third of the cell resolution, so
+    /// the text still reads (80x24 cells are 240x144 pixels).
+    package static let terminalScale = 3
 
     /// Scale 2 on panels of about 190 dpi and more, as boot splashes pick it.
     static func autoScale(_ display: (any Display)?) -> Double {

@@ -47,39 +47,42 @@ package struct DaemonOptions: Equatable, Sendable {
 
     package init() {}
 
-    package static let usage = """
-        Usage: gauged [OPTIONS]
+    /// gauged's options and what they do (`--help`, and the man page's OPTIONS).
+    package static let optionTable: [(label: String, text: String)] = [
+        ("--display KIND",
+         "auto (default): the best DRM or fbdev device, followed as devices come and go; with none the daemon serves without a display until one appears. "
+            + "drm[:/dev/dri/cardN], fbdev[:/dev/fbN]: that device, waited for. "
+            + "memory:WxH[:FORMAT[:STRIDE]]: in memory (tests, snapshots). terminal: drawn in this terminal. none: no display"),
+        ("--socket PATH", "listening socket (default /run/gauge/gauged.sock, env GAUGE_SOCKET)"),
+        ("--group NAME", "members of this group may talk to the daemon too"),
+        ("--theme FILE", "theme file (key = value lines); SIGHUP or `reload` re-reads it"),
+        ("--fps N", "frame rate while something moves (default 60)"),
+        ("--scale N", "1 or 2 (default: from the display's physical size)"),
+        ("--rotate DEGREES", "0, 90, 180 or 270: turn the picture for a panel on its side"),
+        ("--vt TTY|none", "the console to put in graphics mode (default: the active VT)"),
+        ("--max-clients N", "clients served at once (default 64; the last few are kept for root)"),
+        ("--idle-timeout S", "close connections silent for S seconds (default 300; 0: never)"),
+        ("--psplash-fifo [PATH]", "also read psplash commands (PROGRESS n, MSG text, QUIT) from a FIFO (default /run/psplash_fifo)"),
+        ("--plymouth-compat", "also serve Plymouth's boot protocol, so `plymouth` drives gauged"),
+        ("--title TEXT", "the title from the first frame on"),
+        ("--shutdown", "a shutdown or reboot screen: the bar runs indeterminate and SIGTERM leaves the last frame on the display"),
+        ("--boot",
+         "a boot screen: until a client sends progress, the bar follows an estimate from the previous boot's steps and duration, and quit records this boot's"),
+        ("--boot-history FILE", "where --boot keeps them (default /var/lib/gauge/boot-duration)"),
+        ("--ask-password-dir DIR|none",
+         "give the console back while a password request waits here (default /run/systemd/ask-password)"),
+        ("--demo", "play a scripted demo sequence, then quit"),
+        ("--verbose", "log more"),
+        ("-h, --help", "this text"),
+    ]
 
-        Shows a progress screen on the display and takes updates on a Unix socket.
-
-        Options:
-          --display KIND     auto (default), drm[:/dev/dri/cardN], fbdev[:/dev/fbN],
-                             memory:WxH[:FORMAT[:STRIDE]], terminal, none
-          --socket PATH      listening socket (default /run/gauge/gauged.sock, env GAUGE_SOCKET)
-          --group NAME       members of this group may talk to the daemon too
-          --theme FILE       theme file (key = value lines); SIGHUP or `reload` re-reads it
-          --fps N            frame rate while something moves (default 60)
-          --scale N          1 or 2 (default: from the display's physical size)
-          --rotate DEGREES   0, 90, 180 or 270: turn the picture for a panel on its side
-          --vt TTY|none      the console to put in graphics mode (default: the active VT)
-          --max-clients N    clients served at once (default 64; the last few are kept for root)
-          --idle-timeout S   close connections silent for S seconds (default 300; 0: never)
-          --psplash-fifo [PATH]  also read psplash commands (PROGRESS n, MSG text, QUIT)
-                             from a FIFO (default /run/psplash_fifo)
-          --plymouth-compat  also serve Plymouth's boot protocol, so `plymouth` drives gauged
-          --title TEXT       the title from the first frame on
-          --shutdown         a shutdown or reboot screen: the bar runs indeterminate and
-                             SIGTERM leaves the last frame on the display
-          --boot             a boot screen: until a client sends progress, the bar follows
-                             an estimate from the previous boot's steps and duration,
-                             and quit records this boot's
-          --boot-history FILE  where --boot keeps them (default /var/lib/gauge/boot-duration)
-          --ask-password-dir DIR|none  give the console back while a password request
-                             waits here (default /run/systemd/ask-password)
-          --demo             play a scripted demo sequence, then quit
-          --verbose          log more
-          -h, --help         this text
-        """
+    package static var usage: String {
+        var lines = ["Usage: gauged [OPTIONS]", ""]
+        lines += HelpText.paragraph("Shows a progress screen on the display and takes updates on a Unix socket.")
+        lines += ["", "Options:"]
+        lines += HelpText.table(optionTable)
+        return lines.joined(separator: "\n")
+    }
 
     package enum ParseResult: Equatable {
         case run(DaemonOptions)

@@ -149,6 +149,14 @@ package final class ProgressScreen {
     /// The display must be repainted whole (a mode set, a VT switch back).
     package func invalidate() { scene?.invalidate() }
 
+    /// Where the current scene puts each element (empty ones are not drawn), in the
+    /// display's pixels.
+    package var elementRects: [(name: String, rect: Rect)] {
+        guard let scene else { return [] }
+        return [("bar", scene.barRect), ("label", scene.labelRect), ("title", scene.titleRect),
+                ("message", scene.messageRect), ("mark", scene.markRect)]
+    }
+
     // MARK: - Frames
 
     package func isAnimating(at time: Double) -> Bool {
@@ -178,7 +186,8 @@ package final class ProgressScreen {
             try display.present(damage: damage)
             framesPresented += 1
         } catch {
-            log("presenting a frame on \(display.name) failed: \(error)")
+            // A display's errors name the device.
+            log("frame not presented: \(error)")
         }
         return true
     }
@@ -202,8 +211,10 @@ package final class ProgressScreen {
 
     package func status(at time: Double, fps: Int, clients: Int) -> Status {
         let displayInfo = display.map { Status.Display(name: $0.name, width: $0.width, height: $0.height, format: $0.format.rawValue) }
+        // To two decimals, as the reply carries them.
         return Status(
-            target: model.target, shown: model.shown(at: time), message: model.message, title: model.title,
+            target: Status.twoDecimals(model.target), shown: Status.twoDecimals(model.shown(at: time)),
+            message: model.message, title: model.title,
             mode: model.mode == .determinate ? .determinate : .indeterminate,
             state: GaugeProtocol.RunState(rawValue: model.state.rawValue) ?? .running,
             visible: visible, display: displayInfo ?? .none, fps: fps,

@@ -61,8 +61,8 @@ package struct Status: Equatable, Sendable {
     /// The JSON object, keys in a fixed order.
     package var jsonValue: JSONValue {
         .object([
-            .init("target", .number(target)),
-            .init("shown", .number(shown)),
+            .init("target", .number(Self.twoDecimals(target))),
+            .init("shown", .number(Self.twoDecimals(shown))),
             .init("message", .string(message)),
             .init("title", .string(title)),
             .init("mode", .string(mode.rawValue)),
@@ -129,19 +129,26 @@ package struct Status: Equatable, Sendable {
     }
 
     /// What `gaugectl status` prints: one `label: value` per line, no trailing newline.
+    /// Each fact once: the display's size and format only where its name lacks them, and
+    /// `visible` says no, with the reason, when there is no display to be seen on.
     package var humanReadable: String {
-        let displayText =
-            display.name == Display.none.name
-            ? "none"
-            : "\(display.name) \(display.width)x\(display.height)"
-                + (display.format.isEmpty ? "" : " \(display.format)")
+        let hasDisplay = display.name != Display.none.name
+        var displayText = hasDisplay ? display.name : "none"
+        if hasDisplay {
+            let words = display.name.split(separator: " ")
+            for detail in ["\(display.width)x\(display.height)", display.format]
+            where !detail.isEmpty && !words.contains(Substring(detail)) {
+                displayText += " " + detail
+            }
+        }
+        let visibleText = !visible ? "no (hidden)" : hasDisplay ? "yes" : "no (no display; shown once one appears)"
         let rows: [(String, String)] = [
-            ("progress", Self.percent(target) + (shown == target ? "" : " (shown \(Self.percent(shown)))")),
+            ("progress", Self.percent(target) + (Self.twoDecimals(shown) == Self.twoDecimals(target) ? "" : " (shown \(Self.percent(shown)))")),
             ("state", state.rawValue),
             ("mode", mode.rawValue),
             ("title", Self.quoted(title)),
             ("message", Self.quoted(message)),
-            ("visible", visible ? "yes" : "no"),
+            ("visible", visibleText),
             ("display", displayText),
             ("fps", String(fps)),
             ("animating", animating ? "yes" : "no"),
@@ -156,11 +163,17 @@ package struct Status: Equatable, Sendable {
 
     /// `42.5%`: at most two decimals.
     private static func percent(_ value: Double) -> String {
+        PlainDecimal.format(twoDecimals(value)) + "%"
+    }
+
+    /// `value` rounded to two decimals (half away from zero): what a percentage on a
+    /// screen can mean, so `status` reports 0.05 rather than 0.0005365532495279185.
+    package static func twoDecimals(_ value: Double) -> Double {
         // Rounded by hand: `rounded()` needs libm, which this module does not link.
         let scaled = value * 100
-        guard scaled.isFinite, scaled.magnitude < 1e15 else { return PlainDecimal.format(value) + "%" }
+        guard scaled.isFinite, scaled.magnitude < 1e15 else { return value }
         let hundredths = Int(scaled + (scaled < 0 ? -0.5 : 0.5))
-        return PlainDecimal.format(Double(hundredths) / 100) + "%"
+        return Double(hundredths) / 100
     }
 
     /// The text in JSON string notation, so that control characters stay visible and

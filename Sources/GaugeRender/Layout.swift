@@ -22,6 +22,9 @@ struct Layout: Equatable {
     /// Width at each end of the fill where the shape varies; between them every column
     /// of the bar is the same but for the stripes.
     let capWidth: Int
+    /// Side of the success or failure mark's square, and its distance from the bar.
+    let markSize: Int
+    let markGap: Int
 
     init(theme: Theme, width: Int, height: Int, scale: Double) {
         self.width = width
@@ -31,10 +34,16 @@ struct Layout: Equatable {
         let box = theme.style == .box
         let padding = box ? px(theme.boxPadding) : 0
         self.padding = padding
+        let barHeight = min(px(theme.barHeight), height)
+        let inset = Int((theme.labelInset * scale).rounded())
+        markSize = barHeight + 2 * inset
+        markGap = 2 * inset
+        // The bar is centred; the mark beside it needs the same room on both sides, so a
+        // narrow screen (a terminal) shortens the bar rather than cutting the mark off.
+        let markRoom = theme.showMark ? markGap + markSize : 0
         let barWidth = min(
             max(Double(width) * theme.barWidth, theme.barMinWidth * scale),
-            theme.barMaxWidth * scale, Double(width - 2 * padding))
-        let barHeight = min(px(theme.barHeight), height)
+            theme.barMaxWidth * scale, Double(width - 2 * max(padding, markRoom)))
         let w = max(1, Int(barWidth.rounded()))
         let gap = Int((theme.textGap * scale).rounded())
         if box {
@@ -57,7 +66,7 @@ struct Layout: Equatable {
         radius = min(theme.cornerRadius * scale, Double(barHeight) / 2)
         stripePeriod = px(theme.stripeWidth)
         labelSize = px(theme.labelSize)
-        labelInset = Int((theme.labelInset * scale).rounded())
+        labelInset = inset
         titleSize = px(theme.titleSize)
         messageSize = px(theme.messageSize)
         textGap = Int((theme.textGap * scale).rounded())

@@ -354,9 +354,9 @@ public final class Scene {
         labelValue = -1
         label.rect = .zero
         mark = TextLine()
-        if theme.showMark, let mask = Mark.mask(for: next, size: layout.bar.height + 2 * layout.labelInset) {
+        if theme.showMark, let mask = Mark.mask(for: next, size: layout.markSize) {
             let b = layout.bar
-            let gap = layout.labelInset * 2
+            let gap = layout.markGap
             let x = theme.labelPosition == .right ? b.x - gap - mask.width : b.maxX + gap
             let rect = Rect(x: x, y: b.y + (b.height - mask.height) / 2, width: mask.width, height: mask.height)
             mark = TextLine(text: next.rawValue, image: TextImage(mask: mask, width: mask.width, height: mask.height, ascent: 0, truncated: false, missingGlyphs: 0), rect: rect.intersection(Rect(x: 0, y: 0, width: width, height: height)))

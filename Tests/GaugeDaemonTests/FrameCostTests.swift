@@ -67,3 +67,28 @@ private func bytes(_ display: MemoryDisplay) -> [UInt8] {
         #expect(presented >= 30 && presented <= 36, "\(presented) frames in a second at 35 px/s")
     }
 }
+
+/// A display whose frames fail, as a device that went away does.
+private final class FailingDisplay: Display {
+    let memory: MemoryDisplay
+    init() throws { memory = try MemoryDisplay(width: 64, height: 48) }
+    var name: String { "fbdev /dev/fb7 test" }
+    var width: Int { memory.width }
+    var height: Int { memory.height }
+    var format: PixelFormat { memory.format }
+    var physicalSize: (width: Int, height: Int)? { nil }
+    func beginFrame() -> FrameTarget? { memory.beginFrame() }
+    func present(damage: Rect) throws(DisplayError) { throw DisplayError("fbdev /dev/fb7: the device is gone") }
+}
+
+@Suite struct FrameFailureLogTests {
+    /// The display's error names the device; the log line does not name it again.
+    @Test func aFailedFrameIsLoggedNamingTheDeviceOnce() throws {
+        var lines: [String] = []
+        let screen = ProgressScreen(theme: Theme(), display: try FailingDisplay(), log: { lines.append($0) })
+        screen.setProgress(10, message: nil, at: 0)
+        screen.renderFrame(at: 1)
+        #expect(lines == ["frame not presented: fbdev /dev/fb7: the device is gone"])
+        #expect(screen.framesPresented == 0)
+    }
+}

@@ -13,6 +13,17 @@ import Testing
         #expect(BuiltBinary.gaugectl != nil, "gaugectl not found; run `swift build --build-tests`")
     }
 
+    /// A second daemon on the same socket says why it stops, naming the path once.
+    @Test func aSecondDaemonSaysWhyOnceAndExitsOne() throws {
+        let first = try GaugedProcess()
+        let gauged = try BuiltBinary.require(BuiltBinary.gauged, "gauged")
+        let second = try runProgram(gauged, ["--display", "none", "--socket", first.socketPath])
+        #expect(second.status == 1)
+        let line = "gauged: cannot listen: another daemon is already listening on \(first.socketPath)\n"
+        #expect(second.stderr.hasSuffix(line), "\(second.stderr)")
+        #expect(second.stderr.components(separatedBy: first.socketPath).count == 2, "\(second.stderr)")
+    }
+
     @Test func everyRequestRepliesAndStatusFollows() throws {
         let daemon = try GaugedProcess(["--fps", "30"], display: "memory:400x300")
         let c = try daemon.connect()

@@ -334,7 +334,8 @@ private final class FakeDaemon: @unchecked Sendable {
     @Test func overviewListsEveryCommandAndTheCompletionKnowsThem() throws {
         let run = try gaugectl(["--help"])
         let section = run.stdout.components(separatedBy: "Commands:\n")[1].components(separatedBy: "\n\n")[0]
-        let commands = section.split(separator: "\n").map { $0.split(separator: " ")[0] }
+        // A command's line starts with two spaces; its description's wrapped lines with more.
+        let commands = section.split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { $0.split(separator: " ")[0] }
         #expect(commands.count >= 18)
         let completion = try String(
             contentsOf: repositoryRoot.appendingPathComponent("tools/completion/gaugectl.bash"), encoding: .utf8)

@@ -16,7 +16,20 @@ import Testing
         var tiny = Self.sample
         tiny.shown = 0.0000001
         tiny.target = 0
-        #expect(tiny.json().hasPrefix(#"{"target":0,"shown":0.0000001,"#))
+        #expect(tiny.json().hasPrefix(#"{"target":0,"shown":0,"#))
+    }
+
+    /// A percentage means something to two decimals: the eased value mid-transition
+    /// (`0.0005365532495279185`) is not sent with sixteen more.
+    @Test(arguments: [
+        (0.0005365532495279185, "0"), (42.125, "42.13"), (99.994, "99.99"), (99.995, "100"),
+        (33.333333333333336, "33.33"), (-0.004, "0"), (-0.006, "-0.01"), (100, "100"),
+    ])
+    func numbersHaveAtMostTwoDecimals(value: Double, text: String) {
+        var status = Self.sample
+        status.target = value
+        status.shown = value
+        #expect(status.json().hasPrefix(#"{"target":\#(text),"shown":\#(text),"#), "\(status.json())")
     }
 
     static let nastyStrings = [
@@ -47,8 +60,8 @@ import Testing
                 status.state = state
                 status.visible.toggle()
                 status.animating.toggle()
-                status.target = Double.random(in: 0...100, using: &generator)
-                status.shown = Double.random(in: 0...100, using: &generator)
+                status.target = Status.twoDecimals(Double.random(in: 0...100, using: &generator))
+                status.shown = Status.twoDecimals(Double.random(in: 0...100, using: &generator))
                 status.clients = Int.random(in: 0...64, using: &generator)
                 status.display = .none
                 #expect(Status.parse(json: status.json()) == status)
@@ -100,10 +113,33 @@ import Testing
             #expect(text.contains(label), "\(label)")
         }
         #expect(text.contains("42.5% (shown 40%)"))
-        #expect(text.contains("memory 800x600 xrgb8888"))
+        #expect(text.contains("display:   memory 800x600 xrgb8888\n"))
+        #expect(text.contains("visible:   yes\n"))
         var multiline = Self.sample
         multiline.message = "a\nb"
         #expect(multiline.humanReadable.split(separator: "\n").count == text.split(separator: "\n").count)
+    }
+
+    /// A display whose name already holds its size and format (`memory 640x480
+    /// XRGB8888`, `terminal 80x24` is cells, not pixels) shows each once.
+    @Test func humanReadableSaysEachDisplayFactOnce() {
+        var status = Self.sample
+        status.display = .init(name: "memory 640x480 XRGB8888", width: 640, height: 480, format: "XRGB8888")
+        #expect(status.humanReadable.contains("display:   memory 640x480 XRGB8888\n"))
+        status.display = .init(name: "terminal 80x24", width: 240, height: 144, format: "XRGB8888")
+        #expect(status.humanReadable.contains("display:   terminal 80x24 240x144 XRGB8888\n"))
+        status.display = .init(name: "drm /dev/dri/card0 bochs-drm", width: 1024, height: 768, format: "XRGB8888")
+        #expect(status.humanReadable.contains("display:   drm /dev/dri/card0 bochs-drm 1024x768 XRGB8888\n"))
+    }
+
+    /// With no display nothing is visible, whatever `show` asked for.
+    @Test func humanReadableIsHonestWithoutADisplay() {
+        var status = Self.sample
+        status.display = .none
+        #expect(status.humanReadable.contains("visible:   no (no display; shown once one appears)\n"))
+        #expect(status.humanReadable.contains("display:   none\n"))
+        status.visible = false
+        #expect(status.humanReadable.contains("visible:   no (hidden)\n"))
     }
 }
 

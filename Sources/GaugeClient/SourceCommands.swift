@@ -3,10 +3,10 @@ import GaugeProtocol
 /// The commands that follow an update tool's own progress reports and drive the bar
 /// (`HonestBar`) with them.
 extension CommandSpec {
-    static let sourceCommands: [CommandSpec] = [bootc]
+    static let sourceCommands: [CommandSpec] = [bootc, systemd]
 
     static let bootc = CommandSpec(
-        name: "bootc", argumentsSynopsis: "[--fd N | --file PATH] [--on-eof auto|success|failure|keep] [OPTIONS]",
+        name: "bootc", argumentsSynopsis: "[--fd N | --file PATH] [--on-eof auto|success|failure|keep]",
         summary: "Show bootc's progress (its --progress-fd JSON Lines) until the stream ends",
         details: """
             Reads what bootc writes to --progress-fd (JSON Lines, org.containers.bootc.progress/v1
@@ -59,6 +59,57 @@ extension CommandSpec {
             return .run { invocation in BootcCommand.run(chosen, invocation: invocation) }
         },
         makeRequest: { _ throws(UsageError) in throw UsageError("bootc is not one request") })
+}
+
+extension CommandSpec {
+    static let systemd = CommandSpec(
+        name: "systemd", argumentsSynopsis: "[--address ADDRESS] [--interval SECONDS]",
+        summary: "Show systemd's boot or shutdown progress (its D-Bus Progress) as one bar",
+        details: """
+            Reads org.freedesktop.systemd1.Manager's Progress and SystemState over D-Bus
+            (sd-bus, from libsystemd.so.0, loaded when this command runs) every --interval
+            seconds; systemd announces no change of Progress, so it is polled. Progress falls
+            whenever new jobs come; the bar never does. During a boot (initializing,
+            starting) the bar follows it until the system is running (success), degraded
+            (failure: N units failed) or in maintenance (failure), then the command ends;
+            during a shutdown (stopping) it follows until killed. Started on a system that
+            is already up, it exits at once without touching the screen. While systemd is
+            not on the bus (it is re-executing, or no bus yet) it tries again every second.
+            """,
+        options: [
+            OptionSpec(name: "--address", valueName: "ADDRESS", help: "The D-Bus address (default: the system bus)"),
+            OptionSpec(name: "--interval", valueName: "SECONDS", help: "How often to read the progress (default 0.25)"),
+            OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message once running (default 'System ready')"),
+            ProgressTicks.options[0],
+        ],
+        makeAction: { arguments throws(UsageError) in
+            var options = SystemdCommand.Options()
+            options.address = try busAddress(arguments)
+            options.interval = try pollInterval(arguments)
+            if let text = arguments.values["--success-message"] { options.successMessage = try oneLine(text) }
+            options.bar = try ProgressTicks.settings(arguments)
+            let chosen = options
+            return .run { invocation in SystemdCommand.run(chosen, invocation: invocation) }
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("systemd is not one request") })
+}
+
+/// `--address`, checked to be one.
+func busAddress(_ arguments: CommandArguments) throws(UsageError) -> String? {
+    guard let address = arguments.values["--address"] else { return nil }
+    guard address.contains(":") else {
+        throw UsageError("--address needs a D-Bus address such as unix:path=/run/dbus/system_bus_socket")
+    }
+    return address
+}
+
+/// `--interval`: 0.01 to 60 seconds.
+func pollInterval(_ arguments: CommandArguments) throws(UsageError) -> Double {
+    guard let text = arguments.values["--interval"] else { return 0.25 }
+    guard let value = PlainDecimal.parse(text), value >= 0.01, value <= 60 else {
+        throw UsageError("--interval needs a number of seconds from 0.01 to 60, not '\(text)'")
+    }
+    return value
 }
 
 /// A message given on the command line, checked as the daemon would check it.

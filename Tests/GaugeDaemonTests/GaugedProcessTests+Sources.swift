@@ -52,8 +52,27 @@ final class PipedGaugectl {
         try process.run()
     }
 
+    private var errorText: [UInt8] = []
+
     func write(_ text: String) {
         input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Waits (30 s at most) until gaugectl has logged `text`; whether it did.
+    func waitForError(containing text: String) -> Bool {
+        let fd = errors.fileHandleForReading.fileDescriptor
+        let deadline = monotonicNow() + 30
+        while monotonicNow() < deadline {
+            if String(decoding: errorText, as: UTF8.self).contains(text) { return true }
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) >= 0 else { return false }
+            guard entry.revents != 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { return false }
+            errorText += chunk[..<count]
+        }
+        return false
     }
 
     /// Ends the input and waits for the exit (the test fails rather than hangs).
@@ -66,8 +85,8 @@ final class PipedGaugectl {
             process.waitUntilExit()
             return (nil, "")
         }
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, log)
+        let rest = errors.fileHandleForReading.readDataToEndOfFile()
+        return (process.terminationStatus, String(decoding: errorText + rest, as: UTF8.self))
     }
 }
 

@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait snapshot quit gauge swupdate bootc console-reset send help"
+    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait snapshot quit gauge swupdate bootc systemd console-reset send help"
     local global_options="--socket --timeout --no-wait --help -h --version"
 
     # The command is the first word after the global options (and their values).
@@ -101,6 +101,12 @@ _gaugectl() {
                 --fd | --success-message | --failure-message | --stall | --creep) return ;;
             esac
             COMPREPLY=($(compgen -W "--fd --file --on-eof --success-message --failure-message --stall --creep --help" -- "$cur"))
+            ;;
+        systemd)
+            case "$prev" in
+                --address | --interval | --success-message | --stall) return ;;
+            esac
+            COMPREPLY=($(compgen -W "--address --interval --success-message --stall --help" -- "$cur"))
             ;;
         send)
             if ((i + 1 == cword)); then

@@ -3,7 +3,7 @@ import GaugeProtocol
 /// The commands that follow an update tool's own progress reports and drive the bar
 /// (`HonestBar`) with them.
 extension CommandSpec {
-    static let sourceCommands: [CommandSpec] = [bootc, systemd]
+    static let sourceCommands: [CommandSpec] = [bootc, systemd, rauc, fwupd]
 
     static let bootc = CommandSpec(
         name: "bootc", argumentsSynopsis: "[--fd N | --file PATH] [--on-eof auto|success|failure|keep]",

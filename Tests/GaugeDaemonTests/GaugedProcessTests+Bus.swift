@@ -132,4 +132,79 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         let status = try daemon.status()
         #expect(status.state == before.state && status.target == before.target && status.message == before.message)
     }
+
+    @Test func raucInstallationsEndInSuccessThenFailureWithRaucsError() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let rauc = try ReplayService(
+            bus: bus, name: "de.pengutronix.rauc", path: "/", interface: "de.pengutronix.rauc.Installer",
+            properties: ["Operation:s:change", "Progress:(isi):change", "LastError:s:change"])
+        try rauc.send("set", "Operation", "idle")
+        let sampler = StatusSampler(daemon)
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "rauc", "--address", bus.address, "--interval", "0.02", "--stall", "0",
+            "--creep", "0",
+        ])
+        try rauc.send("set", "Progress", "0", "Installing", "1")
+        try rauc.send("set", "Operation", "installing")
+        try daemon.waitForStatus { $0.state == .running && $0.message == "Installing" }
+        for (percent, message, depth) in [
+            ("20", "Checking bundle done.", "2"), ("80", "Copying image to rootfs.1", "3"),
+            ("100", "Installing done.", "1"),
+        ] {
+            try rauc.send("set", "Progress", percent, message, depth)
+            try daemon.waitForStatus { $0.message == message && $0.target == Double(percent)! }
+        }
+        try rauc.send("set", "Operation", "idle")
+        let success = try daemon.waitForStatus { $0.state == .success }
+        #expect(success.message == "Update installed" && success.target == 100)
+        let firstRun = sampler.stop()
+        for (before, after) in zip(firstRun, firstRun.dropFirst()) {
+            #expect(after.target >= before.target, "the bar went back from \(before.target) to \(after.target)")
+        }
+
+        // The next installation fails.
+        try rauc.send("set", "Progress", "0", "Installing", "1")
+        try rauc.send("set", "Operation", "installing")
+        try daemon.waitForStatus { $0.state == .running && $0.target == 0 }
+        try rauc.send("set", "Progress", "10", "Checking bundle failed.", "2")
+        try daemon.waitForStatus { $0.target == 10 }
+        try rauc.send("set", "LastError", "Failed to check bundle: signature mismatch")
+        try rauc.send("set", "Operation", "idle")
+        let failure = try daemon.waitForStatus { $0.state == .failure }
+        #expect(failure.message == "Failed to check bundle: signature mismatch" && failure.target == 10)
+        let end = client.terminate()
+        #expect(end.status != nil, "gaugectl rauc ends on SIGTERM")
+    }
+
+    @Test func fwupdPhasesMakeOneBarEndingInSuccess() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let fwupd = try ReplayService(
+            bus: bus, name: "org.freedesktop.fwupd", path: "/", interface: "org.freedesktop.fwupd",
+            properties: ["Status:u", "Percentage:u"])
+        try fwupd.send("set", "Status", "1")
+        let sampler = StatusSampler(daemon)
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "fwupd", "--address", bus.address, "--interval", "0.02", "--stall", "0",
+            "--creep", "0",
+        ])
+        for (status, percentage, target, message) in [
+            ("8", "50", 15.0, "Downloading firmware"), ("5", "0", 40, "Writing firmware"),
+            ("5", "50", 62.5, "Writing firmware"), ("6", "0", 85, "Verifying firmware"),
+        ] {
+            // Percentage first: fwupd starts each phase again at 0, which must not show.
+            try fwupd.send("set", "Percentage", percentage)
+            try fwupd.send("set", "Status", status)
+            try daemon.waitForStatus { $0.target == target && $0.message == message }
+        }
+        try fwupd.send("set", "Status", "1")
+        let end = try daemon.waitForStatus { $0.state == .success }
+        #expect(end.message == "Firmware updated")
+        let samples = sampler.stop()
+        for (before, after) in zip(samples, samples.dropFirst()) {
+            #expect(after.target >= before.target, "the bar went back from \(before.target) to \(after.target)")
+        }
+        #expect(client.terminate().status != nil)
+    }
 }

@@ -75,6 +75,12 @@ final class PipedGaugectl {
         return false
     }
 
+    /// Stops a command that runs until killed (SIGTERM); its exit status and log.
+    func terminate() -> (status: Int32?, stderr: String) {
+        process.terminate()
+        return close()
+    }
+
     /// Ends the input and waits for the exit (the test fails rather than hangs).
     func close(within seconds: Double = 30) -> (status: Int32?, stderr: String) {
         try? input.fileHandleForWriting.close()

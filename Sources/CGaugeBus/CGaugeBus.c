@@ -124,11 +124,6 @@ int gauge_bus_get_uint32(gauge_bus *bus, const char *destination, const char *pa
     return trivial(bus, destination, path, interface, member, 'u', value, message, size);
 }
 
-int gauge_bus_get_int32(gauge_bus *bus, const char *destination, const char *path, const char *interface,
-                        const char *member, int32_t *value, char *message, size_t size) {
-    return trivial(bus, destination, path, interface, member, 'i', value, message, size);
-}
-
 int gauge_bus_get_string(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, char **value, char *message, size_t size) {
     sd_bus_error error = SD_BUS_ERROR_NULL;

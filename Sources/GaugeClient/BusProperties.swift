@@ -44,12 +44,6 @@ final class BusConnection {
         return value
     }
 
-    func int32(_ member: String) throws(BusFailure) -> Int32 {
-        var value: Int32 = 0
-        try Self.call { message, size in gauge_bus_get_int32(bus, destination, path, interface, member, &value, message, size) }
-        return value
-    }
-
     func string(_ member: String) throws(BusFailure) -> String {
         var value: UnsafeMutablePointer<CChar>?
         try Self.call { message, size in gauge_bus_get_string(bus, destination, path, interface, member, &value, message, size) }

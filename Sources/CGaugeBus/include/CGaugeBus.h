@@ -22,13 +22,11 @@ int gauge_bus_open(const char *address, uint64_t timeout_usec, gauge_bus **bus, 
 
 void gauge_bus_close(gauge_bus *bus);
 
-/* Property getters; `type` is the D-Bus signature of the property. */
+/* Property getters, one per D-Bus type. */
 int gauge_bus_get_double(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, double *value, char *message, size_t size);
 int gauge_bus_get_uint32(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, uint32_t *value, char *message, size_t size);
-int gauge_bus_get_int32(gauge_bus *bus, const char *destination, const char *path, const char *interface,
-                        const char *member, int32_t *value, char *message, size_t size);
 /* `value` is set to a string the caller frees with free(). */
 int gauge_bus_get_string(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, char **value, char *message, size_t size);

@@ -130,7 +130,8 @@ package struct HonestBar: Sendable {
         if let stall = settings.stallSeconds {
             next = lastActivity &+ UInt64(max(0, stall) * 1e9)
         }
-        if settings.creepHalfSeconds != nil, checkpoint > shown {
+        // Only while the creep can still move the bar (it stops short of the checkpoint).
+        if settings.creepHalfSeconds != nil, Self.cut(reported + (checkpoint - reported) * settings.creepShare) > shown {
             let creep = now &+ Self.creepIntervalNanoseconds
             next = min(next ?? creep, creep)
         }

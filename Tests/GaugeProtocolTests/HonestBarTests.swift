@@ -98,3 +98,71 @@ private func values(_ requests: [Request]) -> [Double] {
         #expect(bar.tick(at: 30 * second) == [.mode(.indeterminate)])
     }
 }
+
+/// The bar's promises under any sequence of reports and ticks.
+@Suite struct HonestBarInvariantTests {
+    /// A small deterministic generator (SplitMix64), so a failure repeats.
+    private struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func neverBackNeverPastTheCheckpointAlwaysInRange(seed: UInt64) {
+        var random = Generator(state: seed)
+        var bar = HonestBar(settings: .init(
+            stallSeconds: random.below(2) == 0 ? nil : Double(1 + random.below(20)),
+            creepHalfSeconds: random.below(4) == 0 ? nil : Double(1 + random.below(60))))
+        var now: UInt64 = 0
+        var last = 0.0
+        var checkpoint = 0.0
+        var stalled = false
+        for _ in 0..<5000 {
+            now += UInt64(random.below(3_000)) * 1_000_000
+            var requests: [Request]
+            var fromTick = false
+            switch random.below(10) {
+            case 0:
+                requests = bar.start(message: "Go", at: now)
+                last = -1
+                checkpoint = 0
+            case 1 where random.below(20) == 0:
+                requests = bar.finish(random.below(2) == 0 ? .success : .failure, message: "End")
+            case 1, 2, 3, 4:
+                let value = Double(random.below(1100)) / 10 - 2
+                checkpoint = value + Double(random.below(400)) / 10
+                // A report after the end begins a new operation, from 0.
+                if !bar.isRunning { last = -1 }
+                requests = bar.report(value, checkpoint: checkpoint, message: random.below(3) == 0 ? "M\(random.below(4))" : nil, at: now)
+            default:
+                requests = bar.tick(at: now)
+                fromTick = true
+            }
+            for request in requests {
+                switch request {
+                case .progress(let value, _):
+                    #expect(value >= 0 && value <= 100)
+                    #expect(value > last || (value == 0 && last <= 0), "the bar went from \(last) to \(value)")
+                    if fromTick { #expect(value < min(checkpoint, 100), "the creep reached \(value), the checkpoint is \(checkpoint)") }
+                    #expect(!stalled || !fromTick, "a stalled bar crept")
+                    last = value
+                case .mode(let mode):
+                    stalled = mode == .indeterminate
+                case .state(let state, _):
+                    if state != .running { stalled = false }
+                    if state == .running { last = -1 }
+                default:
+                    break
+                }
+            }
+            if let next = bar.nextTick(after: now) { #expect(next >= now) }
+        }
+    }
+}

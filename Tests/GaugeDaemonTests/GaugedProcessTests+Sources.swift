@@ -168,4 +168,23 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
         let missing = try gaugectl(["--socket", daemon.socketPath, "bootc", "--fd", "987"])
         #expect(missing.status == 2 && missing.stderr.contains("descriptor 987 is not open"), "\(missing.stderr)")
     }
+
+    @Test func bootcReadsAnInheritedDescriptor() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let client = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
+        // The read end becomes descriptor 3, as `bootc --progress-fd 3` would have its write end.
+        let pid = try spawn(
+            client, ["--socket", daemon.socketPath, "bootc", "--fd", "3", "--creep", "0"], environment: childEnvironment(),
+            outputPath: daemon.directory.appending("gaugectl.log"), passing: ends[0])
+        close(ends[0])
+        let trace = bootcUpgrade.map(\.line).joined(separator: "\n") + "\n"
+        _ = trace.withCString { write(ends[1], $0, strlen($0)) }
+        close(ends[1])
+        let status = reap(pid, within: 30)
+        #expect(status.flatMap(exitCode) == 0)
+        let final = try daemon.status()
+        #expect(final.state == .success && final.target == 100 && final.message == "Update ready")
+    }
 }

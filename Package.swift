@@ -18,6 +18,10 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(name: "CGaugeLinux"),
+        // sd-bus for gaugectl's D-Bus progress sources, loaded at run time (CGaugeBus) so the
+        // executable does not depend on libsystemd; linked only by the tests' replay service.
+        .target(name: "CGaugeBus"),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol"),
@@ -25,7 +29,7 @@ let package = Package(
         .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
-        .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux"]),
+        .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CGaugeBus"]),
 
         .executableTarget(name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"]),
         .executableTarget(name: "GaugeBench", dependencies: ["GaugeRender", "GaugeDisplay", "CPixman"]),
@@ -39,6 +43,9 @@ let package = Package(
             dependencies: ["CGaugeFuzz", "GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "GaugeDaemon"]
         ),
         .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz"]),
+
+        // A D-Bus service replaying an update tool's interface, for the D-Bus sources' tests.
+        .executableTarget(name: "gauge-dbus-replay", dependencies: ["CSystemd"], path: "Tests/DBusReplay"),
 
         .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
         .testTarget(

@@ -11,7 +11,10 @@ struct Invocation {
         /// Send `first`, then read a dialog --gauge stream from stdin; `atEnd` at its end.
         case gauge(first: [Request], atEnd: GaugeCommand.EndOfStream)
         /// Follow SWUpdate's progress socket.
-        case swupdate(progressSocket: String, layout: SWUpdateProgressMessage.Layout?)
+        case swupdate(progressSocket: String, layout: SWUpdateProgressMessage.Layout?, bar: HonestBar.Settings)
+        /// A command that runs on its own (the tools' progress sources): it gets the
+        /// parsed global options and ends the process.
+        case run((Invocation) -> Never)
         /// Put a console left in graphics mode back in text mode (no daemon involved).
         case consoleReset(tty: String)
     }

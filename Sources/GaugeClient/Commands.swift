@@ -293,13 +293,13 @@ struct CommandSpec: Sendable {
                 gauged's socket is the --socket before the command. --layout: how SWUpdate lays
                 out progress_msg (aligned: up to 2025.05 on 64-bit/ARM; packed: later releases
                 and 32-bit x86); auto tells them apart from the stream.
-                """,
+                """ + "\n" + ProgressTicks.swupdateDetails,
             options: [
                 OptionSpec(
                     name: "--socket", alias: "-s", valueName: "PATH",
                     help: "SWUpdate's progress socket (default \(SWUpdateCommand.defaultSocketPath))"),
                 OptionSpec(name: "--layout", valueName: "auto|packed|aligned", help: "The progress_msg layout (default auto)"),
-            ],
+            ] + ProgressTicks.options,
             makeAction: { arguments throws(UsageError) in
                 let path = arguments.values["--socket"] ?? SWUpdateCommand.defaultSocketPath
                 guard !path.isEmpty else { throw UsageError("--socket needs a path") }
@@ -312,7 +312,7 @@ struct CommandSpec: Sendable {
                     }
                     layout = chosen
                 }
-                return .swupdate(progressSocket: path, layout: layout)
+                return .swupdate(progressSocket: path, layout: layout, bar: try ProgressTicks.settings(arguments))
             },
             makeRequest: { _ throws(UsageError) in throw UsageError("swupdate is not one request") }),
         CommandSpec(
@@ -336,7 +336,7 @@ struct CommandSpec: Sendable {
             summary: "Show help for gaugectl or one command",
             positionals: 0...1,
             makeRequest: { _ throws(UsageError) in throw UsageError("help is not a request") }),
-    ]
+    ] + sourceCommands
 
     private static func simpleCommand(
         _ name: String, _ request: Request, summary: String, details: String = ""

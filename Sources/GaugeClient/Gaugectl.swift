@@ -68,9 +68,11 @@ package enum Gaugectl {
                 finish(.daemonError)
             }
             finish(.ok)
-        case .swupdate(let progressSocket, let layout):
+        case .run(let body):
+            body(invocation)
+        case .swupdate(let progressSocket, let layout, let bar):
             SWUpdateCommand.run(
-                progressSocket: progressSocket, layout: layout, socketPath: invocation.socketPath,
+                progressSocket: progressSocket, layout: layout, bar: bar, socketPath: invocation.socketPath,
                 timeout: invocation.timeout, waitsForDaemon: invocation.waitsForDaemon)
         case .send(let request):
             var passed: PassedFile?

@@ -13,15 +13,15 @@ enum SWUpdateCommand {
     static let retrySeconds: UInt32 = 1
 
     static func run(
-        progressSocket: String, layout: SWUpdateProgressMessage.Layout?, socketPath: String, timeout: Double?,
-        waitsForDaemon: Bool
+        progressSocket: String, layout: SWUpdateProgressMessage.Layout?, bar: HonestBar.Settings = HonestBar.Settings(),
+        socketPath: String, timeout: Double?, waitsForDaemon: Bool
     ) -> Never {
         unblockSignals()
         let requests = RequestStream(
             session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "swupdate",
             waitsForDaemon: waitsForDaemon)
         var stream = SWUpdateProgressStream(layout: layout)
-        var translator = SWUpdateProgressTranslator()
+        var translator = SWUpdateProgressTranslator(settings: bar)
         var waitingReported = false
         while true {
             let fd: Int32
@@ -46,13 +46,19 @@ enum SWUpdateCommand {
         }
     }
 
-    /// Reads the connection until it closes.
+    /// Reads the connection until it closes, ticking the bar in between (creep, stall).
     private static func follow(
         _ fd: Int32, _ stream: inout SWUpdateProgressStream, _ translator: inout SWUpdateProgressTranslator,
         _ requests: RequestStream
     ) {
         var received: [UInt8] = []
         while true {
+            let now = Deadline.now()
+            for request in translator.tick(at: now) { requests.send(request) }
+            guard let ready = try? Syscall.poll(
+                fd, events: Int16(POLLIN), timeoutMilliseconds: ProgressTicks.milliseconds(until: translator.nextTick(after: now)))
+            else { return }
+            guard ready != 0 else { continue }
             received.removeAll(keepingCapacity: true)
             let more = try? DaemonConnection.receive(
                 from: fd, onto: &received, path: "SWUpdate's progress socket", deadline: Deadline(seconds: nil))
@@ -62,7 +68,7 @@ enum SWUpdateCommand {
                 case .connected:
                     break
                 case .message(let message):
-                    for request in translator.requests(for: message) { requests.send(request) }
+                    for request in translator.requests(for: message, at: Deadline.now()) { requests.send(request) }
                 case .problem(let text):
                     printError("gaugectl: swupdate: \(text)")
                 }

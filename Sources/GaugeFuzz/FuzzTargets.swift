@@ -2,7 +2,7 @@
 public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         .lines, .encodings, .connection, .plymouth, .psplash, .dialogGauge, .swupdate, .themeFile, .screen, .png,
-        .statusJSON,
+        .statusJSON, .bootc,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -14,6 +14,8 @@ import Testing
 enum BuiltBinary {
     static let gauged = locate("gauged", override: "GAUGED")
     static let gaugectl = locate("gaugectl", override: "GAUGECTL")
+    /// The tests' D-Bus replay service (Tests/DBusReplay).
+    static let dbusReplay = locate("gauge-dbus-replay", override: "GAUGE_DBUS_REPLAY")
 
     private static func locate(_ name: String, override: String) -> String? {
         var candidates: [String] = []

@@ -288,23 +288,25 @@ private final class FakeSWUpdate: @unchecked Sendable {
         ])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
-        process.arguments = ["--socket", daemon.path, "swupdate", "--socket", swupdate.path]
+        // No creeping or stall: the requests are only those the messages make.
+        process.arguments = ["--socket", daemon.path, "swupdate", "--socket", swupdate.path, "--creep", "0", "--stall", "0"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         let stderr = Pipe()
         process.standardError = stderr
         try process.run()
-        let lines = daemon.waitFor(14)
+        let lines = daemon.waitFor(11)
         #expect(process.isRunning, "swupdate runs until killed")
         process.terminate()
         process.waitUntilExit()
         #expect(lines == [
             "state running Update started", "progress 0",
             "message Installing rootfs.ext4 (raw)", "progress 25",
-            "message Installing boot.img (rawfile)", "progress 50", "progress 100",
-            "progress 100", "state success Update successful",
+            "progress 50 Installing boot.img (rawfile)", "progress 100",
+            "state success Update successful",
+            // One bar per update: the download is its first half.
             "state running Update started", "progress 0",
-            "message Downloading update", "progress 30",
+            "progress 15 Downloading update",
             "state failure Update failed",
         ])
         let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -130,26 +130,55 @@ import Testing
             .init(status: .failure),
         ]
         let lines = sequence.flatMap { translator.requests(for: $0) }.map(\.encoded)
+        // The download is the first half, the two steps a quarter each; a step starting
+        // at 0 % or a recount of the steps never moves the bar back.
         #expect(lines == [
             "state running Update started", "progress 0",
-            "message Downloading update", "progress 30",
-            "message Installing rootfs.ext4 (raw)", "progress 0",
-            "progress 25",
-            "progress 33.3",
-            "message Installing boot.img", "progress 50",
+            "message Downloading update", "progress 15",
+            "progress 50 Installing rootfs.ext4 (raw)",
+            "progress 62.5",
+            "progress 66.6",
+            "progress 75 Installing boot.img",
             "progress 100",
-            "progress 100", "state success Update successful",
+            "state success Update successful",
             "state running Update started", "progress 0",
             "state failure Update failed",
         ])
+    }
+
+    @Test func withoutADownloadTheStepsShareTheWholeBar() {
+        var translator = SWUpdateProgressTranslator()
+        let sequence: [SWUpdateProgressMessage] = [
+            .init(status: .start),
+            .init(status: .run, steps: 4, step: 1, stepPercent: 100, image: "a"),
+            .init(status: .run, steps: 4, step: 2, stepPercent: 0, image: "b"),
+            .init(status: .run, steps: 4, step: 2, stepPercent: 33, image: "b"),
+        ]
+        let lines = sequence.flatMap { translator.requests(for: $0) }.map(\.encoded)
+        #expect(lines == [
+            "state running Update started", "progress 0",
+            "progress 25 Installing a", "message Installing b", "progress 33.2",
+        ])
+    }
+
+    @Test func aSilentStepCreepsThenTurnsIndeterminate() {
+        var translator = SWUpdateProgressTranslator(settings: .init(stallSeconds: 60, creepHalfSeconds: 10))
+        _ = translator.requests(for: .init(status: .start), at: 0)
+        _ = translator.requests(for: .init(status: .run, steps: 2, step: 1, stepPercent: 0, image: "a"), at: 0)
+        let second: UInt64 = 1_000_000_000
+        // After 10 s, half of 90 % of the step's 50 %.
+        #expect(translator.tick(at: 10 * second) == [.progress(22.5, message: nil)])
+        #expect(translator.tick(at: 60 * second) == [.mode(.indeterminate)])
+        #expect(translator.requests(for: .init(status: .run, steps: 2, step: 2, stepPercent: 0, image: "b"), at: 61 * second)
+            == [.mode(.determinate), .progress(50, message: "Installing b")])
     }
 
     @Test func oddValuesStayInRangeAndTextIsCleaned() {
         var translator = SWUpdateProgressTranslator()
         let requests = translator.requests(
             for: .init(status: .run, steps: 2, step: 7, stepPercent: 900, image: "a\nb", handler: "h\u{7F}"))
-        #expect(requests == [.message("Installing a b (h )"), .progress(100, message: nil)])
-        // 250 % is 100 %, already shown: only the message changes.
+        #expect(requests == [.progress(100, message: "Installing a b (h )")])
+        // 250 % is a whole download, behind the bar: only the message changes.
         #expect(translator.requests(for: .init(status: .download, downloadPercent: 250)) == [.message("Downloading update")])
         var unknown = SWUpdateProgressMessage(status: .idle)
         unknown.statusCode = 99

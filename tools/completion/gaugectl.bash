@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait snapshot quit gauge swupdate console-reset send help"
+    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait snapshot quit gauge swupdate bootc systemd rauc fwupd console-reset send help"
     local global_options="--socket --timeout --no-wait --help -h --version"
 
     # The command is the first word after the global options (and their values).
@@ -91,7 +91,30 @@ _gaugectl() {
                 --socket | -s) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --layout) COMPREPLY=($(compgen -W "auto packed aligned" -- "$cur")); return ;;
             esac
-            COMPREPLY=($(compgen -W "--socket --layout --help" -- "$cur"))
+            [[ $prev == --stall || $prev == --creep ]] && return
+            COMPREPLY=($(compgen -W "--socket --layout --stall --creep --help" -- "$cur"))
+            ;;
+        bootc)
+            case "$prev" in
+                --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --on-eof) COMPREPLY=($(compgen -W "auto success failure keep" -- "$cur")); return ;;
+                --fd | --success-message | --failure-message | --stall | --creep) return ;;
+            esac
+            COMPREPLY=($(compgen -W "--fd --file --on-eof --success-message --failure-message --stall --creep --help" -- "$cur"))
+            ;;
+        systemd)
+            case "$prev" in
+                --address | --interval | --success-message | --stall) return ;;
+            esac
+            COMPREPLY=($(compgen -W "--address --interval --success-message --stall --help" -- "$cur"))
+            ;;
+        rauc | fwupd)
+            case "$prev" in
+                --address | --interval | --success-message | --failure-message | --stall | --creep) return ;;
+            esac
+            local extra=""
+            [[ $command == fwupd ]] && extra="--failure-message"
+            COMPREPLY=($(compgen -W "--address --interval --success-message $extra --stall --creep --help" -- "$cur"))
             ;;
         send)
             if ((i + 1 == cword)); then

@@ -251,69 +251,67 @@ package struct SWUpdateProgressStream: Sendable {
     }
 }
 
-/// What the screen should do for each SWUpdate progress message:
+/// What the screen should do for each SWUpdate progress message, through one
+/// `HonestBar` (never backwards within an update, creeping inside a long step, the
+/// indeterminate style while SWUpdate reports nothing):
 ///
-/// | status | requests |
+/// | status | what the bar does |
 /// |---|---|
-/// | START | `state running Update started`, `progress 0` |
-/// | DOWNLOAD | `progress <dwl_percent>`, and `message Downloading update` when the download begins |
-/// | RUN, PROGRESS (with a step) | `progress <overall>`, `message Installing <image> (<handler>)` when it changes |
+/// | START | starts an update: `state running Update started`, `progress 0` |
+/// | DOWNLOAD | the download is the first half of the bar: `dwl_percent` / 2, message `Downloading update` |
+/// | RUN, PROGRESS (with a step) | the steps share the bar (the second half after a download) equally; message `Installing <image> (<handler>)` |
 /// | SUCCESS | `progress 100`, `state success Update successful` |
 /// | FAILURE | `state failure Update failed` |
 /// | IDLE, DONE, SUBPROCESS | nothing |
 ///
-/// overall = ((cur_step − 1) + cur_percent / 100) / nsteps × 100, to one decimal.
-/// A request equal to the last one of its kind is not sent again.
+/// So the bar no longer jumps back to 0 when a step (or the install after the download)
+/// begins: overall = (steps done + cur_percent / 100) / nsteps of the install's share.
 package struct SWUpdateProgressTranslator: Sendable {
-    private var lastProgress: Double?
-    private var lastMessage: String?
+    private var bar: HonestBar
+    /// Whether this update began with a download (which then takes the first half).
+    private var downloaded = false
 
-    package init() {}
+    package init(settings: HonestBar.Settings = HonestBar.Settings()) {
+        bar = HonestBar(settings: settings)
+    }
 
-    package mutating func requests(for message: SWUpdateProgressMessage) -> [Request] {
+    /// The requests for `message`; `now` (nanoseconds, monotonic) times the creep and
+    /// the stall detection.
+    package mutating func requests(for message: SWUpdateProgressMessage, at now: UInt64 = 0) -> [Request] {
         guard let status = message.status else { return [] }
-        var requests: [Request] = []
         switch status {
         case .start:
-            lastProgress = 0
-            lastMessage = "Update started"
-            requests = [.state(.running, message: "Update started"), .progress(0, message: nil)]
+            downloaded = false
+            return bar.start(message: "Update started", at: now)
         case .download:
-            setMessage("Downloading update", &requests)
-            setProgress(Double(min(message.downloadPercent, 100)), &requests)
+            downloaded = true
+            let percent = Double(min(message.downloadPercent, 100))
+            let position = StepWeights.position(weights: [1, 1], step: 0, fraction: percent / 100)
+            return bar.report(position.value, checkpoint: position.checkpoint, message: "Downloading update", at: now)
         case .run, .progress:
-            guard message.steps > 0, message.step > 0 else { break }
-            let step = Double(min(message.step, message.steps))
-            let fraction = (step - 1 + Double(min(message.stepPercent, 100)) / 100) / Double(message.steps)
-            let overall = (fraction * 1000).rounded() / 10
+            guard message.steps > 0, message.step > 0 else { return [] }
+            let steps = Int(min(message.steps, 10_000))
+            let step = Int(min(message.step, message.steps)) - 1
+            let weights = (downloaded ? [Double(steps)] : []) + [Double](repeating: 1, count: steps)
+            let position = StepWeights.position(
+                weights: weights, step: step + (downloaded ? 1 : 0),
+                fraction: Double(min(message.stepPercent, 100)) / 100)
             let image = CompatText.clean(message.image)
             let handler = CompatText.clean(message.handler)
-            if !image.isEmpty {
-                setMessage("Installing " + image + (handler.isEmpty ? "" : " (\(handler))"), &requests)
-            }
-            setProgress(overall, &requests)
+            let text = image.isEmpty ? nil : "Installing " + image + (handler.isEmpty ? "" : " (\(handler))")
+            return bar.report(position.value, checkpoint: position.checkpoint, message: text, at: now)
         case .success:
-            requests = [.progress(100, message: nil), .state(.success, message: "Update successful")]
-            lastProgress = 100
-            lastMessage = "Update successful"
+            return bar.finish(.success, message: "Update successful")
         case .failure:
-            requests = [.state(.failure, message: "Update failed")]
-            lastMessage = "Update failed"
+            return bar.finish(.failure, message: "Update failed")
         case .idle, .done, .subprocess:
-            break
+            return []
         }
-        return requests
     }
 
-    private mutating func setProgress(_ value: Double, _ requests: inout [Request]) {
-        guard value != lastProgress else { return }
-        lastProgress = value
-        requests.append(.progress(value, message: nil))
-    }
+    /// What time alone changes (see `HonestBar.tick`).
+    package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }
 
-    private mutating func setMessage(_ text: String, _ requests: inout [Request]) {
-        guard text != lastMessage else { return }
-        lastMessage = text
-        requests.append(.message(text))
-    }
+    /// When `tick` should be called next; nil when only a message can change anything.
+    package func nextTick(after now: UInt64) -> UInt64? { bar.nextTick(after: now) }
 }

@@ -1,0 +1,95 @@
+import CGaugeLinux
+import GaugeProtocol
+import GaugeSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `gaugectl bootc`: reads bootc's `--progress-fd` stream (stdin, an inherited
+/// descriptor or a file/FIFO) and drives gauged with it through one honest bar (see
+/// `BootcProgressTranslator`). Runs until the stream ends.
+enum BootcCommand {
+    enum Input: Equatable {
+        case standardInput
+        case descriptor(Int32)
+        case path(String)
+    }
+
+    struct Options {
+        var input: Input = .standardInput
+        var ending: BootcProgressTranslator.Ending = .auto
+        var successMessage = "Update ready"
+        var failureMessage = "Update stopped before it finished"
+        var bar = HonestBar.Settings()
+    }
+
+    static func run(_ options: Options, invocation: Invocation) -> Never {
+        unblockSignals()
+        let fd: Int32
+        switch options.input {
+        case .standardInput:
+            fd = 0
+        case .descriptor(let number):
+            guard (try? Syscall.fcntl(number, F_GETFD)) != nil else {
+                printError("gaugectl: bootc: descriptor \(number) is not open (start bootc with --progress-fd \(number))")
+                finish(.usage)
+            }
+            fd = number
+        case .path(let path):
+            do throws(SystemError) {
+                fd = try Syscall.open(path, flags: O_RDONLY | O_NOCTTY | O_CLOEXEC, mode: 0)
+            } catch {
+                printError("gaugectl: bootc: cannot open \(path): \(String(cString: CGL_strerror(error.errno)))")
+                finish(.daemonError)
+            }
+        }
+        let requests = RequestStream(
+            session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "bootc",
+            waitsForDaemon: invocation.waitsForDaemon)
+        var reader = BootcProgressReader()
+        var translator = BootcProgressTranslator(settings: options.bar)
+        var buffer = [UInt8](repeating: 0, count: 16384)
+
+        func handle(_ items: [BootcProgressReader.Item]) {
+            for item in items {
+                switch item {
+                case .event(let event):
+                    for request in translator.requests(for: event, at: Deadline.now()) { requests.send(request) }
+                case .problem(let text):
+                    printError("gaugectl: bootc: \(text)")
+                }
+            }
+        }
+
+        while true {
+            let now = Deadline.now()
+            for request in translator.tick(at: now) { requests.send(request) }
+            let wait = ProgressTicks.milliseconds(until: translator.nextTick(after: now))
+            guard let ready = try? Syscall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: wait) else { break }
+            guard ready != 0 else { continue }
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in try Syscall.read(fd, into: raw) }
+            }
+            switch result {
+            case .success(nil):
+                continue
+            case .success(0?):
+                break
+            case .success(let count?):
+                handle(reader.consume(buffer[..<count]))
+                continue
+            case .failure(let error):
+                printError("gaugectl: bootc: cannot read the progress stream: \(String(cString: CGL_strerror(error.errno)))")
+            }
+            break
+        }
+        handle(reader.finish())
+        for request in translator.finish(
+            options.ending, successMessage: options.successMessage, failureMessage: options.failureMessage)
+        {
+            requests.send(request)
+        }
+        finish(requests.exitStatus)
+    }
+}

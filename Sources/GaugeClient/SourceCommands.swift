@@ -1,0 +1,121 @@
+import GaugeProtocol
+
+/// The commands that follow an update tool's own progress reports and drive the bar
+/// (`HonestBar`) with them.
+extension CommandSpec {
+    static let sourceCommands: [CommandSpec] = [bootc, systemd, rauc, fwupd]
+
+    static let bootc = CommandSpec(
+        name: "bootc", argumentsSynopsis: "[--fd N | --file PATH] [--on-eof auto|success|failure|keep]",
+        summary: "Show bootc's progress (its --progress-fd JSON Lines) until the stream ends",
+        details: """
+            Reads what bootc writes to --progress-fd (JSON Lines, org.containers.bootc.progress/v1
+            or the later stream opening with a Start event) from stdin, an inherited descriptor
+            (--fd) or a file or FIFO (--file), and shows one bar for the whole operation: the
+            image download (ProgressBytes) is its first 80 %, weighted by bytes, with the
+            megabytes on the message's second line; the steps after it (ProgressSteps:
+            merging, deploying) share the rest. The bar never goes back, creeps inside a
+            silent step and shows the indeterminate style after --stall seconds without
+            progress. At the end of the stream --on-eof decides: auto (the default) shows
+            success when bootc finished every step it announced and failure otherwise (a
+            stream with no event at all changes nothing); keep leaves the screen for a
+            script that shows the outcome from bootc's exit status. Example:
+              bootc upgrade --progress-fd 3 3>&1 >&2 | gaugectl bootc
+            Exit status: 0 all ok, 1 an err reply or an unreadable file, 2 usage or a
+            descriptor not open, 3 an update not delivered.
+            """,
+        options: [
+            OptionSpec(name: "--fd", valueName: "N", help: "Read the descriptor N this command inherited (default: stdin)"),
+            OptionSpec(name: "--file", valueName: "PATH", help: "Read PATH, a file or a FIFO bootc writes into"),
+            OptionSpec(name: "--on-eof", valueName: "auto|success|failure|keep", help: "What the end of the stream shows (default auto)"),
+            OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message on success (default 'Update ready')"),
+            OptionSpec(name: "--failure-message", valueName: "TEXT", help: "The message on failure (default 'Update stopped before it finished')"),
+        ] + ProgressTicks.options,
+        makeAction: { arguments throws(UsageError) in
+            var options = BootcCommand.Options()
+            switch (arguments.values["--fd"], arguments.values["--file"]) {
+            case (nil, nil):
+                break
+            case (let text?, nil):
+                guard let number = Int32(text), number >= 0 else {
+                    throw UsageError("--fd needs a descriptor number, not '\(text)'")
+                }
+                options.input = number == 0 ? .standardInput : .descriptor(number)
+            case (nil, let path?):
+                guard !path.isEmpty else { throw UsageError("--file needs a path") }
+                options.input = .path(path)
+            case (_?, _?):
+                throw UsageError("give --fd or --file, not both")
+            }
+            let word = arguments.values["--on-eof"] ?? BootcProgressTranslator.Ending.auto.rawValue
+            guard let ending = BootcProgressTranslator.Ending(rawValue: word) else {
+                throw UsageError("--on-eof must be auto, success, failure or keep, not '\(word)'")
+            }
+            options.ending = ending
+            if let text = arguments.values["--success-message"] { options.successMessage = try oneLine(text) }
+            if let text = arguments.values["--failure-message"] { options.failureMessage = try oneLine(text) }
+            options.bar = try ProgressTicks.settings(arguments)
+            let chosen = options
+            return .run { invocation in BootcCommand.run(chosen, invocation: invocation) }
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("bootc is not one request") })
+}
+
+extension CommandSpec {
+    static let systemd = CommandSpec(
+        name: "systemd", argumentsSynopsis: "[--address ADDRESS] [--interval SECONDS]",
+        summary: "Show systemd's boot or shutdown progress (its D-Bus Progress) as one bar",
+        details: """
+            Reads org.freedesktop.systemd1.Manager's Progress and SystemState over D-Bus
+            (sd-bus, from libsystemd.so.0, loaded when this command runs) every --interval
+            seconds; systemd announces no change of Progress, so it is polled. Progress falls
+            whenever new jobs come; the bar never does. During a boot (initializing,
+            starting) the bar follows it until the system is running (success), degraded
+            (failure: N units failed) or in maintenance (failure), then the command ends;
+            during a shutdown (stopping) it follows until killed. Started on a system that
+            is already up, it exits at once without touching the screen. While systemd is
+            not on the bus (it is re-executing, or no bus yet) it tries again every second.
+            """,
+        options: [
+            OptionSpec(name: "--address", valueName: "ADDRESS", help: "The D-Bus address (default: the system bus)"),
+            OptionSpec(name: "--interval", valueName: "SECONDS", help: "How often to read the progress (default 0.25)"),
+            OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message once running (default 'System ready')"),
+            ProgressTicks.options[0],
+        ],
+        makeAction: { arguments throws(UsageError) in
+            var options = SystemdCommand.Options()
+            options.address = try busAddress(arguments)
+            options.interval = try pollInterval(arguments)
+            if let text = arguments.values["--success-message"] { options.successMessage = try oneLine(text) }
+            options.bar = try ProgressTicks.settings(arguments)
+            let chosen = options
+            return .run { invocation in SystemdCommand.run(chosen, invocation: invocation) }
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("systemd is not one request") })
+}
+
+/// `--address`, checked to be one.
+func busAddress(_ arguments: CommandArguments) throws(UsageError) -> String? {
+    guard let address = arguments.values["--address"] else { return nil }
+    guard address.contains(":") else {
+        throw UsageError("--address needs a D-Bus address such as unix:path=/run/dbus/system_bus_socket")
+    }
+    return address
+}
+
+/// `--interval`: 0.01 to 60 seconds.
+func pollInterval(_ arguments: CommandArguments) throws(UsageError) -> Double {
+    guard let text = arguments.values["--interval"] else { return 0.25 }
+    guard let value = PlainDecimal.parse(text), value >= 0.01, value <= 60 else {
+        throw UsageError("--interval needs a number of seconds from 0.01 to 60, not '\(text)'")
+    }
+    return value
+}
+
+/// A message given on the command line, checked as the daemon would check it.
+func oneLine(_ text: String) throws(UsageError) -> String {
+    guard case .success = Request.parse(Request.message(text).encoded) else {
+        throw UsageError("a message cannot contain control characters such as newlines")
+    }
+    return text
+}

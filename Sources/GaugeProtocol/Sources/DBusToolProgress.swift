@@ -1,0 +1,169 @@
+/// What the bar does for RAUC's installer (`de.pengutronix.rauc.Installer` on `/`), read
+/// by polling `Operation`, `Progress` (isi: percentage, message, nesting depth) and
+/// `LastError`.
+///
+/// RAUC's percentage is already overall, but its steps are weighted by count, not time:
+/// writing the images sits in one step near the end. So inside a step the bar creeps
+/// towards 100 (never reaching it), and on a stall turns indeterminate.
+///
+/// | reading | what the bar does |
+/// |---|---|
+/// | `Operation` becomes `installing` | `state running Installing update`, `progress 0` |
+/// | `Progress` while installing | its percentage, its message |
+/// | `Operation` back to `idle` | success (`Update installed`) when the last progress was 100 % and said `done.`, else failure with `LastError` (or the last progress message) |
+package struct RaucProgressTranslator: Sendable {
+    private var bar: HonestBar
+    private var installing = false
+    private var lastPercent: Int32 = 0
+    private var lastMessage = ""
+    package var successMessage = "Update installed"
+
+    package init(settings: HonestBar.Settings = HonestBar.Settings()) {
+        bar = HonestBar(settings: settings)
+    }
+
+    /// One reading. `lastError` matters at the end of an installation only.
+    package mutating func requests(
+        operation: String, percent: Int32, message: String, lastError: String, at now: UInt64
+    ) -> [Request] {
+        var requests: [Request] = []
+        let text = CompatText.clean(message)
+        if operation == "installing" {
+            if !installing {
+                installing = true
+                lastPercent = 0
+                lastMessage = ""
+                requests += bar.start(message: "Installing update", at: now)
+            }
+            let value = Double(min(max(percent, 0), 100))
+            lastPercent = percent
+            lastMessage = text
+            requests += bar.report(value, checkpoint: 100, message: text.isEmpty ? nil : text, at: now)
+        } else if installing {
+            installing = false
+            // The reading at the end may already be the final one.
+            if !text.isEmpty { lastMessage = text; lastPercent = percent }
+            if lastPercent >= 100 && lastMessage.hasSuffix("done.") {
+                requests += bar.finish(.success, message: successMessage)
+            } else {
+                let error = CompatText.clean(lastError)
+                requests += bar.finish(.failure, message: error.isEmpty ? (lastMessage.isEmpty ? "Update failed" : lastMessage) : error)
+            }
+        }
+        return requests
+    }
+
+    package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }
+
+    package func nextTick(after now: UInt64) -> UInt64? { bar.nextTick(after: now) }
+}
+
+/// What the bar does for fwupd (`org.freedesktop.fwupd` on `/`), read by polling
+/// `Status` (u, `FwupdStatus`) and `Percentage` (u). fwupd's percentage belongs to the
+/// phase its status names and starts again at 0 in each; the bar gives each phase a
+/// share of its own, in the order an update goes through them:
+///
+/// | phase (Status) | share |
+/// |---|---|
+/// | loading (2), decompressing (3) | 5 % |
+/// | downloading (8) | 20 % |
+/// | scheduling (7) | 5 % |
+/// | device-read (9), device-erase (10) | 10 % |
+/// | device-write (5) | 45 % |
+/// | device-verify (6) | 10 % |
+/// | device-restart (4) | 5 % |
+///
+/// Leaving idle (1) starts an operation; waiting for authentication (11) or a busy device
+/// (12) keep the bar where it is (and turn it indeterminate once it stalls). Back to
+/// idle, an operation that wrote firmware ends in success when the writing finished
+/// (100 %, or a later phase came), failure otherwise; one that wrote nothing (a metadata
+/// refresh) leaves the screen as it is.
+package struct FwupdProgressTranslator: Sendable {
+    /// `FwupdStatus` values.
+    package enum Status: UInt32, Sendable {
+        case unknown = 0, idle, loading, decompressing, deviceRestart, deviceWrite, deviceVerify, scheduling,
+            downloading, deviceRead, deviceErase, waitingForAuth, deviceBusy, shutdown
+    }
+
+    private static let weights: [Double] = [5, 20, 5, 10, 45, 10, 5]
+
+    private static func phase(_ status: Status) -> Int? {
+        switch status {
+        case .loading, .decompressing: 0
+        case .downloading: 1
+        case .scheduling: 2
+        case .deviceRead, .deviceErase: 3
+        case .deviceWrite: 4
+        case .deviceVerify: 5
+        case .deviceRestart: 6
+        default: nil
+        }
+    }
+
+    private static func message(_ status: Status) -> String? {
+        switch status {
+        case .loading: "Loading"
+        case .decompressing: "Decompressing firmware"
+        case .downloading: "Downloading firmware"
+        case .scheduling: "Scheduling the update"
+        case .deviceRead: "Reading from the device"
+        case .deviceErase: "Erasing the device"
+        case .deviceWrite: "Writing firmware"
+        case .deviceVerify: "Verifying firmware"
+        case .deviceRestart: "Restarting the device"
+        case .waitingForAuth: "Waiting for authentication"
+        case .deviceBusy: "Waiting for the device"
+        case .shutdown: "fwupd is shutting down"
+        default: nil
+        }
+    }
+
+    private var bar: HonestBar
+    private var active = false
+    private var wrote = false
+    private var writeFinished = false
+    package var successMessage = "Firmware updated"
+    package var failureMessage = "Firmware update failed"
+
+    package init(settings: HonestBar.Settings = HonestBar.Settings()) {
+        bar = HonestBar(settings: settings)
+    }
+
+    package mutating func requests(status code: UInt32, percentage: UInt32, at now: UInt64) -> [Request] {
+        // A status this translator does not know (fwupd's start-up `unknown`, or a newer
+        // one) changes nothing.
+        guard let status = Status(rawValue: code), status != .unknown else { return [] }
+        var requests: [Request] = []
+        switch status {
+        case .idle:
+            guard active else { break }
+            active = false
+            if wrote {
+                requests += writeFinished
+                    ? bar.finish(.success, message: successMessage) : bar.finish(.failure, message: failureMessage)
+            }
+        default:
+            if !active {
+                active = true
+                wrote = false
+                writeFinished = false
+                requests += bar.start(message: Self.message(status), at: now)
+            }
+            let text = Self.message(status)
+            guard let phase = Self.phase(status) else {
+                requests += bar.report(bar.shown, message: text, at: now)
+                break
+            }
+            if status == .deviceWrite { wrote = true }
+            if phase > 4 || (status == .deviceWrite && percentage >= 100) { writeFinished = wrote }
+            let position = StepWeights.position(
+                weights: Self.weights, step: phase, fraction: Double(min(percentage, 100)) / 100)
+            requests += bar.report(position.value, checkpoint: position.checkpoint, message: text, at: now)
+        }
+        return requests
+    }
+
+    package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }
+
+    package func nextTick(after now: UInt64) -> UInt64? { bar.nextTick(after: now) }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import GaugeProtocol
+import Glibc
+import Testing
+
+// The D-Bus sources (`gaugectl systemd`, ...) against a private bus: `dbus-daemon
+// --session` started by the test, and gauge-dbus-replay standing in for the tool's
+// service, replaying a trace of its interface command by command.
+
+/// Reads one line from `fd` within `seconds`; nil on timeout or end of file.
+private func readLine(_ fd: Int32, seconds: Double = 30) -> String? {
+    var line: [UInt8] = []
+    let deadline = monotonicNow() + seconds
+    while monotonicNow() < deadline {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, 100) >= 0 else { return nil }
+        guard entry.revents != 0 else { continue }
+        var byte: UInt8 = 0
+        guard read(fd, &byte, 1) == 1 else { return nil }
+        if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+        line.append(byte)
+    }
+    return nil
+}
+
+/// A message bus of the test's own.
+final class PrivateBus {
+    let address: String
+    private let process = Process()
+
+    init() throws {
+        let daemon = "/usr/bin/dbus-daemon"
+        try #require(FileManager.default.isExecutableFile(atPath: daemon), "dbus-daemon is missing: run tools/install-deps")
+        process.executableURL = URL(fileURLWithPath: daemon)
+        process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        address = try #require(readLine(output.fileHandleForReading.fileDescriptor), "dbus-daemon printed no address")
+    }
+
+    deinit {
+        // SIGKILL: a signal mask the test thread passed on may hold SIGTERM back.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// gauge-dbus-replay on `bus`: owns `name` and serves `properties` ("Name:signature")
+/// on `path`, `interface`.
+final class ReplayService {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+
+    init(bus: PrivateBus, name: String, path: String, interface: String, properties: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: try BuiltBinary.require(BuiltBinary.dbusReplay, "gauge-dbus-replay"))
+        process.arguments = [bus.address, name, path, interface] + properties
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try #require(readLine(output.fileHandleForReading.fileDescriptor) == "ok", "the replay service did not start")
+    }
+
+    /// Sends one command (fields joined by tabs) and waits for its answer.
+    func send(_ fields: String...) throws {
+        input.fileHandleForWriting.write(Data((fields.joined(separator: "\t") + "\n").utf8))
+        let answer = readLine(output.fileHandleForReading.fileDescriptor)
+        try #require(answer == "ok", "replay: \(fields) answered \(answer ?? "nothing")")
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
+    try ReplayService(
+        bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
+        interface: "org.freedesktop.systemd1.Manager", properties: ["Progress:d", "SystemState:s", "NFailedUnits:u"])
+}
+
+@Suite struct GaugedBusSourceTests {
+    @Test func systemdBootFollowsProgressWithoutGoingBackAndEndsDegraded() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let sampler = StatusSampler(daemon)
+        // gaugectl first: systemd is not on the bus yet, which it waits for.
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "systemd", "--address", bus.address, "--interval", "0.02", "--stall", "0",
+        ])
+        #expect(client.waitForError(containing: "trying again every second"))
+        let manager = try systemdManager(bus)
+        try manager.send("set", "Progress", "0.1")
+        try manager.send("set", "SystemState", "starting")
+        try daemon.waitForStatus { $0.target == 10 && $0.message == "Starting the system" && $0.state == .running }
+        // New jobs: systemd's Progress falls; the bar holds.
+        try manager.send("set", "Progress", "0.05")
+        try manager.send("set", "Progress", "0.02")
+        try manager.send("set", "Progress", "0.4")
+        try daemon.waitForStatus { $0.target == 40 }
+        try manager.send("set", "NFailedUnits", "2")
+        try manager.send("set", "Progress", "1")
+        try manager.send("set", "SystemState", "degraded")
+        let final = try daemon.waitForStatus { $0.state == .failure }
+        #expect(final.message == "2 units failed")
+        let end = client.close()
+        #expect(end.status == 0, "the boot is over: gaugectl ends")
+        #expect(end.stderr.contains("the service answers again"), "\(end.stderr)")
+        let samples = sampler.stop()
+        for (before, after) in zip(samples, samples.dropFirst()) {
+            #expect(after.target >= before.target, "the bar went back from \(before.target) to \(after.target)")
+        }
+        #expect(!samples.contains { $0.state == .success })
+    }
+
+    @Test func systemdAlreadyRunningLeavesTheScreenAlone() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let manager = try systemdManager(bus)
+        try manager.send("set", "Progress", "1")
+        try manager.send("set", "SystemState", "running")
+        let before = try daemon.status()
+        let run = try gaugectl(["--socket", daemon.socketPath, "systemd", "--address", bus.address])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("running already"), "\(run.stderr)")
+        let status = try daemon.status()
+        #expect(status.state == before.state && status.target == before.target && status.message == before.message)
+    }
+
+    @Test func raucInstallationsEndInSuccessThenFailureWithRaucsError() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let rauc = try ReplayService(
+            bus: bus, name: "de.pengutronix.rauc", path: "/", interface: "de.pengutronix.rauc.Installer",
+            properties: ["Operation:s:change", "Progress:(isi):change", "LastError:s:change"])
+        try rauc.send("set", "Operation", "idle")
+        let sampler = StatusSampler(daemon)
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "rauc", "--address", bus.address, "--interval", "0.02", "--stall", "0",
+            "--creep", "0",
+        ])
+        try rauc.send("set", "Progress", "0", "Installing", "1")
+        try rauc.send("set", "Operation", "installing")
+        try daemon.waitForStatus { $0.state == .running && $0.message == "Installing" }
+        for (percent, message, depth) in [
+            ("20", "Checking bundle done.", "2"), ("80", "Copying image to rootfs.1", "3"),
+            ("100", "Installing done.", "1"),
+        ] {
+            try rauc.send("set", "Progress", percent, message, depth)
+            try daemon.waitForStatus { $0.message == message && $0.target == Double(percent)! }
+        }
+        try rauc.send("set", "Operation", "idle")
+        let success = try daemon.waitForStatus { $0.state == .success }
+        #expect(success.message == "Update installed" && success.target == 100)
+        let firstRun = sampler.stop()
+        for (before, after) in zip(firstRun, firstRun.dropFirst()) {
+            #expect(after.target >= before.target, "the bar went back from \(before.target) to \(after.target)")
+        }
+
+        // The next installation fails.
+        try rauc.send("set", "Progress", "0", "Installing", "1")
+        try rauc.send("set", "Operation", "installing")
+        try daemon.waitForStatus { $0.state == .running && $0.target == 0 }
+        try rauc.send("set", "Progress", "10", "Checking bundle failed.", "2")
+        try daemon.waitForStatus { $0.target == 10 }
+        try rauc.send("set", "LastError", "Failed to check bundle: signature mismatch")
+        try rauc.send("set", "Operation", "idle")
+        let failure = try daemon.waitForStatus { $0.state == .failure }
+        #expect(failure.message == "Failed to check bundle: signature mismatch" && failure.target == 10)
+        let end = client.terminate()
+        #expect(end.status != nil, "gaugectl rauc ends on SIGTERM")
+    }
+
+    @Test func fwupdPhasesMakeOneBarEndingInSuccess() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let fwupd = try ReplayService(
+            bus: bus, name: "org.freedesktop.fwupd", path: "/", interface: "org.freedesktop.fwupd",
+            properties: ["Status:u", "Percentage:u"])
+        try fwupd.send("set", "Status", "1")
+        let sampler = StatusSampler(daemon)
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "fwupd", "--address", bus.address, "--interval", "0.02", "--stall", "0",
+            "--creep", "0",
+        ])
+        for (status, percentage, target, message) in [
+            ("8", "50", 15.0, "Downloading firmware"), ("5", "0", 40, "Writing firmware"),
+            ("5", "50", 62.5, "Writing firmware"), ("6", "0", 85, "Verifying firmware"),
+        ] {
+            // Percentage first: fwupd starts each phase again at 0, which must not show.
+            try fwupd.send("set", "Percentage", percentage)
+            try fwupd.send("set", "Status", status)
+            try daemon.waitForStatus { $0.target == target && $0.message == message }
+        }
+        try fwupd.send("set", "Status", "1")
+        let end = try daemon.waitForStatus { $0.state == .success }
+        #expect(end.message == "Firmware updated")
+        let samples = sampler.stop()
+        for (before, after) in zip(samples, samples.dropFirst()) {
+            #expect(after.target >= before.target, "the bar went back from \(before.target) to \(after.target)")
+        }
+        #expect(client.terminate().status != nil)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import GaugeProtocol
+import Glibc
+import Testing
+
+// The update tools' progress sources (`gaugectl bootc`, ...) driving the real gauged on
+// the memory display: each checks the daemon's status sequence — never backwards, the
+// tool's messages, the right end state.
+
+/// Samples the daemon's status in the background until stopped, so a test can check
+/// every value the bar took, not only those it waited for.
+final class StatusSampler: @unchecked Sendable {
+    private let lock = NSLock()
+    private var samples: [Status] = []
+    private var stopped = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ daemon: GaugedProcess) {
+        let path = daemon.socketPath
+        Thread { [self] in
+            while !lock.withLock({ stopped }) {
+                if let connection = try? LineConnection(path: path, timeout: 5), let status = try? connection.status() {
+                    lock.withLock { samples.append(status) }
+                }
+                usleep(1_000)
+            }
+            done.signal()
+        }.start()
+    }
+
+    /// Stops sampling and returns what was seen.
+    func stop() -> [Status] {
+        lock.withLock { stopped = true }
+        done.wait()
+        return lock.withLock { samples }
+    }
+}
+
+/// `gaugectl` with `arguments`, stdin a pipe the test writes into.
+final class PipedGaugectl {
+    let process = Process()
+    private let input = Pipe()
+    private let errors = Pipe()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"))
+        process.arguments = arguments
+        process.environment = childEnvironment()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+    }
+
+    private var errorText: [UInt8] = []
+
+    func write(_ text: String) {
+        input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Waits (30 s at most) until gaugectl has logged `text`; whether it did.
+    func waitForError(containing text: String) -> Bool {
+        let fd = errors.fileHandleForReading.fileDescriptor
+        let deadline = monotonicNow() + 30
+        while monotonicNow() < deadline {
+            if String(decoding: errorText, as: UTF8.self).contains(text) { return true }
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) >= 0 else { return false }
+            guard entry.revents != 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { return false }
+            errorText += chunk[..<count]
+        }
+        return false
+    }
+
+    /// Stops a command that runs until killed (SIGTERM); its exit status and log.
+    func terminate() -> (status: Int32?, stderr: String) {
+        process.terminate()
+        return close()
+    }
+
+    /// Ends the input and waits for the exit (the test fails rather than hangs).
+    func close(within seconds: Double = 30) -> (status: Int32?, stderr: String) {
+        try? input.fileHandleForWriting.close()
+        let deadline = monotonicNow() + seconds
+        while process.isRunning && monotonicNow() < deadline { usleep(5_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            return (nil, "")
+        }
+        let rest = errors.fileHandleForReading.readDataToEndOfFile()
+        return (process.terminationStatus, String(decoding: errorText + rest, as: UTF8.self))
+    }
+}
+
+/// What bootc (a release with the `Start` event) writes to --progress-fd for an upgrade
+/// that fetches two layers (100 and 200 MB) and stages the image; each line with the
+/// status it must lead to (target, start of the message).
+private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
+    (#"{"type":"Start","version":"0.1.0"}"#, 0, "Starting"),
+    (#"{"type":"ProgressBytes","task":"pulling","description":"Pulling Image: sha256:5e1f","id":"sha256:5e1f","bytesCached":0,"bytes":0,"bytesTotal":300000000,"stepsCached":4,"steps":0,"stepsTotal":2,"subtasks":[{"subtask":"ostree_chunk","description":"ostree chunk","id":"a1","bytesCached":0,"bytes":50000000,"bytesTotal":100000000}]}"#,
+     13.3, "Pulling Image: sha256:5e1f"),
+    (#"{"type":"ProgressBytes","task":"pulling","description":"Pulling Image: sha256:5e1f","id":"sha256:5e1f","bytesCached":0,"bytes":100000000,"bytesTotal":300000000,"stepsCached":4,"steps":1,"stepsTotal":2,"subtasks":[{"subtask":"ostree_chunk","description":"ostree chunk","id":"a1","bytesCached":0,"bytes":100000000,"bytesTotal":100000000},{"subtask":"ostree_chunk","description":"ostree chunk","id":"b2","bytesCached":0,"bytes":150000000,"bytesTotal":200000000}]}"#,
+     66.6, "Pulling Image: sha256:5e1f"),
+    (#"{"type":"ProgressBytes","task":"pulling","description":"Pulling Image: sha256:5e1f","id":"sha256:5e1f","bytesCached":0,"bytes":300000000,"bytesTotal":300000000,"stepsCached":4,"steps":2,"stepsTotal":2,"subtasks":[]}"#,
+     80, "Pulling Image: sha256:5e1f"),
+    (#"{"type":"ProgressSteps","task":"staging","description":"Deploying Image","id":"sha256:5e1f","stepsCached":0,"steps":0,"stepsTotal":3,"subtasks":[{"subtask":"merging","description":"Merging Image","id":"fetching","completed":false}]}"#,
+     80, "Merging Image"),
+    (#"{"type":"ProgressSteps","task":"staging","description":"Deploying Image","id":"sha256:5e1f","stepsCached":0,"steps":1,"stepsTotal":3,"subtasks":[{"subtask":"merging","description":"Merging Image","id":"fetching","completed":true},{"subtask":"deploying","description":"Deploying Image","id":"deploying","completed":false}]}"#,
+     86.6, "Deploying Image"),
+    (#"{"type":"ProgressSteps","task":"staging","description":"Deploying Image","id":"sha256:5e1f","stepsCached":0,"steps":3,"stepsTotal":3,"subtasks":[{"subtask":"merging","description":"Merging Image","id":"fetching","completed":true},{"subtask":"deploying","description":"Deploying Image","id":"deploying","completed":true}]}"#,
+     100, "Deploying Image"),
+]
+
+@Suite struct GaugedSourceTests {
+    @Test func bootcUpgradeIsOneBarEndingInSuccess() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let sampler = StatusSampler(daemon)
+        let client = try PipedGaugectl(["--socket", daemon.socketPath, "bootc", "--creep", "0", "--stall", "0"])
+        var seen: [Status] = []
+        for step in bootcUpgrade {
+            client.write(step.line + "\n")
+            seen.append(try daemon.waitForStatus {
+                $0.target == step.target && $0.message.hasPrefix(step.message) && $0.state == .running
+            })
+        }
+        // The megabytes go on the message's second line.
+        #expect(seen[2].message == "Pulling Image: sha256:5e1f\u{2028}250.0 of 300.0 MB")
+        let end = client.close()
+        #expect(end.status == 0, "\(end.stderr)")
+        let final = try daemon.waitForStatus { $0.state == .success }
+        #expect(final.target == 100 && final.message == "Update ready")
+        let samples = sampler.stop()
+        #expect(!samples.isEmpty)
+        for (before, after) in zip(samples, samples.dropFirst()) {
+            #expect(after.target >= before.target, "the bar went back from \(before.target) to \(after.target)")
+            #expect(after.shown >= before.shown, "the shown value went back from \(before.shown) to \(after.shown)")
+        }
+        #expect(!samples.contains { $0.state == .failure || $0.mode == .indeterminate })
+    }
+
+    @Test func bootcStoppingEarlyIsAFailureWithTheMessage() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let trace = daemon.directory.appending("progress.jsonl")
+        let lines = bootcUpgrade.prefix(5).map(\.line).joined(separator: "\n") + "\n"
+        #expect(FileManager.default.createFile(atPath: trace, contents: Data(lines.utf8)))
+        let run = try gaugectl([
+            "--socket", daemon.socketPath, "bootc", "--file", trace, "--failure-message", "bootc failed: see journal",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let status = try daemon.status()
+        #expect(status.state == .failure && status.message == "bootc failed: see journal" && status.target == 80)
+    }
+
+    @Test func bootcBadLinesAreReportedAndAMissingDescriptorIsAUsageError() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let client = try PipedGaugectl(["--socket", daemon.socketPath, "bootc", "--on-eof", "keep"])
+        client.write("garbage\n" + bootcUpgrade[1].line + "\n")
+        try daemon.waitForStatus { $0.target == 13.3 }
+        let end = client.close()
+        #expect(end.status == 0)
+        #expect(end.stderr.contains("not a JSON object"), "\(end.stderr)")
+        #expect(try daemon.status().state == .running)
+
+        let missing = try gaugectl(["--socket", daemon.socketPath, "bootc", "--fd", "987"])
+        #expect(missing.status == 2 && missing.stderr.contains("descriptor 987 is not open"), "\(missing.stderr)")
+    }
+
+    @Test func bootcReadsAnInheritedDescriptor() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let client = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
+        // The read end becomes descriptor 3, as `bootc --progress-fd 3` would have its write end.
+        let pid = try spawn(
+            client, ["--socket", daemon.socketPath, "bootc", "--fd", "3", "--creep", "0"], environment: childEnvironment(),
+            outputPath: daemon.directory.appending("gaugectl.log"), passing: ends[0])
+        close(ends[0])
+        let trace = bootcUpgrade.map(\.line).joined(separator: "\n") + "\n"
+        _ = trace.withCString { write(ends[1], $0, strlen($0)) }
+        close(ends[1])
+        let status = reap(pid, within: 30)
+        #expect(status.flatMap(exitCode) == 0)
+        let final = try daemon.status()
+        #expect(final.state == .success && final.target == 100 && final.message == "Update ready")
+    }
+}

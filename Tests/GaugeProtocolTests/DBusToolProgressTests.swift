@@ -1,0 +1,102 @@
+import GaugeProtocol
+import Testing
+
+private let still = HonestBar.Settings(stallSeconds: nil, creepHalfSeconds: nil)
+
+/// RAUC's Progress readings through one installation, as its steps report them
+/// (percentage, message, depth).
+let raucInstall: [(Int32, String, Int32)] = [
+    (0, "Installing", 1), (0, "Determining slot states", 2), (20, "Determining slot states done.", 2),
+    (20, "Checking bundle", 2), (20, "Verifying signature", 3), (40, "Verifying signature done.", 3),
+    (40, "Checking bundle done.", 2), (40, "Loading manifest file", 2), (60, "Loading manifest file done.", 2),
+    (80, "Updating slots", 2), (80, "Copying image to rootfs.1", 3), (99, "Copying image to rootfs.1 done.", 3),
+    (100, "Updating slots done.", 2), (100, "Installing done.", 1),
+]
+
+@Suite struct RaucProgressTests {
+    @Test func anInstallationIsOneBarEndingInSuccess() {
+        var translator = RaucProgressTranslator(settings: still)
+        var lines: [String] = translator.requests(operation: "idle", percent: 0, message: "", lastError: "", at: 0).map(\.encoded)
+        for (percent, message, _) in raucInstall {
+            lines += translator.requests(operation: "installing", percent: percent, message: message, lastError: "", at: 0)
+                .map(\.encoded)
+        }
+        lines += translator.requests(operation: "idle", percent: 100, message: "Installing done.", lastError: "", at: 0)
+            .map(\.encoded)
+        #expect(lines == [
+            "state running Installing update", "progress 0", "message Installing",
+            "message Determining slot states", "progress 20 Determining slot states done.",
+            "message Checking bundle", "message Verifying signature", "progress 40 Verifying signature done.",
+            "message Checking bundle done.", "message Loading manifest file", "progress 60 Loading manifest file done.",
+            "progress 80 Updating slots", "message Copying image to rootfs.1", "progress 99 Copying image to rootfs.1 done.",
+            "progress 100 Updating slots done.", "message Installing done.",
+            "state success Update installed",
+        ])
+    }
+
+    @Test func aFailedInstallationShowsRaucsError() {
+        var translator = RaucProgressTranslator(settings: still)
+        _ = translator.requests(operation: "installing", percent: 20, message: "Checking bundle", lastError: "", at: 0)
+        #expect(translator.requests(
+            operation: "idle", percent: 40, message: "Installing failed.",
+            lastError: "Failed to verify bundle: signature\nmismatch", at: 0)
+            == [.state(.failure, message: "Failed to verify bundle: signature mismatch")])
+        // Without an error text, RAUC's last progress message says what failed.
+        _ = translator.requests(operation: "installing", percent: 10, message: "Checking bundle", lastError: "", at: 0)
+        #expect(translator.requests(operation: "idle", percent: 10, message: "Checking bundle failed.", lastError: "", at: 0)
+            == [.state(.failure, message: "Checking bundle failed.")])
+    }
+
+    @Test func aLongCopyCreepsBelowTheEnd() {
+        var translator = RaucProgressTranslator(settings: .init(stallSeconds: 600, creepHalfSeconds: 30))
+        _ = translator.requests(operation: "installing", percent: 80, message: "Copying image to rootfs.1", lastError: "", at: 0)
+        let crept = translator.tick(at: 300_000_000_000)
+        guard case .progress(let value, _)? = crept.first else {
+            Issue.record("no creep: \(crept)")
+            return
+        }
+        #expect(value > 95 && value < 100)
+    }
+}
+
+@Suite struct FwupdProgressTests {
+    @Test func eachPhaseHasItsShareAndTheBarNeverZipsBack() {
+        var translator = FwupdProgressTranslator(settings: still)
+        // (Status, Percentage) as fwupd reports them: each phase starts again at 0.
+        let readings: [(UInt32, UInt32)] = [
+            (1, 0), (8, 0), (8, 50), (8, 100), (3, 0), (3, 100), (5, 0), (5, 50), (5, 100), (6, 0), (6, 50),
+            (4, 0), (1, 0),
+        ]
+        var lines: [String] = []
+        for (status, percentage) in readings {
+            lines += translator.requests(status: status, percentage: percentage, at: 0).map(\.encoded)
+        }
+        #expect(lines == [
+            "state running Downloading firmware", "progress 0", "progress 5",
+            "progress 15", "progress 25",
+            "message Decompressing firmware",
+            "progress 40 Writing firmware", "progress 62.5", "progress 85",
+            "message Verifying firmware", "progress 90",
+            "progress 95 Restarting the device",
+            "progress 100", "state success Firmware updated",
+        ])
+    }
+
+    @Test func aWriteThatStopsIsAFailureAndARefreshLeavesTheScreen() {
+        var failed = FwupdProgressTranslator(settings: still)
+        _ = failed.requests(status: 5, percentage: 30, at: 0)
+        #expect(failed.requests(status: 1, percentage: 0, at: 0) == [.state(.failure, message: "Firmware update failed")])
+        var refresh = FwupdProgressTranslator(settings: still)
+        _ = refresh.requests(status: 8, percentage: 100, at: 0)
+        #expect(refresh.requests(status: 1, percentage: 0, at: 0) == [])
+    }
+
+    @Test func waitingForAuthenticationHoldsTheBarAndSaysSo() {
+        var translator = FwupdProgressTranslator(settings: still)
+        _ = translator.requests(status: 8, percentage: 100, at: 0)
+        #expect(translator.requests(status: 11, percentage: 0, at: 0) == [.message("Waiting for authentication")])
+        #expect(translator.requests(status: 99, percentage: 70, at: 0) == [])
+        #expect(translator.requests(status: 0, percentage: 70, at: 0) == [])
+        #expect(translator.requests(status: 5, percentage: 0, at: 0) == [.progress(40, message: "Writing firmware")])
+    }
+}

@@ -19,11 +19,30 @@ enum Help {
         return lines.joined(separator: "\n")
     }
 
+    /// `text`'s paragraphs: runs of lines between blank lines.
+    private static func paragraphs(_ text: String) -> [String] {
+        var result: [String] = []
+        var current: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.allSatisfy({ $0 == " " }) {
+                if !current.isEmpty { result.append(current.joined(separator: "\n")) }
+                current = []
+            } else {
+                current.append(line)
+            }
+        }
+        if !current.isEmpty { result.append(current.joined(separator: "\n")) }
+        return result
+    }
+
     static func command(_ command: CommandSpec) -> String {
         var lines = HelpText.paragraph(command.usage, indent: 7, first: "Usage: gaugectl [OPTIONS] ")
         lines.append("")
         lines += HelpText.paragraph(command.summary + ".")
-        if !command.details.isEmpty { lines += HelpText.paragraph(command.details) }
+        for (index, paragraph) in paragraphs(command.details).enumerated() {
+            if index > 0 { lines.append("") }
+            lines += HelpText.paragraph(paragraph)
+        }
         let options = command.options + [OptionSpec(name: "--help", alias: "-h", valueName: nil, help: "Show this help")]
         lines += ["", "Options:"]
         var rows: [(label: String, text: String)] = []

@@ -19,8 +19,10 @@ extension CommandSpec {
             progress. At the end of the stream --on-eof decides: auto (the default) shows
             success when bootc finished every step it announced and failure otherwise (a
             stream with no event at all changes nothing); keep leaves the screen for a
-            script that shows the outcome from bootc's exit status. Example:
-              bootc upgrade --progress-fd 3 3>&1 >&2 | gaugectl bootc
+            script that shows the outcome from bootc's exit status.
+
+            Example: bootc upgrade --progress-fd 3 3>&1 >&2 | gaugectl bootc
+
             Exit status: 0 all ok, 1 an err reply or an unreadable file, 2 usage or a
             descriptor not open, 3 an update not delivered.
             """,

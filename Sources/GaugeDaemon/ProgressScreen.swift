@@ -172,10 +172,12 @@ package final class ProgressScreen {
         guard let target = display.beginFrame() else { return false }
         let changed = scene.update(model, at: time)
         guard !changed.isEmpty else { return true }
-        let damage = changed.union(target.staleRegion)
-        scene.draw(into: target.buffer, clip: damage)
+        scene.draw(into: target.buffer, clip: changed.union(target.staleRegion))
         do {
-            try display.present(damage: damage)
+            // What changed, not what was drawn: the stale part already shows on screen, and
+            // counting it as changed would make the other buffer stale there too, so a
+            // double-buffered display would redraw it every frame from then on.
+            try display.present(damage: changed)
             framesPresented += 1
         } catch {
             log("presenting a frame on \(display.name) failed: \(error)")

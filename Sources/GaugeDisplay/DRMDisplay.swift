@@ -222,9 +222,9 @@ public final class DRMDisplay: DeviceDisplay {
         return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
     }
 
-    public func present(damage drawn: Rect) throws {
+    public func present(damage changed: Rect) throws {
         guard !closed, isActive, flipsPending == 0 else { return }
-        let area = drawn.intersection(damage.screen)
+        let area = changed.intersection(damage.screen)
         if !flipping {
             markDirty(buffers[frontIndex], area)
             return
@@ -257,7 +257,7 @@ public final class DRMDisplay: DeviceDisplay {
                 throw DisplayError("drm \(path): page flip failed: \(Self.errnoText(failure))")
             }
         }
-        self.damage.presented(drawn: area)
+        self.damage.presented(changed: area)
         markDirty(buffer, area)
     }
 

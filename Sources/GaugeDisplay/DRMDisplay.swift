@@ -7,8 +7,8 @@ import Glibc
 /// KMS dumb buffers through libdrm (`--display drm[:/dev/dri/cardN]`).
 ///
 /// Every connected connector shows the same frame (see `DRMHeadPlan` for which heads and
-/// modes). Two dumb buffers, shared by all heads since they have one size, are flipped
-/// with `drmModePageFlip` on vblank; while a flip is pending `beginFrame()` returns nil,
+/// modes). Where the card has vblank interrupts, two dumb buffers, shared by all heads
+/// since they have one size, are flipped with `drmModePageFlip` on vblank; while a flip is pending `beginFrame()` returns nil,
 /// so there is never more than one flip per vblank nor a frame queued behind one. The
 /// flip's completion arrives on `eventDescriptor`; the daemon calls `handleEvents()`.
 /// The back buffer lacks the damage of the previous frame (`staleRegion`, buffer age 2).
@@ -16,7 +16,9 @@ import Glibc
 /// Drivers that only update the screen when told (virtio-gpu, udl, command-mode panels)
 /// are told with `drmModeDirtyFB` and the damage; drivers answering ENOSYS/EOPNOTSUPP are
 /// not asked again. A driver that cannot page flip gets one buffer, drawn in place and
-/// marked dirty.
+/// marked dirty; so does a card without vblank (bochs-drm, virtio-gpu, simpledrm, udl):
+/// there a flip waits for no scanout, so it keeps nothing from tearing, and only costs a
+/// commit in a kernel worker and its completion event, two context switches a frame.
 public final class DRMDisplay: DeviceDisplay {
     public let path: String
     public let width: Int
@@ -42,8 +44,11 @@ public final class DRMDisplay: DeviceDisplay {
     private var buffers: [DumbBuffer] = []
     private var damage: BufferDamage
     private var flipsPending = 0
-    /// Page flips work; false once the driver refused one (then one buffer, drawn in place).
+    /// Page flips work; false once the driver refused one, or when it has no vblank (then
+    /// one buffer, drawn in place).
     private var flipping = true
+    /// The card has no vblank interrupts (`drmCrtcGetSequence` is not supported).
+    private var noVBlank = false
     /// Worth calling `drmModeDirtyFB`; false once the driver said it has no use for it.
     private var dirtyWanted = true
     private var closed = false
@@ -152,6 +157,10 @@ public final class DRMDisplay: DeviceDisplay {
         let mm = millimetres[plan.heads[0].connector]!
         physicalSize = mm.0 > 0 && mm.1 > 0 ? (mm.0, mm.1) : nil
         damage = BufferDamage(count: 2, screen: Rect(x: 0, y: 0, width: plan.width, height: plan.height))
+        var sequence: UInt64 = 0
+        var nanoseconds: UInt64 = 0
+        noVBlank = drmCrtcGetSequence(fd, plan.heads[0].crtc, &sequence, &nanoseconds) != 0 && errno == EOPNOTSUPP
+        let bufferCount = noVBlank ? 1 : 2
 
         var preferredDepth: UInt64 = 0
         _ = drmGetCap(fd, UInt64(DRM_CAP_DUMB_PREFERRED_DEPTH), &preferredDepth)
@@ -159,7 +168,7 @@ public final class DRMDisplay: DeviceDisplay {
         var refusals: [String] = []
         for candidate in Self.formatOrder(preferredDepth: Int(preferredDepth)) {
             do throws(DisplayError) {
-                buffers = try (0..<2).map { _ throws(DisplayError) in try Self.makeBuffer(fd: fd, width: plan.width, height: plan.height, format: candidate) }
+                buffers = try (0..<bufferCount).map { _ throws(DisplayError) in try Self.makeBuffer(fd: fd, width: plan.width, height: plan.height, format: candidate) }
                 chosen = candidate
                 break
             } catch {
@@ -174,11 +183,16 @@ public final class DRMDisplay: DeviceDisplay {
         format = chosen
         summary = ""
 
-        // Buffer 1 goes on screen black; frames start in buffer 0.
+        // The last buffer goes on screen black; with two, frames start in buffer 0.
+        let shown = buffers.count - 1
+        if noVBlank {
+            flipping = false
+            frontOverride = shown
+        }
         for (index, head) in heads.enumerated() {
             var connector = head.connector
             var mode = head.mode
-            if drmModeSetCrtc(fd, head.crtc, buffers[1].fb, 0, 0, &connector, 1, &mode) != 0 {
+            if drmModeSetCrtc(fd, head.crtc, buffers[shown].fb, 0, 0, &connector, 1, &mode) != 0 {
                 let why = Self.errnoText()
                 if index == 0 {
                     for buffer in buffers { Self.destroy(buffer, fd: fd) }
@@ -191,7 +205,7 @@ public final class DRMDisplay: DeviceDisplay {
         for head in self.heads where head.crtc == 0 { drmModeFreeCrtc(head.saved) }
         self.heads = lit
         built = true
-        markDirty(buffers[1], Rect(x: 0, y: 0, width: width, height: height))
+        markDirty(buffers[shown], Rect(x: 0, y: 0, width: width, height: height))
         summary = describe(skipped: plan.skipped)
     }
 
@@ -449,7 +463,7 @@ public final class DRMDisplay: DeviceDisplay {
         let mode = heads.first.map { Self.modeText($0.mode) } ?? "\(width)x\(height)"
         let names = heads.map(\.name).joined(separator: "+")
         var text = "drm \(path) driver \(driver) \(names) \(mode) \(format.rawValue) "
-        text += flipping ? "double-buffered page flips" : "single buffer (no page flip)"
+        text += flipping ? "double-buffered page flips" : noVBlank ? "single buffer (no vblank)" : "single buffer (no page flip)"
         if dirtyWanted { text += ", dirtyfb" }
         for reason in skipped { text += "; skipped \(reason)" }
         return text

@@ -158,6 +158,13 @@ package final class ProgressScreen {
 
     package func isSettled(at time: Double) -> Bool { model.isSettled(at: time) }
 
+    /// While only the stripes move: how often they step a pixel and when next (see
+    /// `Scene.stripeSteps`); nil otherwise.
+    package func stripeSteps(at time: Double) -> (period: Double, next: Double)? {
+        guard visible, let scene else { return nil }
+        return scene.stripeSteps(model, at: time)
+    }
+
     /// Draws and presents what changed. Returns false when the display could not take a
     /// frame now (a flip pending), so the caller tries again on the next tick.
     ///

@@ -8,8 +8,9 @@ import Glibc
 ///
 /// Every connected connector shows the same frame (see `DRMHeadPlan` for which heads and
 /// modes). Where the card has vblank interrupts, two dumb buffers, shared by all heads
-/// since they have one size, are flipped with `drmModePageFlip` on vblank; while a flip is pending `beginFrame()` returns nil,
-/// so there is never more than one flip per vblank nor a frame queued behind one. The
+/// since they have one size, are flipped with `drmModePageFlip` on vblank; while a flip
+/// is pending `beginFrame()` returns nil, so there is never more than one flip per
+/// vblank nor a frame queued behind one. The
 /// flip's completion arrives on `eventDescriptor`; the daemon calls `handleEvents()`.
 /// The back buffer lacks the damage of the previous frame (`staleRegion`, buffer age 2).
 ///
@@ -18,7 +19,7 @@ import Glibc
 /// not asked again. A driver that cannot page flip gets one buffer, drawn in place and
 /// marked dirty; so does a card without vblank (bochs-drm, virtio-gpu, simpledrm, udl):
 /// there a flip waits for no scanout, so it keeps nothing from tearing, and only costs a
-/// commit in a kernel worker and its completion event, two context switches a frame.
+/// commit in a kernel worker that preempts the daemon, and a completion event to read.
 public final class DRMDisplay: DeviceDisplay {
     public let path: String
     public let width: Int

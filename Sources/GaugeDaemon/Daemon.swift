@@ -531,6 +531,24 @@ package final class Daemon {
         if presented, !screen.isAnimating(at: now), waiters.isEmpty {
             frameTimer?.stop()
             framesRunning = false
+        } else if presented {
+            pace(at: now)
+        }
+    }
+
+    /// While only the stripes move, ticks fall just after each step of a pixel (35 a
+    /// second with the default theme) rather than at the frame rate, so every wakeup
+    /// presents a frame; faster steps than `--fps`, and everything else, tick at `--fps`.
+    private func pace(at now: Double) {
+        do {
+            if let steps = screen.stripeSteps(at: now), steps.period >= 1 / Double(options.fps) {
+                // A little after the step, so the phase computed at the tick has moved.
+                try frameTimer?.start(period: steps.period, first: steps.next + steps.period / 50)
+            } else {
+                try frameTimer?.start(fps: Double(options.fps))
+            }
+        } catch {
+            log.info("cannot arm the frame timer: \(error)")
         }
     }
 

@@ -16,6 +16,9 @@ package final class FrameTimer {
     package private(set) var isRunning = false
     /// Frames per second while running.
     package private(set) var fps: Double = 0
+    /// The tick times of `start(period:first:)` (nil for `start(fps:)`): `first` and its
+    /// period, to tell whether a later call asks for the same ticks.
+    private var aligned: (period: Double, first: Double)?
     private var isClosed = false
 
     package init(loop: EventLoop, handler: @escaping Handler) throws(SystemError) {
@@ -40,12 +43,31 @@ package final class FrameTimer {
     /// again with the same rate while running keeps the current phase.
     package func start(fps: Double, immediately: Bool = false) throws(SystemError) {
         guard fps.isFinite, fps > 0, fps <= 1000 else { throw SystemError("frame timer \(fps) fps", errno: EINVAL) }
-        guard !isClosed, !(isRunning && self.fps == fps) else { return }
+        guard !isClosed, !(isRunning && self.fps == fps && aligned == nil) else { return }
         let period = Self.timespec(seconds: 1 / fps)
         // An all-zero first expiration would disarm the timer: 1 ns is "now".
         let first = immediately ? Glibc.timespec(tv_sec: 0, tv_nsec: 1) : period
         try Syscall.timerSet(fd, interval: period, firstExpiration: first)
         self.fps = fps
+        aligned = nil
+        isRunning = true
+    }
+
+    /// Arms a periodic timer ticking at `first`, `first + period`, ... (seconds on
+    /// `MonotonicClock`): for a picture that changes at known times, one tick per change.
+    /// Calling it again for the same ticks (`first` one or more periods on) keeps them.
+    package func start(period: Double, first: Double) throws(SystemError) {
+        guard period.isFinite, period >= 0.001, first.isFinite, first > 0 else {
+            throw SystemError("frame timer period \(period) s", errno: EINVAL)
+        }
+        guard !isClosed else { return }
+        if isRunning, let aligned, aligned.period == period {
+            let periods = (first - aligned.first) / period
+            if abs(periods - periods.rounded()) < 1e-6 { return }
+        }
+        try Syscall.timerSet(fd, interval: Self.timespec(seconds: period), firstExpiration: Self.timespec(seconds: first), absolute: true)
+        fps = 1 / period
+        aligned = (period, first)
         isRunning = true
     }
 

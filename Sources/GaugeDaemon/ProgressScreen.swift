@@ -166,6 +166,13 @@ package final class ProgressScreen {
 
     package func isSettled(at time: Double) -> Bool { model.isSettled(at: time) }
 
+    /// While only the stripes move: how often they step a pixel and when next (see
+    /// `Scene.stripeSteps`); nil otherwise.
+    package func stripeSteps(at time: Double) -> (period: Double, next: Double)? {
+        guard visible, let scene else { return nil }
+        return scene.stripeSteps(model, at: time)
+    }
+
     /// Draws and presents what changed. Returns false when the display could not take a
     /// frame now (a flip pending), so the caller tries again on the next tick.
     ///
@@ -180,10 +187,12 @@ package final class ProgressScreen {
         guard let target = display.beginFrame() else { return false }
         let changed = scene.update(model, at: time)
         guard !changed.isEmpty else { return true }
-        let damage = changed.union(target.staleRegion)
-        scene.draw(into: target.buffer, clip: damage)
+        scene.draw(into: target.buffer, clip: changed.union(target.staleRegion))
         do {
-            try display.present(damage: damage)
+            // What changed, not what was drawn: the stale part already shows on screen, and
+            // counting it as changed would make the other buffer stale there too, so a
+            // double-buffered display would redraw it every frame from then on.
+            try display.present(damage: changed)
             framesPresented += 1
         } catch {
             // A display's errors name the device.

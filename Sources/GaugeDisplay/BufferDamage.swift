@@ -26,11 +26,12 @@ package struct BufferDamage: Equatable, Sendable {
     /// What the back buffer lacks: the next frame must redraw it as well as its damage.
     package var backStale: Rect { stale[back] }
 
-    /// The back buffer has been drawn over `drawn` (its stale region and the frame's
-    /// damage) and is now shown: the other buffers miss `drawn` too, and the next frame
-    /// goes into the following buffer.
-    package mutating func presented(drawn: Rect) {
-        let area = drawn.intersection(screen)
+    /// The back buffer, brought up to date (its stale region redrawn with the frame), is
+    /// now shown with `changed` differing from the frame before: every other buffer lacks
+    /// `changed` too, and the next frame goes into the following buffer. Pass the change
+    /// alone, not the redrawn stale region: the buffers that hold the frame before have it.
+    package mutating func presented(changed: Rect) {
+        let area = changed.intersection(screen)
         for index in stale.indices where index != back {
             stale[index] = stale[index].union(area)
         }

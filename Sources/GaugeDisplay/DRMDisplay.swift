@@ -7,16 +7,19 @@ import Glibc
 /// KMS dumb buffers through libdrm (`--display drm[:/dev/dri/cardN]`).
 ///
 /// Every connected connector shows the same frame (see `DRMHeadPlan` for which heads and
-/// modes). Two dumb buffers, shared by all heads since they have one size, are flipped
-/// with `drmModePageFlip` on vblank; while a flip is pending `beginFrame()` returns nil,
-/// so there is never more than one flip per vblank nor a frame queued behind one. The
+/// modes). Where the card has vblank interrupts, two dumb buffers, shared by all heads
+/// since they have one size, are flipped with `drmModePageFlip` on vblank; while a flip
+/// is pending `beginFrame()` returns nil, so there is never more than one flip per
+/// vblank nor a frame queued behind one. The
 /// flip's completion arrives on `eventDescriptor`; the daemon calls `handleEvents()`.
 /// The back buffer lacks the damage of the previous frame (`staleRegion`, buffer age 2).
 ///
 /// Drivers that only update the screen when told (virtio-gpu, udl, command-mode panels)
 /// are told with `drmModeDirtyFB` and the damage; drivers answering ENOSYS/EOPNOTSUPP are
 /// not asked again. A driver that cannot page flip gets one buffer, drawn in place and
-/// marked dirty.
+/// marked dirty; so does a card without vblank (bochs-drm, virtio-gpu, simpledrm, udl):
+/// there a flip waits for no scanout, so it keeps nothing from tearing, and only costs a
+/// commit in a kernel worker that preempts the daemon, and a completion event to read.
 public final class DRMDisplay: DeviceDisplay {
     public let path: String
     public let width: Int
@@ -42,8 +45,11 @@ public final class DRMDisplay: DeviceDisplay {
     private var buffers: [DumbBuffer] = []
     private var damage: BufferDamage
     private var flipsPending = 0
-    /// Page flips work; false once the driver refused one (then one buffer, drawn in place).
+    /// Page flips work; false once the driver refused one, or when it has no vblank (then
+    /// one buffer, drawn in place).
     private var flipping = true
+    /// The card has no vblank interrupts (`drmCrtcGetSequence` is not supported).
+    private var noVBlank = false
     /// Worth calling `drmModeDirtyFB`; false once the driver said it has no use for it.
     private var dirtyWanted = true
     private var closed = false
@@ -158,6 +164,10 @@ public final class DRMDisplay: DeviceDisplay {
         let mm = millimetres[plan.heads[0].connector]!
         physicalSize = mm.0 > 0 && mm.1 > 0 ? (mm.0, mm.1) : nil
         damage = BufferDamage(count: 2, screen: Rect(x: 0, y: 0, width: plan.width, height: plan.height))
+        var sequence: UInt64 = 0
+        var nanoseconds: UInt64 = 0
+        noVBlank = drmCrtcGetSequence(fd, plan.heads[0].crtc, &sequence, &nanoseconds) != 0 && errno == EOPNOTSUPP
+        let bufferCount = noVBlank ? 1 : 2
 
         var preferredDepth: UInt64 = 0
         _ = drmGetCap(fd, UInt64(DRM_CAP_DUMB_PREFERRED_DEPTH), &preferredDepth)
@@ -165,7 +175,7 @@ public final class DRMDisplay: DeviceDisplay {
         var refusals: [String] = []
         for candidate in Self.formatOrder(preferredDepth: Int(preferredDepth)) {
             do throws(DisplayError) {
-                buffers = try (0..<2).map { _ throws(DisplayError) in try Self.makeBuffer(fd: fd, width: plan.width, height: plan.height, format: candidate) }
+                buffers = try (0..<bufferCount).map { _ throws(DisplayError) in try Self.makeBuffer(fd: fd, width: plan.width, height: plan.height, format: candidate) }
                 chosen = candidate
                 break
             } catch {
@@ -182,8 +192,12 @@ public final class DRMDisplay: DeviceDisplay {
 
         built = true
         skipped = plan.skipped
+        if noVBlank {
+            flipping = false
+            frontOverride = 0
+        }
         // Asks once, off screen, whether the driver wants DirtyFB, so the summary says so.
-        markDirty(buffers[1], Rect(x: 0, y: 0, width: 1, height: 1))
+        markDirty(buffers[buffers.count - 1], Rect(x: 0, y: 0, width: 1, height: 1))
         summary = describe(skipped: plan.skipped)
     }
 
@@ -214,21 +228,22 @@ public final class DRMDisplay: DeviceDisplay {
         return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
     }
 
-    public func present(damage drawn: Rect) throws {
+    public func present(damage changed: Rect) throws {
         guard !closed, isActive, flipsPending == 0 else { return }
-        let area = drawn.intersection(damage.screen)
+        let area = changed.intersection(damage.screen)
+        if !lit {
+            let first = flipping ? damage.back : frontIndex
+            try light(with: buffers[first].fb)
+            if flipping { damage.presented(changed: area) }
+            markDirty(buffers[first], area)
+            return
+        }
         if !flipping {
             markDirty(buffers[frontIndex], area)
             return
         }
         let back = damage.back
         let buffer = buffers[back]
-        if !lit {
-            try light(with: buffer.fb)
-            damage.presented(drawn: area)
-            markDirty(buffer, area)
-            return
-        }
         let userData = Unmanaged.passUnretained(self).toOpaque()
         var failure: Int32 = 0
         for head in heads {
@@ -255,7 +270,7 @@ public final class DRMDisplay: DeviceDisplay {
                 throw DisplayError("drm \(path): page flip failed: \(Self.errnoText(failure))")
             }
         }
-        self.damage.presented(drawn: area)
+        self.damage.presented(changed: area)
         markDirty(buffer, area)
     }
 
@@ -471,7 +486,7 @@ public final class DRMDisplay: DeviceDisplay {
         let mode = heads.first.map { Self.modeText($0.mode) } ?? "\(width)x\(height)"
         let names = heads.map(\.name).joined(separator: "+")
         var text = "drm \(path) driver \(driver) \(names) \(mode) \(format.rawValue) "
-        text += flipping ? "double-buffered page flips" : "single buffer (no page flip)"
+        text += flipping ? "double-buffered page flips" : noVBlank ? "single buffer (no vblank)" : "single buffer (no page flip)"
         if dirtyWanted { text += ", dirtyfb" }
         for reason in skipped { text += "; skipped \(reason)" }
         return text

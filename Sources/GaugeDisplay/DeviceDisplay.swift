@@ -6,7 +6,7 @@
 ///   readable; it returns true once a frame can be started again (a page flip finished);
 /// - per frame: `beginFrame()` first, and only when it gives a target, `scene.update`,
 ///   `scene.draw(into: target.buffer, clip: damage.union(target.staleRegion))`, then
-///   `present(damage:)` with what was drawn. A nil target means "not now": keep the
+///   `present(damage:)` with what changed (not the stale part). A nil target means "not now": keep the
 ///   damage for later, do not advance the scene;
 /// - on `hide` or a VT switch away: `release()`; on `show` or the switch back: `acquire()`,
 ///   then redraw everything (`scene.invalidate()`; the buffers are marked stale whole too);

@@ -29,6 +29,7 @@ public protocol Display: AnyObject {
     /// The buffer for the next frame, or nil while the display cannot take one
     /// (a page flip pending, the display released).
     func beginFrame() -> FrameTarget?
-    /// Shows the frame drawn since `beginFrame()`; `damage` is everything that was drawn.
+    /// Shows the frame drawn since `beginFrame()`; `damage` is what changed since the frame
+    /// on screen (drawn together with the target's `staleRegion`, which the display knows).
     func present(damage: Rect) throws
 }

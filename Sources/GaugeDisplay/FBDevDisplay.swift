@@ -116,7 +116,7 @@ public final class FBDevDisplay: DeviceDisplay {
         pages = BufferDamage(count: pans ? 2 : 1, screen: screen)
         if pans {
             // Page 0 is shown now if yoffset is 0; then draw into page 1 first.
-            if variable.yoffset == 0 { pages.presented(drawn: .zero) }
+            if variable.yoffset == 0 { pages.presented(changed: .zero) }
         } else {
             startShadow(copying: nil)
         }
@@ -146,13 +146,13 @@ public final class FBDevDisplay: DeviceDisplay {
             staleRegion: pages.backStale)
     }
 
-    public func present(damage drawn: Rect) throws {
+    public func present(damage changed: Rect) throws {
         guard !closed, isActive else { return }
-        let area = drawn.intersection(pages.screen)
+        let area = changed.intersection(pages.screen)
         if let shadow {
             // After an acquire the mapping lacks everything the shadow has.
             copy(area.union(pages.backStale), from: shadow)
-            pages.presented(drawn: area)
+            pages.presented(changed: area)
             return
         }
         let drawnPage = pages.back
@@ -161,10 +161,10 @@ public final class FBDevDisplay: DeviceDisplay {
             // The page just drawn holds the whole frame: it becomes the shadow.
             startShadow(copying: map + pageOffset(drawnPage))
             copy(pages.screen, from: shadow!)
-            pages.presented(drawn: pages.screen)
+            pages.presented(changed: pages.screen)
             return
         }
-        pages.presented(drawn: area)
+        pages.presented(changed: area)
     }
 
     /// No events on fbdev; a frame can always be started while active.

@@ -57,7 +57,7 @@ public final class RotatedDisplay: Display {
         let panelDamage = panelRect(damage).union(target.staleRegion)
         let destination = PixmanImage(wrapping: target.buffer)
         destination.composite(PIXMAN_OP_SRC, source: source, rect: panelDamage, sourceOrigin: (panelDamage.x, panelDamage.y))
-        try base.present(damage: panelDamage)
+        try base.present(damage: panelRect(damage))
     }
 
     /// A rectangle of the upright picture, on the panel.

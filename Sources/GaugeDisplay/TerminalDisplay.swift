@@ -133,7 +133,7 @@ public final class TerminalDisplay: Display {
 
     public func present(damage: Rect) throws(DisplayError) {
         guard !closed else { return }
-        resample(damage)
+        resample(damage.union(staleRegion))
         hasFrame = true
         staleRegion = .zero
         try pump()

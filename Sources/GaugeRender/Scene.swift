@@ -121,6 +121,20 @@ public final class Scene {
         return Int(frac * Double(layout.stripePeriod)) % layout.stripePeriod
     }
 
+    /// While the stripes alone move: how often they step a whole pixel (`stripePhase`
+    /// changes at every multiple of `period`) and the next step after `time`, so frames
+    /// can be drawn at the steps alone. Nil while anything else moves (an easing value, a
+    /// mode switch, an indicator) or nothing does.
+    public func stripeSteps(_ model: ScreenModel, at time: Double) -> (period: Double, next: Double)? {
+        guard theme.animate, theme.stripeDuration > 0, layout.stripePeriod > 0,
+            model.mode == mode, model.mode == .determinate || theme.indeterminateStyle == .barberPole,
+            modeSwitch.map({ time >= $0.time + theme.transitionDuration }) ?? true,
+            model.isSettled(at: time), isAnimating(model, at: time)
+        else { return nil }
+        let period = theme.stripeDuration / Double(layout.stripePeriod)
+        return (period, ((time / period).rounded(.down) + 1) * period)
+    }
+
     /// True while the picture changes with time for this model (stripes moving, a value
     /// easing). Once the work has succeeded or failed the stripes stand still.
     public func isAnimating(_ model: ScreenModel, at time: Double) -> Bool {

@@ -289,9 +289,14 @@ package enum Syscall {
         })
     }
 
-    package static func timerSet(_ fd: Int32, interval: timespec, firstExpiration: timespec) throws(SystemError) {
+    /// Arms (or with all zeros disarms) a timerfd; `absolute`: `firstExpiration` is a time
+    /// on the timer's clock rather than a delay.
+    package static func timerSet(
+        _ fd: Int32, interval: timespec, firstExpiration: timespec, absolute: Bool = false
+    ) throws(SystemError) {
         var specification = itimerspec(it_interval: interval, it_value: firstExpiration)
-        _ = try retrying("timerfd_settime", "timerfd_settime", { timerfd_settime(fd, 0, &specification, nil) })
+        let flags = absolute ? CGL_TFD_TIMER_ABSTIME : 0
+        _ = try retrying("timerfd_settime", "timerfd_settime", { timerfd_settime(fd, flags, &specification, nil) })
     }
 
     /// Creates a signalfd for `mask`, or changes the mask of an existing one (`fd` ≥ 0).

@@ -14,49 +14,49 @@ private let b = Rect(x: 40, y: 20, width: 10, height: 4)
 
 @Test func backBufferLacksThePreviousFrameOnly() {
     var damage = BufferDamage(count: 2, screen: screen)
-    damage.presented(drawn: screen)     // frame 1 into buffer 0
+    damage.presented(changed: screen)     // frame 1 into buffer 0
     #expect(damage.back == 1)
     #expect(damage.backStale == screen) // buffer 1 never drawn
-    damage.presented(drawn: screen)     // frame 2 into buffer 1
+    damage.presented(changed: screen)     // frame 2 into buffer 1
     #expect(damage.back == 0)
     #expect(damage.backStale == screen) // buffer 0 lacks frame 2, the whole screen
-    damage.presented(drawn: a)          // frame 3 into buffer 0, damage a
+    damage.presented(changed: a)          // frame 3 into buffer 0, damage a
     #expect(damage.back == 1)
     #expect(damage.backStale == a)      // buffer 1 holds frame 2: lacks frame 3's damage
-    damage.presented(drawn: b.union(a)) // frame 4 redraws b and the stale a
-    #expect(damage.backStale == b.union(a))
-    damage.presented(drawn: .zero)      // an empty frame still swaps
+    damage.presented(changed: b)        // frame 4 into buffer 1: redraws the stale a, changes b
+    #expect(damage.backStale == b)      // buffer 0 holds frame 3 (a included): lacks b only
+    damage.presented(changed: .zero)      // an empty frame still swaps
     #expect(damage.backStale == .zero)
 }
 
 @Test func damageOutsideTheScreenIsClipped() {
     var damage = BufferDamage(count: 2, screen: screen)
-    damage.presented(drawn: screen)
-    damage.presented(drawn: screen)
-    damage.presented(drawn: Rect(x: 90, y: 40, width: 50, height: 50))
+    damage.presented(changed: screen)
+    damage.presented(changed: screen)
+    damage.presented(changed: Rect(x: 90, y: 40, width: 50, height: 50))
     #expect(damage.backStale == Rect(x: 90, y: 40, width: 10, height: 10))
 }
 
 @Test func invalidateAllMakesEveryBufferWhole() {
     var damage = BufferDamage(count: 2, screen: screen)
-    damage.presented(drawn: screen)
-    damage.presented(drawn: screen)
-    damage.presented(drawn: a)
+    damage.presented(changed: screen)
+    damage.presented(changed: screen)
+    damage.presented(changed: a)
     damage.invalidateAll()
     #expect(damage.backStale == screen)
-    damage.presented(drawn: screen)
+    damage.presented(changed: screen)
     #expect(damage.backStale == screen)
-    damage.presented(drawn: b)
+    damage.presented(changed: b)
     #expect(damage.backStale == b)
 }
 
 @Test func singleBufferIsNeverStaleAfterTheFirstFrame() {
     var damage = BufferDamage(count: 1, screen: screen)
     #expect(damage.backStale == screen)
-    damage.presented(drawn: a)
+    damage.presented(changed: a)
     #expect(damage.back == 0)
     #expect(damage.backStale == .zero)
-    damage.presented(drawn: b)
+    damage.presented(changed: b)
     #expect(damage.backStale == .zero)
 }
 
@@ -81,6 +81,6 @@ private let b = Rect(x: 40, y: 20, width: 10, height: 4)
         let back = damage.back
         for py in clip.y..<clip.maxY { for px in clip.x..<clip.maxX { buffers[back][py * width + px] = truth[py * width + px] } }
         #expect(buffers[back] == truth, "frame \(frame)")
-        damage.presented(drawn: changed)
+        damage.presented(changed: changed)
     }
 }

@@ -166,3 +166,51 @@ struct SettledLabelTests {
         #expect(diff.count == 0, "\(diff.count) pixels differ from a fresh 40% frame in \(diff.box)")
     }
 }
+
+@Suite("Stripe steps")
+struct StripeStepTests {
+    @Test("while only the stripes move, the picture changes just after each step the scene names, and not between")
+    func picturesChangeAtTheStepsAlone() {
+        let scene = Scene(theme: Theme(), width: 1280, height: 800)
+        var m = ScreenModel()
+        m.setTarget(40)
+        // Between two steps (at a step itself, rounding decides which side a time is on).
+        var time = 100.3
+        scene.update(m, at: time)
+        for _ in 0..<40 {
+            guard let steps = scene.stripeSteps(m, at: time) else {
+                Issue.record("no stripe steps at \(time)")
+                return
+            }
+            #expect(steps.next > time && steps.next - time <= steps.period + 1e-9)
+            // A default theme's stripes step 35 times a second at scale 1.
+            #expect(abs(1 / steps.period - 35) < 1)
+            #expect(scene.update(m, at: steps.next - steps.period / 50).isEmpty, "a change before the step at \(steps.next)")
+            time = steps.next + steps.period / 50
+            #expect(!scene.update(m, at: time).isEmpty, "no change after the step at \(steps.next)")
+        }
+    }
+
+    @Test("no stripe steps while the value eases, in an indicator style, or with the stripes still")
+    func noStepsWhileAnythingElseMoves() {
+        let theme = Theme()
+        let scene = Scene(theme: theme, width: 1280, height: 800)
+        var m = ScreenModel()
+        m.setTarget(0)
+        scene.update(m, at: 0)
+        m.setTarget(40, at: 1, duration: theme.transitionDuration, easing: .easeInOut)
+        #expect(scene.stripeSteps(m, at: 1.01) == nil)
+        #expect(scene.stripeSteps(m, at: 1 + theme.transitionDuration + 1) != nil)
+        var still = theme
+        still.animate = false
+        let stillScene = Scene(theme: still, width: 1280, height: 800)
+        stillScene.update(m, at: 100)
+        #expect(stillScene.stripeSteps(m, at: 100) == nil)
+        var ring = theme
+        ring.indeterminateStyle = .ring
+        let ringScene = Scene(theme: ring, width: 1280, height: 800)
+        m.mode = .indeterminate
+        ringScene.update(m, at: 100)
+        #expect(ringScene.stripeSteps(m, at: 101) == nil)
+    }
+}

@@ -38,6 +38,7 @@ extern const int CGL_EPOLL_CLOEXEC;
 /* timerfd / signalfd / clocks */
 extern const int CGL_TFD_NONBLOCK;
 extern const int CGL_TFD_CLOEXEC;
+extern const int CGL_TFD_TIMER_ABSTIME;
 extern const int CGL_SFD_NONBLOCK;
 extern const int CGL_SFD_CLOEXEC;
 extern const int CGL_CLOCK_MONOTONIC;

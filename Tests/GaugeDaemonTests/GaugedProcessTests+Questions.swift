@@ -1,0 +1,160 @@
+import Foundation
+import GaugeProtocol
+import GaugeRender
+import Glibc
+import Testing
+
+// `gauged --ask`: the real `plymouth` client asks for a password, asks a question and
+// watches for a key, against gauged on the memory display; the keys are typed into a
+// pty that stands in for the console VT (`--ask-tty`). Both run in a network namespace
+// of their own so Plymouth's abstract socket is private to the test.
+
+/// A pty: the daemon reads the slave, the test types into the master.
+private final class TypingPTY {
+    let master: Int32
+    let slavePath: String
+
+    init() throws {
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        // TIOCSPTLCK and TIOCGPTN: unlock the slave and learn its number.
+        let ready = master >= 0 && ioctl(master, UInt(0x4004_5431), &unlock) == 0 && ioctl(master, UInt(0x8004_5430), &number) == 0
+        slavePath = "/dev/pts/\(number)"
+        try #require(ready, "cannot open a pty")
+    }
+
+    deinit { close(master) }
+
+    func type(_ keys: String) {
+        let bytes = Array(keys.utf8)
+        #expect(bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } == bytes.count)
+    }
+}
+
+/// A `plymouth` command running in the daemon's network namespace.
+private final class PlymouthRun {
+    let process = Process()
+    private let out = Pipe()
+
+    init(_ plymouth: String, daemon: GaugedProcess, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
+        process.arguments = ["--net=/proc/\(daemon.pid)/ns/net", plymouth] + arguments
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Its exit status and what it printed, once it exits (nil status: it did not, in 30 s).
+    func finish() -> (status: Int32?, stdout: String) {
+        let deadline = monotonicNow() + 30
+        while process.isRunning, monotonicNow() < deadline { usleep(2_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return (nil, "")
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Waits until the daemon's log has `text` `count` times.
+private func waitForLog(_ daemon: GaugedProcess, _ text: String, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) {
+    let deadline = monotonicNow() + 30
+    while daemon.log.components(separatedBy: text).count - 1 < count {
+        guard monotonicNow() < deadline else {
+            Issue.record("the log never said \(text) \(count) times:\n\(daemon.log)", sourceLocation: sourceLocation)
+            return
+        }
+        usleep(2_000)
+    }
+}
+
+@Suite(.serialized) struct GaugedQuestionTests {
+    /// Also the pid file's directory (kept as long as the test holds it).
+    private func start(_ extra: [String] = []) throws -> (GaugedProcess, String, TypingPTY, TemporaryDirectory) {
+        let candidates = ["/usr/bin/plymouth", "/bin/plymouth"]
+        let plymouth = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "the plymouth package (tools/install-deps) is needed")
+        try #require(geteuid() == 0, "a private network namespace needs root")
+        let pty = try TypingPTY()
+        let directory = TemporaryDirectory()
+        let daemon = try GaugedProcess(
+            ["--fps", "60", "--plymouth-compat", "--ask", "--ask-tty", pty.slavePath,
+             "--plymouth-pid-file", directory.appending("plymouth/pid")] + extra,
+            launcher: ["/usr/bin/unshare", "--net"])
+        #expect(try daemon.request("theme animate=false transition_duration=0") == "ok")
+        return (daemon, plymouth, pty, directory)
+    }
+
+    @Test func passwordQuestionAndKeystrokeAreAnsweredFromTheKeyboard() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        var asked = 0
+        func ask(_ arguments: [String]) throws -> PlymouthRun {
+            let run = try PlymouthRun(plymouth, daemon: daemon, arguments)
+            asked += 1
+            waitForLog(daemon, "waits for the keyboard", count: asked)
+            return run
+        }
+
+        // A password, edited with Backspace; nothing typed reaches the log.
+        var run = try ask(["ask-for-password", "--prompt=Disk password"])
+        pty.type("hunx\u{7F}ter2\r")
+        var result = run.finish()
+        #expect(result.status == 0)
+        #expect(result.stdout == "hunter2")
+        #expect(!daemon.log.contains("hunter2") && !daemon.log.contains("hunx"))
+
+        // Ctrl-U clears the field.
+        run = try ask(["ask-question", "--prompt=Continue?"])
+        pty.type("no\u{15}yes\r")
+        result = run.finish()
+        #expect(result.status == 0)
+        #expect(result.stdout == "yes")
+
+        // A key outside the watched ones is dropped; the first wanted one answers.
+        run = try ask(["watch-keystroke", "--keys=yn"])
+        pty.type("x")
+        pty.type("n")
+        result = run.finish()
+        #expect(result.status == 0)
+        #expect(result.stdout == "n")
+
+        // Escape: no answer, and the client fails.
+        run = try ask(["ask-for-password", "--prompt=Disk password"])
+        pty.type("abc\u{1B}")
+        result = run.finish()
+        #expect(result.status != nil && result.status != 0)
+        #expect(result.stdout.isEmpty)
+
+        // The daemon still serves, and the next client is answered.
+        #expect(try daemon.request("ping") == "ok")
+        #expect(try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth, "--ping"]).status == 0)
+    }
+
+    @Test func aQuestionWithdrawnByItsAskerDisappears() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        let first = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=First"])
+        waitForLog(daemon, "waits for the keyboard")
+        kill(first.process.processIdentifier, SIGKILL)
+        _ = first.finish()
+        waitForLog(daemon, "its question is withdrawn")
+
+        let second = try PlymouthRun(plymouth, daemon: daemon, ["ask-question", "--prompt=Second"])
+        waitForLog(daemon, "waits for the keyboard", count: 2)
+        pty.type("ok\r")
+        let result = second.finish()
+        #expect(result.status == 0 && result.stdout == "ok")
+    }
+
+    @Test func thePIDFileTellsSystemdToForwardItsQuestions() throws {
+        let (daemon, _, _, directory) = try start()
+        let path = directory.appending("plymouth/pid")
+        #expect((try? String(contentsOfFile: path, encoding: .utf8)) == "\(daemon.pid)\n")
+        #expect(try daemon.request("quit") == "ok")
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path), "removed on exit")
+    }
+}

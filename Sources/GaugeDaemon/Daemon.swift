@@ -227,6 +227,13 @@ package final class Daemon {
 
     /// The question on screen or what is typed changed.
     private func questionsChanged() {
+        if let questions, let question = questions.questions.current {
+            let field: ScreenModel.Entry.Field = question.kind == .password
+                ? .hidden(count: questions.questions.typedCount) : .shown(questions.questions.echoedText ?? "")
+            screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field))
+        } else {
+            screen.setEntry(nil)
+        }
         scheduleFrames()
     }
 

@@ -72,6 +72,30 @@ private func waitForLog(_ daemon: GaugedProcess, _ text: String, count: Int = 1,
     }
 }
 
+/// Waits until the daemon's snapshot equals an in-process render of `model` (frozen theme).
+private func waitForSnapshot(_ daemon: GaugedProcess, equals model: ScreenModel, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    var theme = Theme()
+    theme.animate = false
+    theme.transitionDuration = 0
+    let expected = try renderedFrame(model, theme: theme, width: 320, height: 240)
+    let deadline = monotonicNow() + 30
+    var differing = Int.max
+    while monotonicNow() < deadline {
+        let path = daemon.directory.appending("snap-\(UInt32.random(in: 0...UInt32.max)).png")
+        #expect(try daemon.request("snapshot \(path)") == "ok", sourceLocation: sourceLocation)
+        differing = differingPixels(try PNG.read(path), expected)
+        if differing == 0 { return }
+        usleep(5_000)
+    }
+    Issue.record("the snapshot never showed the expected frame (\(differing) pixels differ)", sourceLocation: sourceLocation)
+}
+
+private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> ScreenModel {
+    var model = settledModel(42, message: "Unlocking disks")
+    model.entry = ScreenModel.Entry(prompt: prompt, field: field)
+    return model
+}
+
 @Suite(.serialized) struct GaugedQuestionTests {
     /// Also the pid file's directory (kept as long as the test holds it).
     private func start(_ extra: [String] = []) throws -> (GaugedProcess, String, TypingPTY, TemporaryDirectory) {
@@ -99,17 +123,27 @@ private func waitForLog(_ daemon: GaugedProcess, _ text: String, count: Int = 1,
             return run
         }
 
-        // A password, edited with Backspace; nothing typed reaches the log.
+        #expect(try daemon.request("progress 42 Unlocking disks") == "ok")
+        try waitForSnapshot(daemon, equals: settledModel(42, message: "Unlocking disks"))
+
+        // A password, edited with Backspace, one bullet per character on screen;
+        // nothing typed reaches the log.
         var run = try ask(["ask-for-password", "--prompt=Disk password"])
-        pty.type("hunx\u{7F}ter2\r")
+        try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 0)))
+        pty.type("hunx\u{7F}te")
+        try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 5)))
+        pty.type("r2\r")
         var result = run.finish()
         #expect(result.status == 0)
         #expect(result.stdout == "hunter2")
         #expect(!daemon.log.contains("hunter2") && !daemon.log.contains("hunx"))
+        try waitForSnapshot(daemon, equals: settledModel(42, message: "Unlocking disks"))
 
         // Ctrl-U clears the field.
         run = try ask(["ask-question", "--prompt=Continue?"])
-        pty.type("no\u{15}yes\r")
+        pty.type("no")
+        try waitForSnapshot(daemon, equals: asking("Continue?", .shown("no")))
+        pty.type("\u{15}yes\r")
         result = run.finish()
         #expect(result.status == 0)
         #expect(result.stdout == "yes")

@@ -182,9 +182,10 @@ package final class Daemon {
                 log.info("\(error)")
             }
         }
-        // With questions asked on the screen, systemd's password requests come here
-        // (through its Plymouth agent): the console need not take the screen for them.
-        if let directory = options.askPasswordDirectory, questions == nil { watchPasswordRequests(in: directory) }
+        // With questions asked on the screen and the pid file that tells systemd so, its
+        // password requests come here (through its Plymouth agent): the console need not
+        // take the screen for them.
+        if let directory = options.askPasswordDirectory, createdPIDFile == nil { watchPasswordRequests(in: directory) }
         if let title = options.title { screen.setTitle(title) }
         if options.shutdown { screen.setMode(.indeterminate) }
         if options.boot { startBootEstimate() }

@@ -192,3 +192,71 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         #expect(!FileManager.default.fileExists(atPath: path), "removed on exit")
     }
 }
+
+/// A connection to Plymouth's socket in `pid`'s network namespace, made on a thread that
+/// enters it (a socket belongs to the namespace it was created in).
+private func plymouthSocket(inNetworkOf pid: pid_t) throws -> Int32 {
+    final class Box: @unchecked Sendable { var fd: Int32 = -1 }
+    let box = Box()
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        defer { done.signal() }
+        // setns(2) with CLONE_NEWNET; Glibc's Swift module leaves out the GNU declarations.
+        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(nil, "setns") else { return }
+        let setns = unsafeBitCast(symbol, to: SetNS.self)
+        let namespace = open("/proc/\(pid)/ns/net", O_RDONLY)
+        guard namespace >= 0, setns(namespace, 0x4000_0000) == 0 else { return }
+        close(namespace)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let name = Array("\0/org/freedesktop/plymouthd".utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in name.withUnsafeBytes { raw.copyMemory(from: $0) } }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
+        if connected == 0 { box.fd = fd } else { close(fd) }
+    }.start()
+    _ = done.wait(timeout: .now() + 30)
+    try #require(box.fd >= 0, "cannot connect to Plymouth's socket in the daemon's namespace")
+    return box.fd
+}
+
+/// Reads exactly `count` bytes (30 s at most).
+private func readExactly(_ fd: Int32, _ count: Int) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: count)
+    while bytes.count < count {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, 30_000) == 1 else { break }
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, count - bytes.count) }
+        guard n > 0 else { break }
+        bytes += buffer[..<n]
+    }
+    return bytes
+}
+
+extension GaugedQuestionTests {
+    /// What systemd's Plymouth agent does: `c` first, then `*` on the same connection when
+    /// nothing is cached. Requests sent behind the question wait for its answer; other
+    /// clients are served meanwhile.
+    @Test func systemdAgentExchangeOnOneConnection() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        let fd = try plymouthSocket(inNetworkOf: daemon.pid)
+        defer { close(fd) }
+        func send(_ bytes: [UInt8]) {
+            #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        }
+        send(plymouthRequest("c"))
+        #expect(readExactly(fd, 1) == [0x05], "nothing cached")
+        send(plymouthRequest("*", "Please enter passphrase for disk root:") + plymouthRequest("P"))
+        waitForLog(daemon, "waits for the keyboard")
+        #expect(try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth, "--ping"]).status == 0,
+                "another client is served while a question waits")
+        pty.type("pw\r")
+        #expect(readExactly(fd, 8) == [0x02, 2, 0, 0, 0, UInt8(ascii: "p"), UInt8(ascii: "w"), 0x06],
+                "the answer, then the ping's ACK that waited behind it")
+    }
+}

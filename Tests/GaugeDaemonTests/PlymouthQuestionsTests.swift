@@ -132,6 +132,10 @@ import Testing
         #expect(answer(asking, plymouthRequest("K")) == CompatOutput(ask: .watchKeystroke(keys: nil)))
         #expect(answer(asking, plymouthRequest("L", "yn")) == CompatOutput(reply: [0x06], ask: .ignoreKeystroke(keys: Array("yn".utf8))))
         #expect(answer(asking, plymouthRequest("c")) == CompatOutput(reply: [0x05]))
+        // Only root may ask at the screen: a passphrase typed there is root's.
+        for request in [plymouthRequest("*"), plymouthRequest("W", "?"), plymouthRequest("K")] {
+            #expect(answer(PlymouthSession(rootPeer: false, asks: true), request).reply == [0x15])
+        }
         // Unauthorized peers are still refused.
         #expect(answer(PlymouthSession(authorized: false, asks: true), plymouthRequest("*")).reply == [0x15])
 

@@ -33,7 +33,7 @@ import GaugeProtocol
 /// | `A` / `a` | `pause-progress` / `unpause-progress` | ACK only: Gauge's bar moves only when told |
 /// | `S`, `!` | `--sysinit`, `report-error` | ACK only |
 /// | `V` | `--has-active-vt` | ACK if `hasActiveVT`, else NAK |
-/// | `*` | `ask-for-password [--prompt=P]` | with `asks`: the prompt and a field of bullets; the answer, or `\x05` on Escape |
+/// | `*` | `ask-for-password [--prompt=P]` | with `asks`, from root only (else NAK): the prompt and a field of bullets; the answer, or `\x05` on Escape |
 /// | `W` | `ask-question --prompt=P` | with `asks`: the prompt and the answer echoed; the answer, or `\x05` on Escape |
 /// | `c` | cached passwords (systemd's agent asks first) | with `asks`: `\x05`, none cached, so the caller asks with `*` |
 /// | `K` | `watch-keystroke [--keys=K]` | with `asks`: the first key pressed that is in K (any key without), as an answer |
@@ -108,6 +108,10 @@ package struct PlymouthSession: Sendable {
         switch command {
         case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "!"), UInt8(ascii: "A"), UInt8(ascii: "a"):
             break
+        case UInt8(ascii: "*") where asks && !rootPeer, UInt8(ascii: "W") where asks && !rootPeer,
+            UInt8(ascii: "K") where asks && !rootPeer:
+            // What is typed at the boot screen (a disk's passphrase) goes to root alone.
+            return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may ask at the screen"])
         case UInt8(ascii: "*") where asks:
             return CompatOutput(ask: .password(prompt: text))
         case UInt8(ascii: "W") where asks:

@@ -232,6 +232,12 @@ package final class Daemon {
             let field: ScreenModel.Entry.Field = question.kind == .password
                 ? .hidden(count: questions.questions.typedCount) : .shown(questions.questions.echoedText ?? "")
             screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field))
+            // A question must be seen: a splash hidden by request comes back for it, as
+            // plymouthd shows a splash to ask on.
+            if handover.hiddenByRequest {
+                log.info("a question is asked: the splash is shown for it")
+                updateHandover { $0.hiddenByRequest = false }
+            }
         } else {
             screen.setEntry(nil)
         }

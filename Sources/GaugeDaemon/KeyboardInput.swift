@@ -49,7 +49,7 @@ final class KeyboardInput {
                 }
                 try Syscall.setTerminalAttributes(fd, raw)
                 // Keys typed before anyone asked are not an answer.
-                _ = Glibc.tcflush(fd, TCIFLUSH)
+                try Syscall.discardTerminalInput(fd)
                 try loop.register(fd, events: .readable) { [weak self] events in self?.readKeys(events) }
                 saved = original
                 self.fd = fd

@@ -14,3 +14,10 @@ extension Syscall {
         _ = try retrying("tcsetattr", "tcsetattr", { Glibc.tcsetattr(fd, TCSANOW, &settings) })
     }
 }
+
+extension Syscall {
+    /// Drops what was typed on a tty and not read yet.
+    package static func discardTerminalInput(_ fd: Int32) throws(SystemError) {
+        _ = try retrying("tcflush", "tcflush", { Glibc.tcflush(fd, TCIFLUSH) })
+    }
+}

@@ -170,11 +170,15 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
 
     @Test func aQuestionWithdrawnByItsAskerDisappears() throws {
         let (daemon, plymouth, pty, _) = try start()
+        // A question shows a splash that was hidden by request.
+        #expect(try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth, "hide-splash"]).status == 0)
+        try daemon.waitForStatus { !$0.visible }
         let first = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=First"])
         waitForLog(daemon, "waits for the keyboard")
         kill(first.process.processIdentifier, SIGKILL)
         _ = first.finish()
         waitForLog(daemon, "its question is withdrawn")
+        #expect(try daemon.status().visible)
 
         let second = try PlymouthRun(plymouth, daemon: daemon, ["ask-question", "--prompt=Second"])
         waitForLog(daemon, "waits for the keyboard", count: 2)

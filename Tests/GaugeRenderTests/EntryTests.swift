@@ -25,6 +25,16 @@ struct EntryTests {
         try expectGolden(screen.image, "1024x768-question")
     }
 
+    @Test("the box style: the question under the panel")
+    func box() throws {
+        var theme = Theme()
+        theme.style = .box
+        let screen = try Screen(width: 800, height: 480, theme: theme)
+        screen.render(asking(.hidden(count: 3), prompt: "Passphrase"))
+        #expect(screen.scene.entryRect.y > screen.scene.messageRect.maxY)
+        try expectGolden(screen.image, "800x480-box-password")
+    }
+
     @Test("typing redraws the field alone; answering restores the frame without a question")
     func damage() throws {
         let screen = try Screen(width: 800, height: 480)

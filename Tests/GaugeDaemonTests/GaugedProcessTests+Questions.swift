@@ -26,6 +26,13 @@ private final class TypingPTY {
 
     deinit { close(master) }
 
+    /// The tty is in canonical mode with echo (as the daemon found it).
+    var isCooked: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ICANON) != 0 && settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+
     func type(_ keys: String) {
         let bytes = Array(keys.utf8)
         #expect(bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } == bytes.count)
@@ -127,8 +134,10 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         try waitForSnapshot(daemon, equals: settledModel(42, message: "Unlocking disks"))
 
         // A password, edited with Backspace, one bullet per character on screen;
-        // nothing typed reaches the log.
+        // nothing typed reaches the log. The tty is raw only while a question waits.
+        #expect(pty.isCooked)
         var run = try ask(["ask-for-password", "--prompt=Disk password"])
+        #expect(!pty.isCooked, "keys are read without canonical mode or echo")
         try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 0)))
         pty.type("hunx\u{7F}te")
         try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 5)))
@@ -137,6 +146,9 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         #expect(result.status == 0)
         #expect(result.stdout == "hunter2")
         #expect(!daemon.log.contains("hunter2") && !daemon.log.contains("hunx"))
+        let deadline = monotonicNow() + 30
+        while !pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
+        #expect(pty.isCooked, "the tty's settings are restored once nothing waits for a key")
         try waitForSnapshot(daemon, equals: settledModel(42, message: "Unlocking disks"))
 
         // Ctrl-U clears the field.

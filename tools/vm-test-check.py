@@ -102,6 +102,21 @@ class Checker:
         self.expect(lit > 200, f"{step}: no console text on screen ({lit} lit pixels sampled)")
 
 
+def count_bullets(img):
+    """The orange dots in the row below the bar (and its message) that has the most."""
+    bx, by, bw, bh = bar_rect(img.width, img.height)
+    best = 0
+    for y in range(by + 3 * bh, img.height):
+        runs, inside = 0, False
+        for x in range(bx, bx + bw):
+            orange = is_orange(img.at(x, y))
+            if orange and not inside:
+                runs += 1
+            inside = orange
+        best = max(best, runs)
+    return best
+
+
 class VM:
     def __init__(self, args, work):
         self.work = work
@@ -161,6 +176,8 @@ def main():
     # Screens sampled between the "early" and "moved" steps: splash or not.
     sampling = None
     done = False
+    answers = []
+    asked = None
     try:
         while not done:
             if time.time() - started > args.timeout:
@@ -194,6 +211,8 @@ def main():
                     # The last display named is the one the daemon ended up on.
                     if "display: " in line:
                         summary = line.split("display: ", 1)[1]
+                if line.startswith("GAUGE-ANSWER "):
+                    answers.append(line)
                 if line.startswith("GAUGE-DONE"):
                     done = True
                 if not line.startswith("GAUGE-STEP "):
@@ -233,6 +252,23 @@ def main():
                         check.stripes_move(shot, later, step, percent)
                 elif step in ("after-quit", "hidden"):
                     check.console_back(shot, step)
+                elif step == "ask":
+                    typed = "secret"
+                    for key in typed:
+                        vm.monitor.command(f"sendkey {key}")
+                    # One bullet per key under the bar, then Enter.
+                    deadline, bullets = time.time() + 30, 0
+                    while time.time() < deadline:
+                        shot = vm.screendump(os.path.join(args.work, "ask-typed.ppm"))
+                        bullets = count_bullets(shot)
+                        if bullets == len(typed):
+                            break
+                        time.sleep(0.2)
+                    shots.append(shot)
+                    check.expect(bullets == len(typed), f"ask: {bullets} bullets on screen for {len(typed)} keys")
+                    check.bar(shot, step, 100)
+                    vm.monitor.command("sendkey ret")
+                    asked = typed
                 elif step == "retained":
                     # gauged has exited: the 100 % frame stays, still and untouched by
                     # the console text written since.
@@ -251,7 +287,10 @@ def main():
             check.expect(any(text in line for line in logged), f"the daemon's log has no line with \"{text}\"")
         last = "retained" if "gauge.quit=retain" in args.append else "after-quit"
         first = ["early", "moved"] if "gauge.late-modules=" in args.append else []
-        check.expect(steps == first + ["p0", "p50", "hidden", "shown", "p100", last], f"steps seen: {steps}")
+        ask = ["ask"] if "gauge.ask=1" in args.append else []
+        check.expect(steps == first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last], f"steps seen: {steps}")
+        if ask:
+            check.expect(answers == [f"GAUGE-ANSWER [{asked}] status 0"], f"the asker printed {answers}, typed {asked}")
     finally:
         vm.stop()
     elapsed = time.time() - started

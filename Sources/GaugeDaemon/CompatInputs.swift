@@ -31,6 +31,8 @@ final class CompatInputs {
     private let scratch: ReadBuffer
     /// What Plymouth's `--has-active-vt` answers: whether the daemon has the console's VT.
     var hasActiveVT = false
+    /// Serves Plymouth's questions and keystroke watches (`--ask`); nil refuses them.
+    var questions: QuestionDesk?
 
     init(
         loop: EventLoop, log: Log, throttled: ThrottledLog, policy: PeerPolicy, limits: ClientLimits = .init(),
@@ -82,11 +84,17 @@ final class CompatInputs {
                 name: "plymouth client", makeDecoder: { PlymouthFrameDecoder() }, refusal: { _ in [] },
                 handler: { [unowned self] connection, frame in
                     let session = PlymouthSession(
-                        authorized: connection.isAuthorized, rootPeer: connection.peer?.uid == 0, hasActiveVT: hasActiveVT)
+                        authorized: connection.isAuthorized, rootPeer: connection.peer?.uid == 0, hasActiveVT: hasActiveVT,
+                        asks: questions != nil)
                     let output = session.answer(frame, messages: &plymouthMessages)
                     deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
+                    if let ask = output.ask, let questions {
+                        guard let now = questions.ask(ask, from: connection) else { return .deferred }
+                        return .send(output.reply + now)
+                    }
                     return .send(output.reply)
                 })
+            server.onDisconnect = { [unowned self] connection in questions?.disconnected(connection) }
             try server.start()
             plymouth = server
             log.info("Plymouth boot protocol on \(Self.plymouthSocket)")
@@ -96,6 +104,7 @@ final class CompatInputs {
     }
 
     func close() {
+        questions?.close()
         fifoConnection?.close()
         fifoConnection = nil
         fifo?.close()

@@ -22,6 +22,10 @@ package final class Daemon {
     private var signals: SignalSource?
     private var compat: CompatInputs?
     private var askPassword: AskPasswordWatch?
+    /// Plymouth's questions, asked on the screen (`--ask`).
+    private var questions: QuestionDesk?
+    /// The pid file `--ask` created, removed on exit.
+    private var createdPIDFile: String?
     /// Who has the screen: Gauge, the console (hide, a question) or a display manager.
     private var handover = ScreenHandover()
     private let notify = SystemdNotify.fromEnvironment()
@@ -158,6 +162,12 @@ package final class Daemon {
                 _ = apply(request, from: nil, access: access)
             }
             compat.hasActiveVT = console?.isAvailable == true
+            if options.ask {
+                let desk = QuestionDesk(ttyPath: options.askTTY ?? console?.path, loop: loop, log: log)
+                desk.onChange = { [unowned self] in questionsChanged() }
+                compat.questions = desk
+                questions = desk
+            }
             self.compat = compat
             // Another splash may hold these; the native socket still serves, so log and go on.
             do throws(DaemonError) {
@@ -166,12 +176,18 @@ package final class Daemon {
                 log.info("\(error)")
             }
             do throws(DaemonError) {
-                if options.plymouth { try compat.openPlymouthSocket() }
+                if options.plymouth {
+                    try compat.openPlymouthSocket()
+                    if questions != nil, let path = options.plymouthPIDFile { writePIDFile(path) }
+                }
             } catch {
                 log.info("\(error)")
             }
         }
-        if let directory = options.askPasswordDirectory { watchPasswordRequests(in: directory) }
+        // With questions asked on the screen and the pid file that tells systemd so, its
+        // password requests come here (through its Plymouth agent): the console need not
+        // take the screen for them.
+        if let directory = options.askPasswordDirectory, createdPIDFile == nil { watchPasswordRequests(in: directory) }
         if let title = options.title { screen.setTitle(title) }
         if options.shutdown { screen.setMode(.indeterminate) }
         if options.boot { startBootEstimate() }
@@ -207,6 +223,47 @@ package final class Daemon {
         }
         compat?.close()
         server?.close()
+        if let path = createdPIDFile { try? Syscall.unlink(path) }
+    }
+
+    // MARK: - Questions
+
+    /// The question on screen or what is typed changed.
+    private func questionsChanged() {
+        if let questions, let question = questions.questions.current {
+            let field: ScreenModel.Entry.Field = question.kind == .password
+                ? .hidden(count: questions.questions.typedCount) : .shown(questions.questions.echoedText ?? "")
+            screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field))
+            // A question must be seen: a splash hidden by request comes back for it, as
+            // plymouthd shows a splash to ask on.
+            if handover.hiddenByRequest {
+                log.info("a question is asked: the splash is shown for it")
+                updateHandover { $0.hiddenByRequest = false }
+            }
+        } else {
+            screen.setEntry(nil)
+        }
+        scheduleFrames()
+    }
+
+    /// `/run/plymouth/pid`: systemd's console password agent stays away and its Plymouth
+    /// agent forwards questions to Plymouth's socket while the file exists.
+    private func writePIDFile(_ path: String) {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        do throws(SystemError) {
+            if !directory.isEmpty, try Syscall.lstat(directory) == nil { try Syscall.mkdir(directory, mode: 0o755) }
+            let fd = try Syscall.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+            defer { Syscall.close(fd) }
+            let text = Array("\(getpid())\n".utf8)
+            let written = text.withUnsafeBytes { bytes in
+                Result { () throws(SystemError) in try Syscall.writeAll(fd, bytes, at: 0) }
+            }
+            try written.get()
+            createdPIDFile = path
+            log.info("questions are asked on the screen; \(path) tells systemd to send its password requests here")
+        } catch {
+            log.info("cannot create \(path) (\(error)): systemd's password requests stay on the console")
+        }
     }
 
     // MARK: - Requests

@@ -32,6 +32,14 @@ package struct DaemonOptions: Equatable, Sendable {
     package var psplashFIFO: String?
     /// Serve Plymouth's boot protocol on its abstract socket.
     package var plymouth = false
+    /// Ask Plymouth's password requests, questions and keystroke watches on the screen
+    /// (with `plymouth`), rather than refusing them so the console asks.
+    package var ask = false
+    /// The tty keys are read from for `ask`; nil: the console VT the screen is on.
+    package var askTTY: String?
+    /// Created with `ask` so systemd's Plymouth password agent forwards its questions;
+    /// nil creates none.
+    package var plymouthPIDFile: String? = "/run/plymouth/pid"
     /// The title shown from the first frame.
     package var title: String?
     /// A shutdown screen: the bar runs indeterminate, and SIGTERM (systemd's last
@@ -111,6 +119,15 @@ package struct DaemonOptions: Equatable, Sendable {
             case "--verbose", "-v": options.verbose = true
             case "--demo": options.demo = true
             case "--plymouth-compat": options.plymouth = true
+            case "--ask": options.ask = true
+            case "--ask-tty":
+                guard let v = required(), v.hasPrefix("/") else { return .error("--ask-tty takes an absolute tty path") }
+                options.askTTY = v
+            case "--plymouth-pid-file":
+                guard let v = required(), v == "none" || v.hasPrefix("/") else {
+                    return .error("--plymouth-pid-file takes an absolute file path or none")
+                }
+                options.plymouthPIDFile = v == "none" ? nil : v
             case "--shutdown": options.shutdown = true
             case "--boot": options.boot = true
             case "--boot-history":
@@ -173,6 +190,7 @@ package struct DaemonOptions: Equatable, Sendable {
             }
             i += 1
         }
+        if options.ask, !options.plymouth { return .error("--ask needs --plymouth-compat: the questions come over Plymouth's socket") }
         return .run(options)
     }
 

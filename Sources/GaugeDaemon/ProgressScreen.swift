@@ -66,6 +66,8 @@ package final class ProgressScreen {
 
     package func setMessage(_ text: String) { model.message = text }
     package func setTitle(_ text: String) { model.title = text }
+    /// The question on screen (nil: none).
+    package func setEntry(_ entry: ScreenModel.Entry?) { model.entry = entry }
 
     package func setMode(_ mode: GaugeProtocol.DisplayMode) {
         model.mode = mode == .determinate ? .determinate : .indeterminate

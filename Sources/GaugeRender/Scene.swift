@@ -46,6 +46,7 @@ public final class Scene {
     private var title = TextLine()
     private var message = TextLine()
     private var label = TextLine()
+    private lazy var entry = EntryLayer(theme: theme, layout: layout, text: text)
     private var labelColor = Color.black
     private var phase = 0
     private var labelValue = -1.0
@@ -184,6 +185,7 @@ public final class Scene {
             damage = damage.union(updateMessage(model.message))
         }
         damage = damage.union(updateLabel(shown: shown, hidden: indeterminate))
+        if model.entry != entry.entry { damage = damage.union(entry.update(model.entry, below: entryBelow, above: entryAbove)) }
         return damage.intersection(screen)
     }
 
@@ -220,6 +222,25 @@ public final class Scene {
         setPanel(grown)
         return damage.union(old).union(grown)
     }
+
+    /// Where a question's prompt goes: below the message's row (or its two lines), or
+    /// below the box style's panel...
+    private var entryBelow: Int {
+        if theme.style == .box { return panel.maxY + layout.textGap }
+        let messageRow = layout.bar.maxY + layout.textGap + labelClearance(.below)
+            + Int((Double(layout.messageSize) * 1.3).rounded(.up))
+        return max(messageRow, message.rect.maxY) + layout.textGap
+    }
+
+    /// ...or, when there is no room below, ending above the title (or the panel).
+    private var entryAbove: Int {
+        if theme.style == .box { return panel.y - layout.textGap }
+        let titleTop = title.rect.isEmpty ? layout.bar.y - labelClearance(.above) : title.rect.y
+        return titleTop - layout.textGap
+    }
+
+    /// Where the question on screen is (empty without one).
+    public var entryRect: Rect { entry.rect }
 
     /// The lines of a message: split at line breaks, each without the blanks at its ends,
     /// empty lines left out, the third and further lines joined to the second with spaces.
@@ -311,7 +332,8 @@ public final class Scene {
         let dst = image(for: buffer)
         // An opaque indicator frame covering the whole area hides everything under it.
         if indicatorOpacity >= 1, indicator.rect.union(area) == indicator.rect,
-            !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect)
+            !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect),
+            !area.intersects(entry.rect)
         {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: 1)
             return
@@ -346,6 +368,7 @@ public final class Scene {
         }
         draw(title, color: theme.titleColor, into: dst, clip: area)
         draw(message, color: theme.messageColor, into: dst, clip: area)
+        entry.draw(into: dst, clip: area)
         draw(mark, color: theme.fillColor(for: state), into: dst, clip: area)
         if let badge {
             let b = area.intersection(badge.rect)

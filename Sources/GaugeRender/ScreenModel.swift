@@ -24,6 +24,8 @@ public struct ScreenModel: Equatable, Sendable {
     public var title = ""
     public var mode = DisplayMode.determinate
     public var state = RunState.begin
+    /// A question asked on the screen, shown below the message; nil: none.
+    public var entry: Entry?
 
     public init() {}
 

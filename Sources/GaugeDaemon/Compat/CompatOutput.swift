@@ -9,18 +9,23 @@ package struct CompatOutput: Equatable, Sendable {
     package var requests: [Request] = []
     package var reply: [UInt8] = []
     package var logs: [String] = []
+    /// A question for the person at the screen: the reply comes once it is answered
+    /// (`reply` is then empty).
+    package var ask: PlymouthAsk?
 
-    package init(requests: [Request] = [], reply: [UInt8] = [], logs: [String] = []) {
+    package init(requests: [Request] = [], reply: [UInt8] = [], logs: [String] = [], ask: PlymouthAsk? = nil) {
         self.requests = requests
         self.reply = reply
         self.logs = logs
+        self.ask = ask
     }
 
-    package var isEmpty: Bool { requests.isEmpty && reply.isEmpty && logs.isEmpty }
+    package var isEmpty: Bool { requests.isEmpty && reply.isEmpty && logs.isEmpty && ask == nil }
 
     mutating func append(_ other: CompatOutput) {
         requests += other.requests
         reply += other.reply
         logs += other.logs
+        if let ask = other.ask { self.ask = ask }
     }
 }

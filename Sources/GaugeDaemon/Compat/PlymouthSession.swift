@@ -9,9 +9,15 @@ import GaugeProtocol
 /// - a command byte, `\x02`, a length byte N, and N bytes: the argument and its NUL.
 ///   (plymouthd reads any second byte other than `\x02` as "no argument"; so does this.)
 ///
-/// Every request is answered with one byte, ACK `\x06` or NAK `\x15`, in order.
-/// (plymouthd's other answers — `\x02` + length + text for a password, `\x05` for "no
-/// answer", `\t` for cached passwords — are never sent: Gauge asks no questions.)
+/// Every request is answered in order: with one byte, ACK `\x06` or NAK `\x15`, or, for
+/// a question, with plymouthd's answer: `\x02`, the length as 4 bytes (least significant
+/// first) and the answer, or `\x05` for "no answer" (see `PlymouthReply`). The answer to
+/// a question comes when it is given, and the connection's later requests wait for it.
+/// (plymouthd's `\t` + length + NUL-separated list for cached passwords is never sent:
+/// Gauge keeps no typed password.)
+///
+/// Questions are asked only when `asks` is set (`gauged --ask`); otherwise they are
+/// refused at once, as in the last rows of the table.
 ///
 /// | byte | plymouth command | Gauge |
 /// |---|---|---|
@@ -25,10 +31,15 @@ import GaugeProtocol
 /// | `Q` | `quit [--retain-splash]` | `quit [retain]` (argument byte 1 = retain) |
 /// | `R` | `update-root-fs --new-root-dir=DIR`, `--newroot=DIR` | `newroot DIR`, from a root peer only (else NAK) |
 /// | `A` / `a` | `pause-progress` / `unpause-progress` | ACK only: Gauge's bar moves only when told |
-/// | `S`, `!`, `L` | `--sysinit`, `report-error`, `ignore-keystroke` | ACK only |
+/// | `S`, `!` | `--sysinit`, `report-error` | ACK only |
 /// | `V` | `--has-active-vt` | ACK if `hasActiveVT`, else NAK |
-/// | `*`, `c`, `W` | passwords, cached passwords, questions | NAK at once, so the caller falls back to asking on the console instead of hanging, and `hide`: the console is given back for that question |
-/// | `K` | `watch-keystroke` | NAK |
+/// | `*` | `ask-for-password [--prompt=P]` | with `asks`, from root only (else NAK): the prompt and a field of bullets; the answer, or `\x05` on Escape |
+/// | `W` | `ask-question --prompt=P` | with `asks`: the prompt and the answer echoed; the answer, or `\x05` on Escape |
+/// | `c` | cached passwords (systemd's agent asks first) | with `asks`: `\x05`, none cached, so the caller asks with `*` |
+/// | `K` | `watch-keystroke [--keys=K]` | with `asks`: the first key pressed that is in K (any key without), as an answer |
+/// | `L` | `ignore-keystroke [--keys=K]` | ACK; with `asks`, the watch for K ends and its caller gets `\x05` |
+/// | `*`, `c`, `W` without `asks` | passwords, cached passwords, questions | NAK at once, so the caller falls back to asking on the console instead of hanging, and `hide`: the console is given back for that question |
+/// | `K` without `asks` | `watch-keystroke` | NAK |
 /// | other | | NAK and a log line |
 ///
 /// A connection that is not `authorized` (the daemon decides from the peer's
@@ -48,15 +59,19 @@ package struct PlymouthSession: Sendable {
     /// The peer is root: only root may move the daemon into a new root (`R`).
     package var rootPeer: Bool
     package var hasActiveVT: Bool
+    /// Questions and keystroke watches are served (`ask` in the output) rather than refused.
+    package var asks: Bool
     package var modeTitles: PlymouthModeTitles
     private var decoder = PlymouthFrameDecoder()
 
     package init(
-        authorized: Bool = true, rootPeer: Bool = true, hasActiveVT: Bool = false, modeTitles: PlymouthModeTitles = .init()
+        authorized: Bool = true, rootPeer: Bool = true, hasActiveVT: Bool = false, asks: Bool = false,
+        modeTitles: PlymouthModeTitles = .init()
     ) {
         self.authorized = authorized
         self.rootPeer = rootPeer
         self.hasActiveVT = hasActiveVT
+        self.asks = asks
         self.modeTitles = modeTitles
     }
 
@@ -91,9 +106,22 @@ package struct PlymouthSession: Sendable {
         var logs: [String] = []
         var reply = Self.ack
         switch command {
-        case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "!"), UInt8(ascii: "L"),
-            UInt8(ascii: "A"), UInt8(ascii: "a"):
+        case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "!"), UInt8(ascii: "A"), UInt8(ascii: "a"):
             break
+        case UInt8(ascii: "*") where asks && !rootPeer, UInt8(ascii: "W") where asks && !rootPeer,
+            UInt8(ascii: "K") where asks && !rootPeer:
+            // What is typed at the boot screen (a disk's passphrase) goes to root alone.
+            return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may ask at the screen"])
+        case UInt8(ascii: "*") where asks:
+            return CompatOutput(ask: .password(prompt: text))
+        case UInt8(ascii: "W") where asks:
+            return CompatOutput(ask: .question(prompt: text))
+        case UInt8(ascii: "c") where asks:
+            return CompatOutput(reply: PlymouthReply.noAnswer)
+        case UInt8(ascii: "K") where asks:
+            return CompatOutput(ask: .watchKeystroke(keys: argument))
+        case UInt8(ascii: "L"):
+            if asks { return CompatOutput(reply: [Self.ack], ask: .ignoreKeystroke(keys: argument)) }
         case UInt8(ascii: "U"):
             if !text.isEmpty { requests.append(.step(text)) }
         case UInt8(ascii: "C"):

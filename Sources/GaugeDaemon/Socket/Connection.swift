@@ -88,6 +88,8 @@ package final class Connection<Decoder: MessageDecoder> {
     private var output: [UInt8] = []
     private var outputHead = 0
     private var readClosed = false
+    /// The output holds an answer typed at the keyboard: zeroed once sent.
+    private var sensitiveOutput = false
     private var interest: IOEvents = []
     private var resumeScheduled = false
 
@@ -156,14 +158,16 @@ package final class Connection<Decoder: MessageDecoder> {
 
     /// Sends the answer of the request that was answered with `.deferred`, then goes on
     /// with the messages queued behind it (from the event loop, not from inside this
-    /// call). Ignored if the peer has gone meanwhile.
-    package func complete(sending bytes: [UInt8]) {
+    /// call). Ignored if the peer has gone meanwhile. `sensitive`: the bytes are a typed
+    /// answer, and the send buffer is zeroed once they have gone.
+    package func complete(sending bytes: [UInt8], sensitive: Bool = false) {
         guard isOpen else { return }
         guard isAwaitingReply else {
             log.info("\(label): reply completed with none deferred, dropped")
             return
         }
         isAwaitingReply = false
+        if sensitive { sensitiveOutput = true }
         output += bytes
         flush()
         guard isOpen, checkOutputLimit() else { return }
@@ -187,6 +191,7 @@ package final class Connection<Decoder: MessageDecoder> {
         if closesDescriptor { Syscall.close(fd) }
         lookahead = nil
         last = nil
+        zeroOutput()
         output = []
         if let passedDescriptor { Syscall.close(passedDescriptor) }
         passedDescriptor = nil
@@ -342,6 +347,7 @@ package final class Connection<Decoder: MessageDecoder> {
                 compactOutput()
                 return
             case .failure(let error):
+                zeroOutput()
                 outputHead = output.count
                 if closeOnError {
                     if error.isDisconnect { log.debug("\(label): \(error), closed") } else { log.info("\(label): \(error), closed") }
@@ -350,8 +356,17 @@ package final class Connection<Decoder: MessageDecoder> {
                 return
             }
         }
+        zeroOutput()
         output.removeAll(keepingCapacity: output.capacity <= 16 * 1024)
         outputHead = 0
+    }
+
+    private func zeroOutput() {
+        guard sensitiveOutput else { return }
+        sensitiveOutput = false
+        output.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { memset(base, 0, raw.count) }
+        }
     }
 
     private func compactOutput() {

@@ -1,0 +1,105 @@
+import GaugeProtocol
+
+/// Serves Plymouth's questions and keystroke watches (`gauged --ask`): keeps the askers'
+/// connections, whose answers are deferred until given, reads the keyboard only while
+/// something waits for a key, and answers each asker in Plymouth's format. A question
+/// whose asker disconnects is withdrawn. Without a keyboard tty every question is
+/// answered "no answer" at once, so the caller falls back rather than waiting forever.
+final class QuestionDesk {
+    typealias Asker = Connection<PlymouthFrameDecoder>
+
+    private(set) var questions = PlymouthQuestions()
+    private var askers: [UInt64: Asker] = [:]
+    private var keyboard: KeyboardInput?
+    private let log: Log
+    /// The question on screen or what was typed changed: draw it.
+    var onChange: (() -> Void)?
+
+    /// `ttyPath`: where keys are read from; nil: no keyboard.
+    init(ttyPath: String?, loop: EventLoop, log: Log) {
+        self.log = log
+        guard let ttyPath else { return }
+        keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [weak self] keys in self?.typed(keys) }
+    }
+
+    /// Takes a request from `asker`; the bytes to send at once, or nil when the answer
+    /// comes later (through the connection's deferred reply).
+    func ask(_ ask: PlymouthAsk, from asker: Asker) -> [UInt8]? {
+        switch ask {
+        case .ignoreKeystroke(let keys):
+            let replies = questions.ignore(keys: keys)
+            deliver(replies)
+            if !replies.isEmpty { log.info("keystroke watch ended by ignore-keystroke") }
+            update()
+            return []
+        case .password, .question, .watchKeystroke:
+            break
+        }
+        guard keyboard?.start() == true else {
+            log.info("\(Self.describe(ask)) not asked: no keyboard to answer it; no answer sent")
+            return PlymouthReply.noAnswer
+        }
+        switch ask {
+        case .password(let prompt):
+            questions.ask(.password, prompt: prompt, owner: asker.id)
+        case .question(let prompt):
+            questions.ask(.question, prompt: prompt, owner: asker.id)
+        case .watchKeystroke(let keys):
+            questions.watch(keys: keys, owner: asker.id)
+        case .ignoreKeystroke:
+            break
+        }
+        askers[asker.id] = asker
+        log.info("\(asker.label): \(Self.describe(ask)) waits for the keyboard")
+        update()
+        return nil
+    }
+
+    /// The connection is gone: what it asked is withdrawn.
+    func disconnected(_ asker: Asker) {
+        guard askers.removeValue(forKey: asker.id) != nil else { return }
+        questions.withdraw(owner: asker.id)
+        log.info("\(asker.label): gone; its question is withdrawn")
+        update()
+    }
+
+    /// Every waiting asker gets "no answer" (the daemon is leaving).
+    func close() {
+        deliver(questions.cancelAll())
+        askers = [:]
+        keyboard?.stop()
+    }
+
+    private func typed(_ keys: UnsafeRawBufferPointer) {
+        let asked = questions.current
+        let replies = questions.type(keys)
+        for reply in replies {
+            let label = askers[reply.owner]?.label ?? "a client"
+            log.info("\(label): \(reply.bytes == PlymouthReply.noAnswer ? "cancelled, no answer sent" : "answered")")
+        }
+        deliver(replies)
+        if asked != nil || !replies.isEmpty { update() }
+    }
+
+    private func deliver(_ replies: [PlymouthQuestions.Reply]) {
+        for reply in replies {
+            guard let asker = askers[reply.owner] else { continue }
+            asker.complete(sending: reply.bytes, sensitive: true)
+            if !questions.isWaiting(owner: reply.owner) { askers[reply.owner] = nil }
+        }
+    }
+
+    private func update() {
+        if !questions.wantsKeys { keyboard?.stop() }
+        onChange?()
+    }
+
+    private static func describe(_ ask: PlymouthAsk) -> String {
+        switch ask {
+        case .password(let prompt): "password request \(CompatText.quoted(prompt))"
+        case .question(let prompt): "question \(CompatText.quoted(prompt))"
+        case .watchKeystroke(let keys): "keystroke watch \(CompatText.quoted(keys.map { CompatText.clean($0) } ?? "(any key)"))"
+        case .ignoreKeystroke: "ignore-keystroke"
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import GaugeSystem
+import Glibc
+
+/// Keys typed on a tty (the VT the screen is on, or a pty standing in for it), read
+/// through the daemon's loop while someone waits for them: the tty is opened and put in
+/// non-canonical mode without echo (the kernel's keymap still turns key codes into
+/// characters, as for any console program), and its settings are restored and it is
+/// closed when nobody waits any more.
+///
+/// What is read passes through one fixed buffer, zeroed after each read; nothing typed
+/// is logged.
+final class KeyboardInput {
+    private let path: String
+    private let loop: EventLoop
+    private let log: Log
+    private let onKeys: (UnsafeRawBufferPointer) -> Void
+    private var fd: Int32 = -1
+    private var saved: termios?
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+
+    init(path: String, loop: EventLoop, log: Log, onKeys: @escaping (UnsafeRawBufferPointer) -> Void) {
+        self.path = path
+        self.loop = loop
+        self.log = log
+        self.onKeys = onKeys
+    }
+
+    deinit {
+        stop()
+        buffer.deallocate()
+    }
+
+    var isReading: Bool { fd >= 0 }
+
+    /// Starts reading keys; false (logged) if the tty cannot be used.
+    @discardableResult
+    func start() -> Bool {
+        guard fd < 0 else { return true }
+        do throws(SystemError) {
+            let fd = try Syscall.open(path, flags: O_RDWR | O_NOCTTY | O_NONBLOCK)
+            do throws(SystemError) {
+                let original = try Syscall.terminalAttributes(fd)
+                var raw = original
+                raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ECHONL | ISIG | IEXTEN)
+                raw.c_iflag &= ~tcflag_t(IXON | ICRNL | INLCR | IGNCR)
+                withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+                    cc[Int(VMIN)] = 1
+                    cc[Int(VTIME)] = 0
+                }
+                try Syscall.setTerminalAttributes(fd, raw)
+                // Keys typed before anyone asked are not an answer.
+                try Syscall.discardTerminalInput(fd)
+                try loop.register(fd, events: .readable) { [weak self] events in self?.readKeys(events) }
+                saved = original
+                self.fd = fd
+            } catch {
+                Syscall.close(fd)
+                throw error
+            }
+        } catch {
+            log.info("keyboard: cannot read keys from \(path): \(error)")
+            return false
+        }
+        log.info("keyboard: reading keys from \(path)")
+        return true
+    }
+
+    /// Stops reading and gives the tty its settings back.
+    func stop() {
+        guard fd >= 0 else { return }
+        loop.unregister(fd)
+        if let saved { try? Syscall.setTerminalAttributes(fd, saved) }
+        saved = nil
+        Syscall.close(fd)
+        fd = -1
+    }
+
+    private func readKeys(_ events: IOEvents) {
+        let count: Int?
+        do throws(SystemError) {
+            count = try Syscall.read(fd, into: buffer)
+        } catch {
+            log.info("keyboard: \(error); keys no longer read from \(path)")
+            stop()
+            return
+        }
+        guard let count else { return }
+        if count == 0 {
+            log.info("keyboard: \(path) hung up; keys no longer read")
+            stop()
+            return
+        }
+        onKeys(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)))
+        memset(buffer.baseAddress!, 0, buffer.count)
+    }
+}

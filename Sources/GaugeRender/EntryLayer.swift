@@ -1,0 +1,130 @@
+import CPixman
+
+extension ScreenModel {
+    /// A question on screen: its prompt, and the field its answer is typed into.
+    public struct Entry: Equatable, Sendable {
+        public enum Field: Equatable, Sendable {
+            /// A password: one bullet per character typed, never the characters.
+            case hidden(count: Int)
+            /// An answer shown as it is typed.
+            case shown(String)
+        }
+
+        public var prompt: String
+        public var field: Field
+
+        public init(prompt: String, field: Field) {
+            self.prompt = prompt
+            self.field = field
+        }
+    }
+}
+
+/// A question's prompt and answer field, drawn below the message (the bar and message
+/// stay where they are): the prompt in the title's colour, then a rounded field in the
+/// track's colour holding one bullet per character of a password, or the answer typed.
+final class EntryLayer {
+    private(set) var entry: ScreenModel.Entry?
+    /// Everything the layer covers (empty without a question).
+    private(set) var rect = Rect.zero
+    private var prompt: (image: TextImage, rect: Rect)?
+    private var field: (mask: PixmanImage, rect: Rect)?
+    private var echo: (image: TextImage, rect: Rect)?
+    private var dots: [Rect] = []
+    private var dotMask: PixmanImage?
+
+    private let theme: Theme
+    private let layout: Layout
+    private let text: TextRenderer
+    private let screen: Rect
+
+    init(theme: Theme, layout: Layout, text: TextRenderer) {
+        self.theme = theme
+        self.layout = layout
+        self.text = text
+        screen = Rect(x: 0, y: 0, width: layout.width, height: layout.height)
+    }
+
+    /// Lays out `next` from `below` down, or, when the screen has no room for it there,
+    /// ending at `above`; returns the rectangle that changed.
+    func update(_ next: ScreenModel.Entry?, below: Int, above: Int) -> Rect {
+        guard next != entry else { return .zero }
+        let old = rect
+        let promptChanged = next?.prompt != entry?.prompt
+        entry = next
+        guard let next else {
+            prompt = nil
+            field = nil
+            echo = nil
+            dots = []
+            rect = .zero
+            return old
+        }
+        let size = layout.messageSize
+        let gap = max(1, layout.textGap / 2)
+        let fieldHeight = Int((Double(size) * 1.9).rounded())
+        var promptImage = promptChanged ? nil : prompt?.image
+        if promptImage == nil, !next.prompt.isEmpty {
+            promptImage = text.render(next.prompt, size: size, maxWidth: layout.textMaxWidth)
+        }
+        let height = promptImage.map { $0.height + gap } .map { $0 + fieldHeight } ?? fieldHeight
+        let top = below + height <= layout.height ? below : max(0, above - height)
+        prompt = promptImage.map { image in
+            (image, Rect(x: (layout.width - image.width) / 2, y: top, width: image.width, height: image.height))
+        }
+        let fieldTop = prompt.map { $0.rect.maxY + gap } ?? top
+        let fieldWidth = min(layout.bar.width, layout.textMaxWidth)
+        let fieldRect = Rect(x: (layout.width - fieldWidth) / 2, y: fieldTop, width: fieldWidth, height: fieldHeight)
+        if field?.rect != fieldRect {
+            let mask = Shape.roundedRectMask(
+                width: fieldRect.width, height: fieldRect.height,
+                rect: (0, 0, Double(fieldRect.width), Double(fieldRect.height)),
+                radius: min(Double(fieldHeight) / 2, max(layout.radius, 2 * layout.scale)))
+            field = (mask, fieldRect)
+        }
+        let padding = fieldHeight / 2
+        echo = nil
+        dots = []
+        switch next.field {
+        case .hidden(let count):
+            let diameter = max(2, Int((Double(size) * 0.55).rounded()))
+            let step = diameter + max(2, diameter * 2 / 3)
+            if dotMask?.width != diameter {
+                dotMask = Shape.roundedRectMask(
+                    width: diameter, height: diameter, rect: (0, 0, Double(diameter), Double(diameter)), radius: Double(diameter) / 2)
+            }
+            let fits = max(0, (fieldRect.width - 2 * padding + step - diameter) / step)
+            let shown = min(count, fits)
+            let total = shown * step - (shown > 0 ? step - diameter : 0)
+            let x0 = fieldRect.x + (fieldRect.width - total) / 2
+            let y = fieldRect.y + (fieldRect.height - diameter) / 2
+            dots = (0..<shown).map { Rect(x: x0 + $0 * step, y: y, width: diameter, height: diameter) }
+        case .shown(let answer):
+            if !answer.isEmpty {
+                let image = text.render(answer, size: size, maxWidth: max(1, fieldRect.width - 2 * padding))
+                echo = (image, Rect(x: fieldRect.x + (fieldRect.width - image.width) / 2,
+                                    y: fieldRect.y + (fieldRect.height - image.height) / 2,
+                                    width: image.width, height: image.height))
+            }
+        }
+        rect = fieldRect.union(prompt?.rect ?? .zero).intersection(screen)
+        return old.union(rect)
+    }
+
+    /// Draws the layer over what is under it, within `clip`.
+    func draw(into dst: PixmanImage, clip: Rect) {
+        guard entry != nil, clip.intersects(rect) else { return }
+        if let prompt { composite(prompt.image.mask, at: prompt.rect, color: theme.titleColor, into: dst, clip: clip) }
+        if let field { composite(field.mask, at: field.rect, color: theme.trackColor.withAlpha(0.35), into: dst, clip: clip) }
+        for dot in dots { composite(dotMask, at: dot, color: theme.fillColor, into: dst, clip: clip) }
+        if let echo { composite(echo.image.mask, at: echo.rect, color: theme.titleColor, into: dst, clip: clip) }
+    }
+
+    private func composite(_ mask: PixmanImage?, at rect: Rect, color: Color, into dst: PixmanImage, clip: Rect) {
+        guard let mask else { return }
+        let area = clip.intersection(rect).intersection(screen)
+        guard !area.isEmpty else { return }
+        dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask, rect: area,
+                      maskOrigin: (area.x - rect.x, area.y - rect.y))
+    }
+}

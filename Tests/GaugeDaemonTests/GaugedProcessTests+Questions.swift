@@ -1,0 +1,278 @@
+import Foundation
+import GaugeProtocol
+import GaugeRender
+import Glibc
+import Testing
+
+// `gauged --ask`: the real `plymouth` client asks for a password, asks a question and
+// watches for a key, against gauged on the memory display; the keys are typed into a
+// pty that stands in for the console VT (`--ask-tty`). Both run in a network namespace
+// of their own so Plymouth's abstract socket is private to the test.
+
+/// A pty: the daemon reads the slave, the test types into the master.
+private final class TypingPTY {
+    let master: Int32
+    let slavePath: String
+
+    init() throws {
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        // TIOCSPTLCK and TIOCGPTN: unlock the slave and learn its number.
+        let ready = master >= 0 && ioctl(master, UInt(0x4004_5431), &unlock) == 0 && ioctl(master, UInt(0x8004_5430), &number) == 0
+        slavePath = "/dev/pts/\(number)"
+        try #require(ready, "cannot open a pty")
+    }
+
+    deinit { close(master) }
+
+    /// The tty is in canonical mode with echo (as the daemon found it).
+    var isCooked: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ICANON) != 0 && settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+
+    func type(_ keys: String) {
+        let bytes = Array(keys.utf8)
+        #expect(bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } == bytes.count)
+    }
+}
+
+/// A `plymouth` command running in the daemon's network namespace.
+private final class PlymouthRun {
+    let process = Process()
+    private let out = Pipe()
+
+    init(_ plymouth: String, daemon: GaugedProcess, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
+        process.arguments = ["--net=/proc/\(daemon.pid)/ns/net", plymouth] + arguments
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Its exit status and what it printed, once it exits (nil status: it did not, in 30 s).
+    func finish() -> (status: Int32?, stdout: String) {
+        let deadline = monotonicNow() + 30
+        while process.isRunning, monotonicNow() < deadline { usleep(2_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return (nil, "")
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Waits until the daemon's log has `text` `count` times.
+private func waitForLog(_ daemon: GaugedProcess, _ text: String, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) {
+    let deadline = monotonicNow() + 30
+    while daemon.log.components(separatedBy: text).count - 1 < count {
+        guard monotonicNow() < deadline else {
+            Issue.record("the log never said \(text) \(count) times:\n\(daemon.log)", sourceLocation: sourceLocation)
+            return
+        }
+        usleep(2_000)
+    }
+}
+
+/// Waits until the daemon's snapshot equals an in-process render of `model` (frozen theme).
+private func waitForSnapshot(_ daemon: GaugedProcess, equals model: ScreenModel, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    var theme = Theme()
+    theme.animate = false
+    theme.transitionDuration = 0
+    let expected = try renderedFrame(model, theme: theme, width: 320, height: 240)
+    let deadline = monotonicNow() + 30
+    var differing = Int.max
+    while monotonicNow() < deadline {
+        let path = daemon.directory.appending("snap-\(UInt32.random(in: 0...UInt32.max)).png")
+        #expect(try daemon.request("snapshot \(path)") == "ok", sourceLocation: sourceLocation)
+        differing = differingPixels(try PNG.read(path), expected)
+        if differing == 0 { return }
+        usleep(5_000)
+    }
+    Issue.record("the snapshot never showed the expected frame (\(differing) pixels differ)", sourceLocation: sourceLocation)
+}
+
+private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> ScreenModel {
+    var model = settledModel(42, message: "Unlocking disks")
+    model.entry = ScreenModel.Entry(prompt: prompt, field: field)
+    return model
+}
+
+@Suite(.serialized) struct GaugedQuestionTests {
+    /// Also the pid file's directory (kept as long as the test holds it).
+    private func start(_ extra: [String] = []) throws -> (GaugedProcess, String, TypingPTY, TemporaryDirectory) {
+        let candidates = ["/usr/bin/plymouth", "/bin/plymouth"]
+        let plymouth = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "the plymouth package (tools/install-deps) is needed")
+        try #require(geteuid() == 0, "a private network namespace needs root")
+        let pty = try TypingPTY()
+        let directory = TemporaryDirectory()
+        let daemon = try GaugedProcess(
+            ["--fps", "60", "--plymouth-compat", "--ask", "--ask-tty", pty.slavePath,
+             "--plymouth-pid-file", directory.appending("plymouth/pid")] + extra,
+            launcher: ["/usr/bin/unshare", "--net"])
+        #expect(try daemon.request("theme animate=false transition_duration=0") == "ok")
+        return (daemon, plymouth, pty, directory)
+    }
+
+    @Test func passwordQuestionAndKeystrokeAreAnsweredFromTheKeyboard() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        var asked = 0
+        func ask(_ arguments: [String]) throws -> PlymouthRun {
+            let run = try PlymouthRun(plymouth, daemon: daemon, arguments)
+            asked += 1
+            waitForLog(daemon, "waits for the keyboard", count: asked)
+            return run
+        }
+
+        #expect(try daemon.request("progress 42 Unlocking disks") == "ok")
+        try waitForSnapshot(daemon, equals: settledModel(42, message: "Unlocking disks"))
+
+        // A password, edited with Backspace, one bullet per character on screen;
+        // nothing typed reaches the log. The tty is raw only while a question waits.
+        #expect(pty.isCooked)
+        var run = try ask(["ask-for-password", "--prompt=Disk password"])
+        #expect(!pty.isCooked, "keys are read without canonical mode or echo")
+        try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 0)))
+        pty.type("hunx\u{7F}te")
+        try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 5)))
+        pty.type("r2\r")
+        var result = run.finish()
+        #expect(result.status == 0)
+        #expect(result.stdout == "hunter2")
+        #expect(!daemon.log.contains("hunter2") && !daemon.log.contains("hunx"))
+        let deadline = monotonicNow() + 30
+        while !pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
+        #expect(pty.isCooked, "the tty's settings are restored once nothing waits for a key")
+        try waitForSnapshot(daemon, equals: settledModel(42, message: "Unlocking disks"))
+
+        // Ctrl-U clears the field.
+        run = try ask(["ask-question", "--prompt=Continue?"])
+        pty.type("no")
+        try waitForSnapshot(daemon, equals: asking("Continue?", .shown("no")))
+        pty.type("\u{15}yes\r")
+        result = run.finish()
+        #expect(result.status == 0)
+        #expect(result.stdout == "yes")
+
+        // A key outside the watched ones is dropped; the first wanted one answers.
+        run = try ask(["watch-keystroke", "--keys=yn"])
+        pty.type("x")
+        pty.type("n")
+        result = run.finish()
+        #expect(result.status == 0)
+        #expect(result.stdout == "n")
+
+        // Escape: no answer, and the client fails.
+        run = try ask(["ask-for-password", "--prompt=Disk password"])
+        pty.type("abc\u{1B}")
+        result = run.finish()
+        #expect(result.status != nil && result.status != 0)
+        #expect(result.stdout.isEmpty)
+
+        // The daemon still serves, and the next client is answered.
+        #expect(try daemon.request("ping") == "ok")
+        #expect(try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth, "--ping"]).status == 0)
+    }
+
+    @Test func aQuestionWithdrawnByItsAskerDisappears() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        // A question shows a splash that was hidden by request.
+        #expect(try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth, "hide-splash"]).status == 0)
+        try daemon.waitForStatus { !$0.visible }
+        let first = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=First"])
+        waitForLog(daemon, "waits for the keyboard")
+        kill(first.process.processIdentifier, SIGKILL)
+        _ = first.finish()
+        waitForLog(daemon, "its question is withdrawn")
+        #expect(try daemon.status().visible)
+
+        let second = try PlymouthRun(plymouth, daemon: daemon, ["ask-question", "--prompt=Second"])
+        waitForLog(daemon, "waits for the keyboard", count: 2)
+        pty.type("ok\r")
+        let result = second.finish()
+        #expect(result.status == 0 && result.stdout == "ok")
+    }
+
+    @Test func thePIDFileTellsSystemdToForwardItsQuestions() throws {
+        let (daemon, _, _, directory) = try start()
+        let path = directory.appending("plymouth/pid")
+        #expect((try? String(contentsOfFile: path, encoding: .utf8)) == "\(daemon.pid)\n")
+        #expect(try daemon.request("quit") == "ok")
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path), "removed on exit")
+    }
+}
+
+/// A connection to Plymouth's socket in `pid`'s network namespace, made on a thread that
+/// enters it (a socket belongs to the namespace it was created in).
+private func plymouthSocket(inNetworkOf pid: pid_t) throws -> Int32 {
+    final class Box: @unchecked Sendable { var fd: Int32 = -1 }
+    let box = Box()
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        defer { done.signal() }
+        // setns(2) with CLONE_NEWNET; Glibc's Swift module leaves out the GNU declarations.
+        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(nil, "setns") else { return }
+        let setns = unsafeBitCast(symbol, to: SetNS.self)
+        let namespace = open("/proc/\(pid)/ns/net", O_RDONLY)
+        guard namespace >= 0, setns(namespace, 0x4000_0000) == 0 else { return }
+        close(namespace)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let name = Array("\0/org/freedesktop/plymouthd".utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in name.withUnsafeBytes { raw.copyMemory(from: $0) } }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
+        if connected == 0 { box.fd = fd } else { close(fd) }
+    }.start()
+    _ = done.wait(timeout: .now() + 30)
+    try #require(box.fd >= 0, "cannot connect to Plymouth's socket in the daemon's namespace")
+    return box.fd
+}
+
+/// Reads exactly `count` bytes (30 s at most).
+private func readExactly(_ fd: Int32, _ count: Int) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: count)
+    while bytes.count < count {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, 30_000) == 1 else { break }
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, count - bytes.count) }
+        guard n > 0 else { break }
+        bytes += buffer[..<n]
+    }
+    return bytes
+}
+
+extension GaugedQuestionTests {
+    /// What systemd's Plymouth agent does: `c` first, then `*` on the same connection when
+    /// nothing is cached. Requests sent behind the question wait for its answer; other
+    /// clients are served meanwhile.
+    @Test func systemdAgentExchangeOnOneConnection() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        let fd = try plymouthSocket(inNetworkOf: daemon.pid)
+        defer { close(fd) }
+        func send(_ bytes: [UInt8]) {
+            #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        }
+        send(plymouthRequest("c"))
+        #expect(readExactly(fd, 1) == [0x05], "nothing cached")
+        send(plymouthRequest("*", "Please enter passphrase for disk root:") + plymouthRequest("P"))
+        waitForLog(daemon, "waits for the keyboard")
+        #expect(try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth, "--ping"]).status == 0,
+                "another client is served while a question waits")
+        pty.type("pw\r")
+        #expect(readExactly(fd, 8) == [0x02, 2, 0, 0, 0, UInt8(ascii: "p"), UInt8(ascii: "w"), 0x06],
+                "the answer, then the ping's ACK that waited behind it")
+    }
+}

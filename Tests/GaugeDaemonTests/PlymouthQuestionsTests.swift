@@ -1,0 +1,165 @@
+import GaugeProtocol
+import Testing
+
+@testable import GaugeDaemon
+
+@Suite struct PlymouthQuestionsTests {
+    private func type(_ questions: inout PlymouthQuestions, _ keys: [UInt8]) -> [PlymouthQuestions.Reply] {
+        keys.withUnsafeBytes { questions.type($0) }
+    }
+
+    private func type(_ questions: inout PlymouthQuestions, _ keys: String) -> [PlymouthQuestions.Reply] {
+        type(&questions, Array(keys.utf8))
+    }
+
+    @Test func answersAreWrittenAsPlymouthdWritesThem() {
+        #expect(PlymouthReply.answer(Array("hunter2".utf8)) == [0x02, 7, 0, 0, 0] + Array("hunter2".utf8))
+        #expect(PlymouthReply.answer([]) == [0x02, 0, 0, 0, 0])
+        #expect(PlymouthReply.answer([UInt8](repeating: 0x61, count: 300)).prefix(5) == [0x02, 0x2C, 0x01, 0, 0])
+        #expect(PlymouthReply.noAnswer == [0x05])
+    }
+
+    @Test func enterAnswersWhatWasTypedAndClearsIt() {
+        var questions = PlymouthQuestions()
+        questions.ask(.password, prompt: "Disk", owner: 7)
+        #expect(type(&questions, "sec").isEmpty)
+        #expect(questions.typedCount == 3)
+        #expect(questions.echoedText == nil, "a password is never echoed")
+        #expect(type(&questions, "ret\r") == [.init(owner: 7, bytes: PlymouthReply.answer(Array("secret".utf8)))])
+        #expect(questions.current == nil && questions.typedCount == 0 && !questions.wantsKeys)
+    }
+
+    @Test func editingKeys() {
+        var questions = PlymouthQuestions()
+        questions.ask(.question, prompt: "Name?", owner: 1)
+        _ = type(&questions, "abc\u{7F}d")
+        #expect(questions.echoedText == "abd")
+        _ = type(&questions, [0x15])
+        #expect(questions.echoedText == "" && questions.typedCount == 0)
+        // A multi-byte character counts once and Backspace removes it whole.
+        _ = type(&questions, "xé€")
+        #expect(questions.typedCount == 3)
+        _ = type(&questions, [0x08])
+        #expect(questions.echoedText == "xé")
+        // Arrow keys and F1 are ignored, control characters are not typed.
+        _ = type(&questions, [0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x5B, 0x41, 0x1B, 0x4F, 0x50, 0x01, 0x09])
+        #expect(questions.echoedText == "xé")
+        #expect(type(&questions, "\n") == [.init(owner: 1, bytes: PlymouthReply.answer(Array("xé".utf8)))])
+    }
+
+    @Test(arguments: [[UInt8]([0x1B]), [0x03], [0x04]])
+    func escapeCancelsWithNoAnswer(_ key: [UInt8]) {
+        var questions = PlymouthQuestions()
+        questions.ask(.password, prompt: "", owner: 3)
+        _ = type(&questions, "abc")
+        #expect(type(&questions, key) == [.init(owner: 3, bytes: [0x05])])
+        #expect(questions.typedCount == 0 && !questions.wantsKeys)
+    }
+
+    @Test func questionsQueueInOrderAndAWithdrawnOneDisappears() {
+        var questions = PlymouthQuestions()
+        questions.ask(.password, prompt: "first", owner: 1)
+        questions.ask(.question, prompt: "second", owner: 2)
+        questions.ask(.password, prompt: "third", owner: 3)
+        _ = type(&questions, "typed")
+        questions.withdraw(owner: 1)
+        #expect(questions.current?.prompt == "second")
+        #expect(questions.typedCount == 0, "what was typed for a withdrawn question is gone")
+        questions.withdraw(owner: 3)
+        #expect(type(&questions, "y\r") == [.init(owner: 2, bytes: PlymouthReply.answer([0x79]))])
+        #expect(!questions.wantsKeys)
+    }
+
+    @Test func typedBytesStopAtTheLimit() {
+        var questions = PlymouthQuestions()
+        questions.ask(.password, prompt: "", owner: 1)
+        _ = type(&questions, String(repeating: "a", count: 400))
+        #expect(questions.typedCount == PlymouthQuestions.maxEntryBytes)
+    }
+
+    @Test func keystrokesGoToTheOldestMatchingWatch() {
+        var questions = PlymouthQuestions()
+        questions.watch(keys: Array("yn".utf8), owner: 1)
+        questions.watch(keys: nil, owner: 2)
+        questions.watch(keys: [0x03], owner: 3)
+        // Enter, Backspace and Escape are no keystrokes.
+        #expect(type(&questions, [0x0D, 0x7F, 0x1B]).isEmpty)
+        #expect(type(&questions, "n") == [.init(owner: 1, bytes: PlymouthReply.answer([0x6E]))])
+        #expect(type(&questions, "n") == [.init(owner: 2, bytes: PlymouthReply.answer([0x6E]))])
+        #expect(type(&questions, "x").isEmpty, "a key no watch wants is dropped")
+        #expect(type(&questions, [0x03]) == [.init(owner: 3, bytes: PlymouthReply.answer([0x03]))])
+        #expect(!questions.wantsKeys)
+    }
+
+    @Test func aQuestionTakesKeysBeforeWatches() {
+        var questions = PlymouthQuestions()
+        questions.watch(keys: nil, owner: 1)
+        questions.ask(.question, prompt: "?", owner: 2)
+        #expect(type(&questions, "a\r") == [.init(owner: 2, bytes: PlymouthReply.answer([0x61]))])
+        #expect(type(&questions, "b") == [.init(owner: 1, bytes: PlymouthReply.answer([0x62]))])
+    }
+
+    @Test func ignoreEndsTheWatchForTheSameKeys() {
+        var questions = PlymouthQuestions()
+        questions.watch(keys: Array("yn".utf8), owner: 1)
+        questions.watch(keys: nil, owner: 2)
+        #expect(questions.ignore(keys: Array("c".utf8)).isEmpty)
+        #expect(questions.ignore(keys: nil) == [.init(owner: 2, bytes: [0x05])])
+        #expect(questions.ignore(keys: Array("yn".utf8)) == [.init(owner: 1, bytes: [0x05])])
+        #expect(!questions.wantsKeys)
+    }
+
+    @Test func cancelAllAnswersEveryone() {
+        var questions = PlymouthQuestions()
+        questions.ask(.password, prompt: "", owner: 1)
+        questions.watch(keys: nil, owner: 2)
+        #expect(questions.cancelAll().map(\.owner).sorted() == [1, 2])
+        #expect(!questions.wantsKeys)
+    }
+
+    @Test func sessionAsksOnlyWhenEnabled() {
+        var messages = PlymouthMessages()
+        let asking = PlymouthSession(asks: true)
+        func answer(_ session: PlymouthSession, _ bytes: [UInt8]) -> CompatOutput {
+            var decoder = PlymouthFrameDecoder()
+            bytes.withUnsafeBytes { decoder.append($0) }
+            return session.answer(decoder.next()!, messages: &messages)
+        }
+        #expect(answer(asking, plymouthRequest("*", "Disk password")) == CompatOutput(ask: .password(prompt: "Disk password")))
+        #expect(answer(asking, plymouthRequest("*")) == CompatOutput(ask: .password(prompt: "")))
+        #expect(answer(asking, plymouthRequest("W", "Continue?")) == CompatOutput(ask: .question(prompt: "Continue?")))
+        #expect(answer(asking, plymouthRequest("K", "yn")) == CompatOutput(ask: .watchKeystroke(keys: Array("yn".utf8))))
+        #expect(answer(asking, plymouthRequest("K")) == CompatOutput(ask: .watchKeystroke(keys: nil)))
+        #expect(answer(asking, plymouthRequest("L", "yn")) == CompatOutput(reply: [0x06], ask: .ignoreKeystroke(keys: Array("yn".utf8))))
+        #expect(answer(asking, plymouthRequest("c")) == CompatOutput(reply: [0x05]))
+        // Only root may ask at the screen: a passphrase typed there is root's.
+        for request in [plymouthRequest("*"), plymouthRequest("W", "?"), plymouthRequest("K")] {
+            #expect(answer(PlymouthSession(rootPeer: false, asks: true), request).reply == [0x15])
+        }
+        // Unauthorized peers are still refused.
+        #expect(answer(PlymouthSession(authorized: false, asks: true), plymouthRequest("*")).reply == [0x15])
+
+        let refusing = PlymouthSession()
+        #expect(answer(refusing, plymouthRequest("*", "Disk")).reply == [0x15])
+        #expect(answer(refusing, plymouthRequest("K")).reply == [0x15])
+        #expect(answer(refusing, plymouthRequest("L")) == CompatOutput(reply: [0x06]))
+    }
+
+    @Test func askOptions() {
+        guard case .run(let options) = DaemonOptions.parse(["--plymouth-compat", "--ask", "--ask-tty", "/dev/tty3"]) else {
+            Issue.record("--ask with --plymouth-compat is refused")
+            return
+        }
+        #expect(options.ask && options.askTTY == "/dev/tty3" && options.plymouthPIDFile == "/run/plymouth/pid")
+        #expect(!DaemonOptions().ask, "off by default: questions are refused so the console asks")
+        guard case .error = DaemonOptions.parse(["--ask"]) else {
+            Issue.record("--ask without Plymouth's socket is accepted")
+            return
+        }
+        guard case .run(let none) = DaemonOptions.parse(["--plymouth-compat", "--ask", "--plymouth-pid-file", "none"]) else {
+            Issue.record("--plymouth-pid-file none is refused")
+            return
+        }
+        #expect(none.plymouthPIDFile == nil)
+    }
+}

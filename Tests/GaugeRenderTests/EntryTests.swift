@@ -1,0 +1,57 @@
+import GaugeDisplay
+import GaugeRender
+import Testing
+
+@Suite("Questions on screen")
+struct EntryTests {
+    private func asking(_ field: ScreenModel.Entry.Field, prompt: String) -> ScreenModel {
+        var m = model(42, message: "Unlocking disks", title: "Gauge")
+        m.entry = ScreenModel.Entry(prompt: prompt, field: field)
+        return m
+    }
+
+    @Test("a password: the prompt above a field with one bullet per character; bar and message stay (above the title: no room below)")
+    func password() throws {
+        let screen = try Screen(width: 800, height: 480)
+        screen.render(asking(.hidden(count: 6), prompt: "Passphrase for disk root"))
+        try expectGolden(screen.image, "800x480-password")
+    }
+
+    @Test("a question: the answer echoed in the field, under the message")
+    func question() throws {
+        let screen = try Screen(width: 1024, height: 768)
+        screen.render(asking(.shown("yes please"), prompt: "Continue the update?"))
+        #expect(screen.scene.entryRect.y > screen.scene.messageRect.maxY)
+        try expectGolden(screen.image, "1024x768-question")
+    }
+
+    @Test("the box style: the question under the panel")
+    func box() throws {
+        var theme = Theme()
+        theme.style = .box
+        let screen = try Screen(width: 800, height: 480, theme: theme)
+        screen.render(asking(.hidden(count: 3), prompt: "Passphrase"))
+        #expect(screen.scene.entryRect.y > screen.scene.messageRect.maxY)
+        try expectGolden(screen.image, "800x480-box-password")
+    }
+
+    @Test("typing redraws the field alone; answering restores the frame without a question")
+    func damage() throws {
+        let screen = try Screen(width: 800, height: 480)
+        let plain = model(42, message: "Unlocking disks", title: "Gauge")
+        screen.render(plain)
+        let before = screen.image
+        let damage = screen.render(asking(.hidden(count: 1), prompt: "Passphrase"))
+        let entry = screen.scene.entryRect
+        #expect(!entry.isEmpty)
+        for other in [screen.scene.messageRect, screen.scene.barRect, screen.scene.titleRect] {
+            #expect(!entry.intersects(other), "the question covers nothing of the screen's")
+        }
+        #expect(damage == entry)
+        let typed = screen.render(asking(.hidden(count: 2), prompt: "Passphrase"))
+        #expect(!typed.isEmpty && entry.contains(x: typed.x, y: typed.y) && typed.maxY <= entry.maxY)
+        screen.render(plain)
+        #expect(screen.scene.entryRect.isEmpty)
+        #expect(difference(screen.image, before, tolerance: 0).count == 0)
+    }
+}

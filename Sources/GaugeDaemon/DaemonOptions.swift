@@ -72,6 +72,12 @@ package struct DaemonOptions: Equatable, Sendable {
         ("--idle-timeout S", "close connections silent for S seconds (default 300; 0: never)"),
         ("--psplash-fifo [PATH]", "also read psplash commands (PROGRESS n, MSG text, QUIT) from a FIFO (default /run/psplash_fifo)"),
         ("--plymouth-compat", "also serve Plymouth's boot protocol, so `plymouth` drives gauged"),
+        ("--ask",
+         "with --plymouth-compat: ask Plymouth's password requests and questions on the screen and answer its keystroke watches, "
+            + "with keys from the console VT; creates /run/plymouth/pid so systemd forwards its password requests "
+            + "(default: refused, so the console asks)"),
+        ("--ask-tty TTY", "read the keys for --ask from this tty instead"),
+        ("--plymouth-pid-file PATH|none", "the pid file --ask creates (default /run/plymouth/pid)"),
         ("--title TEXT", "the title from the first frame on"),
         ("--shutdown", "a shutdown or reboot screen: the bar runs indeterminate and SIGTERM leaves the last frame on the display"),
         ("--boot",

@@ -4,7 +4,7 @@ import GaugeProtocol
 enum Help {
     static func overview() -> String {
         let commands = CommandSpec.all
-        let width = commands.map(\.usage.count).max() ?? 0
+        let width = commands.map { $0.usage.count }.max() ?? 0
         var lines = [
             "Usage: gaugectl [--socket PATH] [--timeout SECONDS] [--no-wait] COMMAND [ARGUMENTS]",
             "",
@@ -42,7 +42,7 @@ enum Help {
         let labels = options.map { option in
             (option.alias.map { $0 + ", " } ?? "    ") + option.name + (option.valueName.map { " " + $0 } ?? "")
         }
-        let width = labels.map(\.count).max() ?? 0
+        let width = labels.map { $0.count }.max() ?? 0
         lines += ["", "Options:"]
         for (label, option) in zip(labels, options) {
             lines.append("  " + padded(label, to: width) + "  " + option.help)

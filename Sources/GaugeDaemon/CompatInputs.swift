@@ -1,6 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-import Glibc
 
 /// The inputs existing boot tools write to: psplash's FIFO and Plymouth's boot socket.
 /// Both are served by the daemon's one `Connection` type (Plymouth's socket by a
@@ -23,7 +23,7 @@ final class CompatInputs {
     private let policy: PeerPolicy
     private let limits: ClientLimits
     private let idleTimeout: Double?
-    private let apply: (Request, Access) -> Void
+    private var apply: (Request, Access) -> Void
     private var fifo: PsplashFIFO?
     private var fifoConnection: Connection<PsplashCommands>?
     private var plymouth: ConnectionServer<PlymouthFrameDecoder>?
@@ -55,7 +55,7 @@ final class CompatInputs {
             let connection = Connection(
                 fd: fifo.fd, id: 0, label: "psplash FIFO", peer: nil, decoder: PsplashCommands(maxCommandBytes: limits.maxLineBytes),
                 loop: loop, limits: limits, scratch: scratch, log: log, closesDescriptor: false,
-                handler: { [unowned self] _, output in
+                handler: { [self] _, output in
                     deliver(output, source: "psplash", access: .compatInput)
                     return .send([])
                 })
@@ -69,30 +69,36 @@ final class CompatInputs {
     }
 
     func openPlymouthSocket() throws(DaemonError) {
-        do {
-            let listener = try ListeningSocket.bind(path: Self.plymouthSocket, backlog: 16)
-            var configuration = SocketServerConfiguration()
-            configuration.maxClients = Self.maxPlymouthClients
-            configuration.policy = policy
-            configuration.servesRefused = true
-            configuration.client = limits
-            configuration.idleTimeout = idleTimeout
-            let server = ConnectionServer(
-                loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled,
-                name: "plymouth client", makeDecoder: { PlymouthFrameDecoder() }, refusal: { _ in [] },
-                handler: { [unowned self] connection, frame in
-                    let session = PlymouthSession(
-                        authorized: connection.isAuthorized, rootPeer: connection.peer?.uid == 0, hasActiveVT: hasActiveVT)
-                    let output = session.answer(frame, messages: &plymouthMessages)
-                    deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
-                    return .send(output.reply)
-                })
-            try server.start()
-            plymouth = server
-            log.info("Plymouth boot protocol on \(Self.plymouthSocket)")
+        let listener: ListeningSocket
+        do throws(ListenerError) {
+            listener = try ListeningSocket.bind(path: Self.plymouthSocket, backlog: 16)
         } catch {
             throw DaemonError("cannot listen on Plymouth's socket: \(error)")
         }
+        var configuration = SocketServerConfiguration()
+        configuration.maxClients = Self.maxPlymouthClients
+        configuration.policy = policy
+        configuration.servesRefused = true
+        configuration.client = limits
+        configuration.idleTimeout = idleTimeout
+        let server = ConnectionServer(
+            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled,
+            name: "plymouth client", makeDecoder: { PlymouthFrameDecoder() }, refusal: { _ in [] },
+            handler: { [self] connection, frame in
+                let session = PlymouthSession(
+                    authorized: connection.isAuthorized, rootPeer: connection.peer?.uid == 0, hasActiveVT: hasActiveVT)
+                let output = session.answer(frame, messages: &plymouthMessages)
+                deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
+                return .send(output.reply)
+            })
+        do throws(SystemError) {
+            try server.start()
+        } catch {
+            server.close()
+            throw DaemonError("cannot listen on Plymouth's socket: \(error)")
+        }
+        plymouth = server
+        log.info("Plymouth boot protocol on \(Self.plymouthSocket)")
     }
 
     func close() {
@@ -102,6 +108,7 @@ final class CompatInputs {
         fifo = nil
         plymouth?.close()
         plymouth = nil
+        apply = { _, _ in }
     }
 
     private func deliver(_ output: CompatOutput, source: String, access: Access) {

@@ -1,8 +1,8 @@
 import CDRM
+import CGaugeLinux
 import CPixman
 import GaugeRender
 import GaugeSystem
-import Glibc
 
 /// KMS dumb buffers through libdrm (`--display drm[:/dev/dri/cardN]`).
 ///
@@ -222,7 +222,7 @@ public final class DRMDisplay: DeviceDisplay {
         return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
     }
 
-    public func present(damage drawn: Rect) throws {
+    public func present(damage drawn: Rect) throws(DisplayError) {
         guard !closed, isActive, flipsPending == 0 else { return }
         let area = drawn.intersection(damage.screen)
         if !flipping {
@@ -447,7 +447,7 @@ public final class DRMDisplay: DeviceDisplay {
 
     private func describe(skipped: [String]) -> String {
         let mode = heads.first.map { Self.modeText($0.mode) } ?? "\(width)x\(height)"
-        let names = heads.map(\.name).joined(separator: "+")
+        let names = heads.map { $0.name }.joined(separator: "+")
         var text = "drm \(path) driver \(driver) \(names) \(mode) \(format.rawValue) "
         text += flipping ? "double-buffered page flips" : "single buffer (no page flip)"
         if dirtyWanted { text += ", dirtyfb" }

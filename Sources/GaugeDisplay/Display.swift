@@ -30,5 +30,5 @@ public protocol Display: AnyObject {
     /// (a page flip pending, the display released).
     func beginFrame() -> FrameTarget?
     /// Shows the frame drawn since `beginFrame()`; `damage` is everything that was drawn.
-    func present(damage: Rect) throws
+    func present(damage: Rect) throws(DisplayError)
 }

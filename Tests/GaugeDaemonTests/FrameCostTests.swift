@@ -27,7 +27,7 @@ private final class FlippedMemoryDisplay: Display {
         FrameTarget(buffer: buffers[damage.back].framebuffer, staleRegion: damage.backStale)
     }
 
-    func present(damage drawn: Rect) throws {
+    func present(damage drawn: Rect) throws(DisplayError) {
         front = damage.back
         damage.presented(drawn: drawn)
         flips += 1

@@ -17,22 +17,23 @@ let package = Package(
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        .target(name: "CGaugeLinux"),
+        // The C library interface of every Swift module (their only one: no Glibc overlay).
+        .target(name: "CGaugeLinux", linkerSettings: [.linkedLibrary("m")]),
         // sd-bus for gaugectl's D-Bus progress sources, loaded at run time (CGaugeBus) so the
         // executable does not depend on libsystemd; linked only by the tests' replay service.
         .target(name: "CGaugeBus"),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
-        .target(name: "GaugeProtocol"),
-        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CPixman", "CFreeType", "CPNG"]),
+        .target(name: "GaugeProtocol", dependencies: ["GaugeSystem"]),
+        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG"]),
         .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
         .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CGaugeBus"]),
 
         .executableTarget(name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"]),
-        .executableTarget(name: "GaugeBench", dependencies: ["GaugeRender", "GaugeDisplay", "CPixman"]),
+        .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeRender", "GaugeDisplay", "CPixman"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 
         // Fuzzing of every parser: the targets and the built-in engine (run by the
@@ -40,9 +41,9 @@ let package = Package(
         .target(name: "CGaugeFuzz"),
         .target(
             name: "GaugeFuzz",
-            dependencies: ["CGaugeFuzz", "GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "GaugeDaemon"]
+            dependencies: ["CGaugeFuzz", "CGaugeLinux", "GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "GaugeDaemon"]
         ),
-        .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz"]),
+        .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz", "CGaugeLinux"]),
 
         // A D-Bus service replaying an update tool's interface, for the D-Bus sources' tests.
         .executableTarget(name: "gauge-dbus-replay", dependencies: ["CSystemd"], path: "Tests/DBusReplay"),

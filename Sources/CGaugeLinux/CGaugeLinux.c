@@ -163,6 +163,20 @@ ssize_t CGL_uevent_receive(int fd, void *buffer, size_t length, int *from_kernel
     return count;
 }
 
+int CGL_ignore_signal(int signal_number) { return signal(signal_number, SIG_IGN) == SIG_ERR ? -1 : 0; }
+
+int CGL_parse_double(const char *text, double *value) {
+    char *end = NULL;
+    if (*text == '\0') return 0;
+    double parsed = strtod(text, &end);
+    if (end == NULL || *end != '\0') return 0;
+    *value = parsed;
+    return 1;
+}
+
+int CGL_errno(void) { return errno; }
+void CGL_set_errno(int error) { errno = error; }
+
 const char *CGL_strerror(int error) {
     const char *text = strerrordesc_np(error);
     return text != NULL ? text : "unknown error";

@@ -1,5 +1,5 @@
+import CGaugeLinux
 import GaugeRender
-import Glibc
 
 // Render benchmark: prints what a frame costs against a memcpy of the same damage.
 // Run with: swift run -c release GaugeBench

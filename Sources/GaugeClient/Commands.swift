@@ -1,8 +1,5 @@
+import CGaugeLinux
 import GaugeProtocol
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// An option of one command.
 struct OptionSpec: Sendable {

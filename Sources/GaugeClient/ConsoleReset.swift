@@ -1,10 +1,6 @@
 import CGaugeLinux
 import GaugeSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `gaugectl console-reset`: the console in text mode with automatic VT switching again.
 enum ConsoleReset {
     /// Nil when done, else what went wrong.

@@ -2,10 +2,6 @@ import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Why a call got no reply; exit status 3.
 struct ConnectionFailure: Error {
     var message: String

@@ -1,9 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// One connection to the daemon kept open for many requests (`gauge`, `swupdate`):
 /// each request is sent and its reply line read within its own deadline. A failure

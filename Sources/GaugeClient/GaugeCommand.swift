@@ -1,9 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `gaugectl gauge`: what installer scripts pipe into `dialog --gauge`, sent to gauged
 /// over one connection, a request per update (see `DialogGaugeReader` for the format

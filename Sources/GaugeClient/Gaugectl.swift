@@ -2,10 +2,6 @@ import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 enum ExitStatus: Int32 {
     case ok = 0
     case daemonError = 1
@@ -34,7 +30,7 @@ package enum Gaugectl {
     /// Runs the command in `arguments` (without the program name) and exits with its status.
     package static func main(_ arguments: [String]) -> Never {
         // A daemon that goes away mid-call must give exit status 3, not kill us.
-        signal(SIGPIPE, SIG_IGN)
+        Syscall.ignoreSignal(SIGPIPE)
 
         let invocation: Invocation
         do {

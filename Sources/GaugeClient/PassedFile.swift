@@ -1,10 +1,6 @@
 import CGaugeLinux
 import GaugeSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The file `gaugectl snapshot FILE` opens as the user running it and passes to the
 /// daemon, so the daemon writes only where that user may. It is opened without
 /// truncating (the daemon replaces the contents once the PNG is ready) and without

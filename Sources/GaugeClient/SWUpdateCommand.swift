@@ -1,9 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `gaugectl swupdate`: follows SWUpdate's progress socket and drives gauged with it
 /// (see `SWUpdateProgressTranslator` for what each status becomes). Runs until killed;

@@ -1,5 +1,5 @@
+import CGaugeLinux
 import GaugeProtocol
-import Glibc
 
 /// What a peer may ask of the daemon, decided once per connection and checked for every
 /// request in one place (`Daemon.apply`). README "Access" is the policy in words.
@@ -47,7 +47,7 @@ package struct Access: Equatable, Sendable {
             return ProtocolError(
                 .denied, "only root may name a snapshot path; send 'snapshot -' with a file you opened (gaugectl snapshot FILE does)")
         case .theme(let settings):
-            let named = settings.map(\.key).filter { Self.fileThemeKeys.contains($0) }
+            let named = settings.map { $0.key }.filter { Self.fileThemeKeys.contains($0) }
             guard let first = named.first else { return nil }
             return ProtocolError(.denied, "only root may set theme keys that name files (\(first))")
         default:

@@ -1,6 +1,5 @@
 import CGaugeLinux
 import GaugeSystem
-import Glibc
 
 /// Watches the directory where systemd's password requests appear (`ask.*` files in
 /// `/run/systemd/ask-password`, read by the password agents: the console agent asks on
@@ -53,7 +52,7 @@ final class AskPasswordWatch {
     @discardableResult
     func update() -> Bool {
         var moved = false
-        while let count = try? buffer.withUnsafeMutableBytes({ raw throws(SystemError) in try Syscall.read(fd, into: raw) }),
+        while let count = buffer.withUnsafeMutableBytes({ raw in try? Syscall.read(fd, into: raw) }),
             count > 0
         {
             var offset = 0

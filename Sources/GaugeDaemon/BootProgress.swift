@@ -1,6 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-import Glibc
 
 /// When the previous boot reached each of its steps (the unit names systemd sends as
 /// Plymouth `update`s, or `step` requests), in seconds from the kernel's start, and when

@@ -1,6 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-import Glibc
 
 /// The inputs existing boot tools write to: psplash's FIFO and Plymouth's boot socket.
 /// Both are served by the daemon's one `Connection` type (Plymouth's socket by a
@@ -23,7 +23,7 @@ final class CompatInputs {
     private let policy: PeerPolicy
     private let limits: ClientLimits
     private let idleTimeout: Double?
-    private let apply: (Request, Access) -> Void
+    private var apply: (Request, Access) -> Void
     private var fifo: PsplashFIFO?
     private var fifoConnection: Connection<PsplashCommands>?
     private var plymouth: ConnectionServer<PlymouthFrameDecoder>?
@@ -57,7 +57,7 @@ final class CompatInputs {
             let connection = Connection(
                 fd: fifo.fd, id: 0, label: "psplash FIFO", peer: nil, decoder: PsplashCommands(maxCommandBytes: limits.maxLineBytes),
                 loop: loop, limits: limits, scratch: scratch, log: log, closesDescriptor: false,
-                handler: { [unowned self] _, output in
+                handler: { [self] _, output in
                     deliver(output, source: "psplash", access: .compatInput)
                     return .send([])
                 })
@@ -71,36 +71,42 @@ final class CompatInputs {
     }
 
     func openPlymouthSocket() throws(DaemonError) {
-        do {
-            let listener = try ListeningSocket.bind(path: Self.plymouthSocket, backlog: 16)
-            var configuration = SocketServerConfiguration()
-            configuration.maxClients = Self.maxPlymouthClients
-            configuration.policy = policy
-            configuration.servesRefused = true
-            configuration.client = limits
-            configuration.idleTimeout = idleTimeout
-            let server = ConnectionServer(
-                loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled,
-                name: "plymouth client", makeDecoder: { PlymouthFrameDecoder() }, refusal: { _ in [] },
-                handler: { [unowned self] connection, frame in
-                    let session = PlymouthSession(
-                        authorized: connection.isAuthorized, rootPeer: connection.peer?.uid == 0, hasActiveVT: hasActiveVT,
-                        asks: questions != nil)
-                    let output = session.answer(frame, messages: &plymouthMessages)
-                    deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
-                    if let ask = output.ask, let questions {
-                        guard let now = questions.ask(ask, from: connection) else { return .deferred }
-                        return .send(output.reply + now)
-                    }
-                    return .send(output.reply)
-                })
-            server.onDisconnect = { [unowned self] connection in questions?.disconnected(connection) }
-            try server.start()
-            plymouth = server
-            log.info("Plymouth boot protocol on \(Self.plymouthSocket)")
+        let listener: ListeningSocket
+        do throws(ListenerError) {
+            listener = try ListeningSocket.bind(path: Self.plymouthSocket, backlog: 16)
         } catch {
             throw DaemonError("cannot listen on Plymouth's socket: \(error)")
         }
+        var configuration = SocketServerConfiguration()
+        configuration.maxClients = Self.maxPlymouthClients
+        configuration.policy = policy
+        configuration.servesRefused = true
+        configuration.client = limits
+        configuration.idleTimeout = idleTimeout
+        let server = ConnectionServer(
+            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled,
+            name: "plymouth client", makeDecoder: { PlymouthFrameDecoder() }, refusal: { _ in [] },
+            handler: { [self] connection, frame in
+                let session = PlymouthSession(
+                    authorized: connection.isAuthorized, rootPeer: connection.peer?.uid == 0, hasActiveVT: hasActiveVT,
+                    asks: questions != nil)
+                let output = session.answer(frame, messages: &plymouthMessages)
+                deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
+                if let ask = output.ask, let questions {
+                    guard let now = questions.ask(ask, from: connection) else { return .deferred }
+                    return .send(output.reply + now)
+                }
+                return .send(output.reply)
+            })
+        server.onDisconnect = { [self] connection in questions?.disconnected(connection) }
+        do throws(SystemError) {
+            try server.start()
+        } catch {
+            server.close()
+            throw DaemonError("cannot listen on Plymouth's socket: \(error)")
+        }
+        plymouth = server
+        log.info("Plymouth boot protocol on \(Self.plymouthSocket)")
     }
 
     func close() {
@@ -111,6 +117,7 @@ final class CompatInputs {
         fifo = nil
         plymouth?.close()
         plymouth = nil
+        apply = { _, _ in }
     }
 
     private func deliver(_ output: CompatOutput, source: String, access: Access) {

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 import GaugeSystem
 
 /// The virtual terminal under a real display: in graphics mode

@@ -3,7 +3,6 @@ import GaugeDisplay
 import GaugeProtocol
 import GaugeRender
 import GaugeSystem
-import Glibc
 
 /// `gauged`: one thread around one epoll loop. Inputs (socket lines, the demo script)
 /// become requests; requests change the `ProgressScreen`; the frame timer, armed only
@@ -95,9 +94,13 @@ package final class Daemon {
 
     /// Runs until `quit`, SIGTERM or SIGINT; returns the exit status.
     package func run() -> Int32 {
-        do {
+        do throws(DaemonError) {
             try start()
-            try loop.run()
+            do throws(SystemError) {
+                try loop.run()
+            } catch {
+                throw DaemonError("\(error)")
+            }
         } catch {
             log.info("\(error)")
             exitStatus = 1
@@ -130,24 +133,24 @@ package final class Daemon {
         let server = SocketServer(
             loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled
         ) {
-            [unowned self] client, item in self.handle(item, from: client)
+            [self] client, item in self.handle(item, from: client)
         }
-        server.onDisconnect = { [unowned self] client in waiters.removeAll { $0 === client } }
+        server.onDisconnect = { [self] client in waiters.removeAll { $0 === client } }
         self.server = server
         do {
             try server.start()
-            frameTimer = try FrameTimer(loop: loop) { [unowned self] _ in tick() }
+            frameTimer = try FrameTimer(loop: loop) { [self] _ in tick() }
             // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
             // otherwise rather than ending the daemon as they would by default.
             var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
             if terminal != nil { handled.append(SIGWINCH) }
             SignalSource.ignoreStraySignals()
-            signals = try SignalSource(loop: loop, signals: handled) { [unowned self] in signal($0) }
-            displays?.onChange = { [unowned self] device, settled in displayChanged(to: device, settled: settled) }
-            displays?.onFrameReady = { [unowned self] in if frameOwed { tick() } }
+            signals = try SignalSource(loop: loop, signals: handled) { [self] in signal($0) }
+            displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
+            displays?.onFrameReady = { [self] in if frameOwed { tick() } }
             if options.demo {
                 demoStart = MonotonicClock.now()
-                demoTimer = try FrameTimer(loop: loop) { [unowned self] _ in stepDemo() }
+                demoTimer = try FrameTimer(loop: loop) { [self] _ in stepDemo() }
                 try demoTimer?.start(fps: 20)
             }
         } catch {
@@ -158,13 +161,13 @@ package final class Daemon {
             let compat = CompatInputs(
                 loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: groupID),
                 idleTimeout: options.idleTimeout
-            ) { [unowned self] request, access in
+            ) { [self] request, access in
                 _ = apply(request, from: nil, access: access)
             }
             compat.hasActiveVT = console?.isAvailable == true
             if options.ask {
                 let desk = QuestionDesk(ttyPath: options.askTTY ?? console?.path, loop: loop, log: log)
-                desk.onChange = { [unowned self] in questionsChanged() }
+                desk.onChange = { [self] in questionsChanged() }
                 compat.questions = desk
                 questions = desk
             }
@@ -206,6 +209,8 @@ package final class Daemon {
 
     /// The display and the console first, the connections last: a client waiting for
     /// the daemon to go (`gaugectl quit`, `plymouth --wait quit`) finds the console back.
+    /// Every source it closes drops its handler, which holds the daemon: a daemon that was
+    /// started lives until this runs.
     package func shutdown() {
         try? notify?.stopping()
         frameTimer?.close()
@@ -224,6 +229,7 @@ package final class Daemon {
         compat?.close()
         server?.close()
         if let path = createdPIDFile { try? Syscall.unlink(path) }
+        if let askPassword { loop.unregister(askPassword.fd) }
     }
 
     // MARK: - Questions
@@ -371,7 +377,7 @@ package final class Daemon {
             retainOnExit = retain
             log.info(retain ? "quit (retain) requested" : "quit requested")
             if options.boot { saveBootHistory(endingAt: now) }
-            loop.execute { [unowned self] in loop.stop() }
+            loop.execute { [loop] in loop.stop() }
         }
         if changes { scheduleFrames() }
         return .reply(reply.encoded)
@@ -422,7 +428,7 @@ package final class Daemon {
     private func watchPasswordRequests(in directory: String) {
         do throws(SystemError) {
             let watch = try AskPasswordWatch(directory: directory)
-            try loop.register(watch.fd, events: .readable) { [unowned self] _ in
+            try loop.register(watch.fd, events: .readable) { [self] _ in
                 if watch.update() { passwordRequestsChanged() }
             }
             askPassword = watch
@@ -470,7 +476,7 @@ package final class Daemon {
     private func startBootEstimate() {
         bootEstimate = BootEstimate(history: loadBootHistory())
         do {
-            let timer = try FrameTimer(loop: loop) { [unowned self] _ in updateBootEstimate() }
+            let timer = try FrameTimer(loop: loop) { [self] _ in updateBootEstimate() }
             try timer.start(fps: 4)
             estimateTimer = timer
         } catch {

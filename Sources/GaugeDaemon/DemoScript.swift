@@ -4,7 +4,7 @@ import GaugeProtocol
 /// of unknown length, success, then quit.
 package enum DemoScript {
     package static let steps: [(at: Double, request: Request)] = {
-        var steps: [(Double, Request)] = [
+        var steps: [(at: Double, request: Request)] = [
             (0.0, .title("Installing Gauge")),
             (0.0, .progress(0, message: "Preparing the disk")),
         ]

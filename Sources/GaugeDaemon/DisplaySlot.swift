@@ -1,6 +1,6 @@
+import CGaugeLinux
 import GaugeDisplay
 import GaugeSystem
-import Glibc
 
 /// How the daemon finds, opens and follows display devices; the system's by default, and
 /// fakes in tests (a device that appears is then a memory display).
@@ -82,8 +82,8 @@ package final class DisplaySlot {
         self.log = log
         do throws(SystemError) {
             let watcher = try DisplayWatcher(source: try devices.openEvents(), loop: loop)
-            watcher.onEvents = { [unowned self] events, lost in deviceEvents(events, lost: lost) }
-            watcher.onSettled = { [unowned self] in settled() }
+            watcher.onEvents = { [self] events, lost in deviceEvents(events, lost: lost) }
+            watcher.onSettled = { [self] in settled() }
             self.watcher = watcher
             log.info("following display devices through the \(watcher.source.name)")
         } catch {
@@ -120,6 +120,8 @@ package final class DisplaySlot {
             device.close(retain: retain)
         }
         device = nil
+        onChange = { _, _ in }
+        onFrameReady = {}
     }
 
     // MARK: - Events
@@ -219,7 +221,7 @@ package final class DisplaySlot {
         lastProblem = nil
         if let fd = next.eventDescriptor {
             do throws(SystemError) {
-                try loop.register(fd, events: .readable) { [unowned self] events in deviceReadable(events) }
+                try loop.register(fd, events: .readable) { [self] events in deviceReadable(events) }
                 registeredDescriptor = fd
             } catch {
                 log.info("cannot watch \(next.name): \(error)")

@@ -2,7 +2,6 @@ import CGaugeLinux
 import CUdev
 import GaugeDisplay
 import GaugeSystem
-import Glibc
 
 /// Where display device events come from: udev's monitor, or the kernel's uevents where
 /// no udev runs.
@@ -37,7 +36,7 @@ package final class CombinedDeviceEvents: DeviceEventSource {
     private let sources: [any DeviceEventSource]
     private var closed = false
 
-    package var name: String { sources.map(\.name).joined(separator: " and ") }
+    package var name: String { sources.map { $0.name }.joined(separator: " and ") }
 
     /// Takes the sources over (closing them on failure too).
     package init(_ sources: [any DeviceEventSource]) throws(SystemError) {
@@ -212,8 +211,8 @@ package final class DisplayWatcher {
         self.loop = loop
         timer = try Syscall.timerCreate()
         do {
-            try loop.register(timer, events: .readable) { [unowned self] _ in expired() }
-            try loop.register(source.descriptor, events: .readable) { [unowned self] _ in readEvents() }
+            try loop.register(timer, events: .readable) { [self] _ in expired() }
+            try loop.register(source.descriptor, events: .readable) { [self] _ in readEvents() }
         } catch {
             loop.unregister(timer)
             Syscall.close(timer)
@@ -240,6 +239,8 @@ package final class DisplayWatcher {
         source.close()
         loop.unregister(timer)
         Syscall.close(timer)
+        onEvents = { _, _ in }
+        onSettled = {}
     }
 
     private func readEvents() {

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 import GaugeSystem
 
 /// The daemon's one thread: an epoll instance and the handlers of the descriptors in it.

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 import GaugeSystem
 
 /// The frame clock: a `timerfd` on `CLOCK_MONOTONIC` in the event loop, armed only while
@@ -7,12 +6,14 @@ import GaugeSystem
 ///
 /// The handler gets the number of periods elapsed since the last call (more than 1 when
 /// frames were missed); draw one frame for the current time, not one per period.
+///
+/// The loop holds the timer, and the timer its handler, until `close()`: its owner closes it.
 package final class FrameTimer {
     package typealias Handler = (_ expirations: UInt64) -> Void
 
     private let loop: EventLoop
     private let fd: Int32
-    private let handler: Handler
+    private var handler: Handler
     package private(set) var isRunning = false
     /// Frames per second while running.
     package private(set) var fps: Double = 0
@@ -26,7 +27,7 @@ package final class FrameTimer {
         self.handler = handler
         fd = try Syscall.timerCreate()
         do {
-            try loop.register(fd, events: .readable) { [weak self] _ in self?.expired() }
+            try loop.register(fd, events: .readable) { [self] _ in expired() }
         } catch {
             Syscall.close(fd)
             throw error
@@ -46,7 +47,7 @@ package final class FrameTimer {
         guard !isClosed, !(isRunning && self.fps == fps && aligned == nil) else { return }
         let period = Self.timespec(seconds: 1 / fps)
         // An all-zero first expiration would disarm the timer: 1 ns is "now".
-        let first = immediately ? Glibc.timespec(tv_sec: 0, tv_nsec: 1) : period
+        let first = immediately ? CGaugeLinux.timespec(tv_sec: 0, tv_nsec: 1) : period
         try Syscall.timerSet(fd, interval: period, firstExpiration: first)
         self.fps = fps
         aligned = nil
@@ -75,7 +76,7 @@ package final class FrameTimer {
     package func stop() {
         guard isRunning, !isClosed else { return }
         isRunning = false
-        try? Syscall.timerSet(fd, interval: Glibc.timespec(), firstExpiration: Glibc.timespec())
+        try? Syscall.timerSet(fd, interval: CGaugeLinux.timespec(), firstExpiration: CGaugeLinux.timespec())
     }
 
     package func close() {
@@ -84,6 +85,7 @@ package final class FrameTimer {
         isRunning = false
         loop.unregister(fd)
         Syscall.close(fd)
+        handler = { _ in }
     }
 
     private func expired() {
@@ -93,8 +95,8 @@ package final class FrameTimer {
         handler(count)
     }
 
-    private static func timespec(seconds: Double) -> Glibc.timespec {
+    private static func timespec(seconds: Double) -> CGaugeLinux.timespec {
         let nanoseconds = max(1, Int((seconds * 1_000_000_000).rounded()))
-        return Glibc.timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        return CGaugeLinux.timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
     }
 }

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 
 /// The daemon's command line: `gauged [OPTIONS]`, run until it is told to quit.
 package enum Gauged {

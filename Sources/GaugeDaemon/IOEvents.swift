@@ -21,6 +21,6 @@ package struct IOEvents: OptionSet, Sendable, CustomStringConvertible {
         let names: [(IOEvents, String)] = [
             (.readable, "in"), (.writable, "out"), (.readHangup, "rdhup"), (.hangup, "hup"), (.error, "err"),
         ]
-        return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ",") + "]"
+        return "[" + names.filter { contains($0.0) }.map { $0.1 }.joined(separator: ",") + "]"
     }
 }

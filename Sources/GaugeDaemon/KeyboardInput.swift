@@ -1,5 +1,5 @@
 import GaugeSystem
-import Glibc
+import CGaugeLinux
 
 /// Keys typed on a tty (the VT the screen is on, or a pty standing in for it), read
 /// through the daemon's loop while someone waits for them: the tty is opened and put in
@@ -50,7 +50,7 @@ final class KeyboardInput {
                 try Syscall.setTerminalAttributes(fd, raw)
                 // Keys typed before anyone asked are not an answer.
                 try Syscall.discardTerminalInput(fd)
-                try loop.register(fd, events: .readable) { [weak self] events in self?.readKeys(events) }
+                try loop.register(fd, events: .readable) { [self] events in readKeys(events) }
                 saved = original
                 self.fd = fd
             } catch {

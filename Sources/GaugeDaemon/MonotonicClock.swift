@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 
 /// Seconds on `CLOCK_MONOTONIC`: the time base of frames and animations (never jumps
 /// with the wall clock, which at early boot may not even be set yet).

@@ -1,6 +1,5 @@
 import CGaugeLinux
 import GaugeSystem
-import Glibc
 
 /// The daemon's way through the boot: one instance from the initramfs to the real root.
 ///

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 import GaugeSystem
 
 /// Signals delivered through the event loop: the signals are blocked and read from a
@@ -9,6 +8,7 @@ import GaugeSystem
 /// Create it before any other thread starts (the mask is per thread; threads created later
 /// inherit it). `close()` restores the mask that was in force before. Creating one also
 /// ignores SIGPIPE process-wide: a client that vanishes must cost an EPIPE, not the daemon.
+/// The loop holds the source, and the source its handler, until `close()`.
 package final class SignalSource {
     package typealias Handler = (_ signal: Int32) -> Void
 
@@ -16,7 +16,7 @@ package final class SignalSource {
     package static let defaultSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
     private let loop: EventLoop
-    private let handler: Handler
+    private var handler: Handler
     private var fd: Int32 = -1
     private var mask = sigset_t()
     private var previousMask: sigset_t?
@@ -28,7 +28,7 @@ package final class SignalSource {
         sigemptyset(&mask)
         try add(signals)
         do {
-            try loop.register(fd, events: .readable) { [weak self] _ in self?.readSignals() }
+            try loop.register(fd, events: .readable) { [self] _ in readSignals() }
         } catch {
             close()
             throw error
@@ -57,11 +57,12 @@ package final class SignalSource {
         fd = -1
         if let previousMask { _ = try? Syscall.signalMask(SIG_SETMASK, previousMask) }
         previousMask = nil
+        handler = { _ in }
     }
 
     /// A write to a closed socket must fail with EPIPE, not kill the daemon.
     package static func ignoreBrokenPipe() {
-        _ = signal(SIGPIPE, SIG_IGN)
+        Syscall.ignoreSignal(SIGPIPE)
     }
 
     /// Signals the daemon has no use for and whose default action is to end it: a stray
@@ -69,7 +70,7 @@ package final class SignalSource {
     /// EFBIG instead). SIGUSR1 and SIGUSR2 go through the loop instead (VT switching).
     package static func ignoreStraySignals() {
         for stray in [SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGXFSZ, SIGPWR, SIGSTKFLT] {
-            _ = signal(stray, SIG_IGN)
+            Syscall.ignoreSignal(stray)
         }
     }
 

@@ -1,6 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-import Glibc
 
 /// Where a snapshot's PNG bytes go: into a file a client opened and passed (any allowed
 /// peer), or into a path root named. The file is checked first, then the PNG encoded, then
@@ -21,7 +21,7 @@ enum SnapshotFile {
         } catch {
             throw ProtocolError(.io, "\(name) cannot be used: \(error)")
         }
-        guard status.st_mode & S_IFMT == S_IFREG else {
+        guard status.isType(S_IFREG) else {
             throw ProtocolError(.io, "\(name) is not a regular file")
         }
         guard mode == O_WRONLY || mode == O_RDWR else {

@@ -1,7 +1,6 @@
 import CDRM
 import CGaugeLinux
 import GaugeSystem
-import Glibc
 
 /// A display device node: its kind and path.
 public struct DeviceNode: Equatable, Sendable {

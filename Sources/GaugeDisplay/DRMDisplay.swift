@@ -1,8 +1,8 @@
 import CDRM
+import CGaugeLinux
 import CPixman
 import GaugeRender
 import GaugeSystem
-import Glibc
 
 /// KMS dumb buffers through libdrm (`--display drm[:/dev/dri/cardN]`).
 ///
@@ -228,7 +228,7 @@ public final class DRMDisplay: DeviceDisplay {
         return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
     }
 
-    public func present(damage changed: Rect) throws {
+    public func present(damage changed: Rect) throws(DisplayError) {
         guard !closed, isActive, flipsPending == 0 else { return }
         let area = changed.intersection(damage.screen)
         if !lit {
@@ -484,7 +484,7 @@ public final class DRMDisplay: DeviceDisplay {
 
     private func describe(skipped: [String]) -> String {
         let mode = heads.first.map { Self.modeText($0.mode) } ?? "\(width)x\(height)"
-        let names = heads.map(\.name).joined(separator: "+")
+        let names = heads.map { $0.name }.joined(separator: "+")
         var text = "drm \(path) driver \(driver) \(names) \(mode) \(format.rawValue) "
         text += flipping ? "double-buffered page flips" : noVBlank ? "single buffer (no vblank)" : "single buffer (no page flip)"
         if dirtyWanted { text += ", dirtyfb" }

@@ -117,7 +117,7 @@ package struct DRMHeadPlan: Equatable, Sendable {
 
     /// The mode flagged preferred, else the first (the kernel lists the best first).
     package static func preferredModeIndex(_ modes: [Mode]) -> Int {
-        modes.firstIndex(where: \.preferred) ?? 0
+        modes.firstIndex(where: { $0.preferred }) ?? 0
     }
 
     /// A mode of exactly `width` x `height`: the preferred one if it is that size, else

@@ -94,6 +94,6 @@ public struct DisplayCandidate: Equatable, Sendable, CustomStringConvertible {
     public static func preferred(_ candidates: [DisplayCandidate]) -> [DisplayCandidate] {
         candidates.enumerated()
             .sorted { $0.element.rank != $1.element.rank ? $0.element.rank > $1.element.rank : $0.offset < $1.offset }
-            .map(\.element)
+            .map { $0.element }
     }
 }

@@ -31,5 +31,5 @@ public protocol Display: AnyObject {
     func beginFrame() -> FrameTarget?
     /// Shows the frame drawn since `beginFrame()`; `damage` is what changed since the frame
     /// on screen (drawn together with the target's `staleRegion`, which the display knows).
-    func present(damage: Rect) throws
+    func present(damage: Rect) throws(DisplayError)
 }

@@ -1,7 +1,6 @@
 import CGaugeLinux
 import GaugeRender
 import GaugeSystem
-import Glibc
 
 /// The Linux framebuffer device (`--display fbdev[:/dev/fbN]`), mapped.
 ///
@@ -146,7 +145,7 @@ public final class FBDevDisplay: DeviceDisplay {
             staleRegion: pages.backStale)
     }
 
-    public func present(damage changed: Rect) throws {
+    public func present(damage changed: Rect) throws(DisplayError) {
         guard !closed, isActive else { return }
         let area = changed.intersection(pages.screen)
         if let shadow {

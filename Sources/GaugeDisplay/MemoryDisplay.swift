@@ -80,7 +80,7 @@ public final class MemoryDisplay: Display {
         FrameTarget(buffer: framebuffer, staleRegion: .zero)
     }
 
-    public func present(damage: Rect) throws {
+    public func present(damage: Rect) throws(DisplayError) {
         frameCount += 1
         lastDamage = damage
     }
@@ -150,7 +150,7 @@ extension MemoryDisplay {
         var format = PixelFormat.xrgb8888
         if fields.count >= 2 {
             guard let named = PixelFormat(name: String(fields[1])) else {
-                let names = PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                let names = PixelFormat.allCases.map { $0.rawValue }.joined(separator: ", ")
                 throw fail("unknown pixel format \"\(fields[1])\" (one of \(names))")
             }
             format = named

@@ -51,7 +51,7 @@ public final class RotatedDisplay: Display {
         return FrameTarget(buffer: shadow.framebuffer, staleRegion: .zero)
     }
 
-    public func present(damage: Rect) throws {
+    public func present(damage: Rect) throws(DisplayError) {
         guard let target = pending else { return }
         pending = nil
         let panelDamage = panelRect(damage).union(target.staleRegion)

@@ -1,5 +1,5 @@
+import CGaugeLinux
 import GaugeRender
-import Glibc
 
 /// Gauge in a terminal window: the display for trying the daemon without a spare screen.
 ///

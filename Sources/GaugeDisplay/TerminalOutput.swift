@@ -1,5 +1,5 @@
+import CGaugeLinux
 import GaugeSystem
-import Glibc
 
 /// Bytes on their way to a terminal, written without ever blocking the caller.
 ///
@@ -29,12 +29,11 @@ final class TerminalOutput {
             throw DisplayError("terminal: output fd \(callerFD): \(Self.errnoText(error.errno))")
         }
         self.callerFD = callerFD
-        let type = st.st_mode & S_IFMT
-        if type == S_IFREG {
+        if st.isType(S_IFREG) {
             (fd, ownsFD, savedFlags) = (callerFD, false, nil)
             return
         }
-        if type == S_IFCHR && isatty(callerFD) == 1 {
+        if st.isType(S_IFCHR) && isatty(callerFD) == 1 {
             if let reopened = try? Syscall.open("/proc/self/fd/\(callerFD)", flags: O_WRONLY | O_NOCTTY | O_NONBLOCK) {
                 (fd, ownsFD, savedFlags) = (reopened, true, nil)
                 return

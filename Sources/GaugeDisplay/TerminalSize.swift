@@ -1,5 +1,5 @@
+import CGaugeLinux
 import GaugeSystem
-import Glibc
 
 /// A terminal's size in character cells.
 public struct TerminalSize: Equatable, Hashable, Sendable, CustomStringConvertible {

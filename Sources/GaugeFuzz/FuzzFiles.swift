@@ -1,5 +1,5 @@
+import CGaugeLinux
 import GaugeSystem
-import Glibc
 
 /// Reading and writing the inputs the fuzzers save and replay.
 public enum FuzzFiles {

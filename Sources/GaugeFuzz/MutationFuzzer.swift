@@ -1,5 +1,5 @@
 import CGaugeFuzz
-import Glibc
+import CGaugeLinux
 
 /// The built-in engine: random mutations of a corpus that starts from the target's seeds
 /// and keeps every input that made an event the probe had not seen (semantic coverage:
@@ -94,7 +94,7 @@ public struct MutationFuzzer {
     private func save(_ input: [UInt8], to directory: String?, report: inout FuzzReport) {
         guard let directory else { return }
         let path = directory + "/failure-\(target.name)-\(seed)-\(report.executions)"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = CGL_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         defer { close(fd) }
         var offset = 0

@@ -1,3 +1,5 @@
+import GaugeSystem
+
 /// A JSON value (RFC 8259), with a writer that always produces one line and a small
 /// strict reader: enough for the `status` payload, no Foundation.
 package enum JSONValue: Equatable, Sendable {
@@ -232,7 +234,7 @@ private struct JSONReader {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
             guard digits(&self) > 0 else { return nil }
         }
-        guard let number = Double(String(decoding: bytes[start..<position], as: UTF8.self)),
+        guard let number = parseDouble(String(decoding: bytes[start..<position], as: UTF8.self)),
             number.isFinite
         else { return nil }
         return number

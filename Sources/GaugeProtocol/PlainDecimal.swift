@@ -1,3 +1,5 @@
+import GaugeSystem
+
 /// Decimal numbers as the wire writes them: shortest digits that read back to the same
 /// `Double`, never an exponent (`42.5`, `0`, `0.00001`), and the strict reader for them.
 package enum PlainDecimal {
@@ -65,8 +67,6 @@ package enum PlainDecimal {
             }
         }
         guard sawDigit else { return nil }
-        if let value = Double(String(text)) { return value }
-        // The standard library may refuse a valid decimal that overflows.
-        return text.utf8.first == UInt8(ascii: "-") ? -.infinity : .infinity
+        return parseDouble(text)
     }
 }

@@ -122,7 +122,7 @@ package enum Request: Equatable, Sendable {
             let head = "state " + state.rawValue
             return message.map { head + " " + $0 } ?? head
         case .theme(let settings):
-            return (["theme"] + settings.map(\.encoded)).joined(separator: " ")
+            return (["theme"] + settings.map { $0.encoded }).joined(separator: " ")
         case .reload: return "reload"
         case .show: return "show"
         case .hide: return "hide"
@@ -173,11 +173,11 @@ private struct RequestParser {
             }
             return .step(name)
         case "mode":
-            let word = try keyword(of: "mode", expecting: DisplayMode.allCases.map(\.rawValue))
+            let word = try keyword(of: "mode", expecting: DisplayMode.allCases.map { $0.rawValue })
             try end(of: "mode")
             return .mode(DisplayMode(rawValue: word)!)
         case "state":
-            let word = try keyword(of: "state", expecting: RunState.allCases.map(\.rawValue))
+            let word = try keyword(of: "state", expecting: RunState.allCases.map { $0.rawValue })
             return .state(RunState(rawValue: word)!, message: optionalText())
         case "theme":
             return .theme(try ThemeSetting.parseList(bytes[position...]).get())

@@ -155,7 +155,7 @@ package struct Status: Equatable, Sendable {
             ("clients", String(clients)),
             ("frames", String(frames)),
         ]
-        let width = rows.map(\.0.count).max() ?? 0
+        let width = rows.map { $0.0.count }.max() ?? 0
         return rows.map { label, value in
             label + ":" + String(repeating: " ", count: width - label.count + 1) + value
         }.joined(separator: "\n")

@@ -1,4 +1,4 @@
-import Glibc
+import CGaugeLinux
 import CPixman
 
 /// Gaussian blur through pixman's separable convolution filter.

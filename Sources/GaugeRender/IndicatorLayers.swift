@@ -1,5 +1,5 @@
+import CGaugeLinux
 import CPixman
-import Glibc
 
 /// What shows while the work's length is unknown.
 public enum IndeterminateStyle: String, CaseIterable, Sendable {

@@ -1,4 +1,4 @@
-import Glibc
+import CGaugeLinux
 import CPixman
 
 /// Anti-aliased coverage masks drawn with pixman's trapezoid rasteriser.

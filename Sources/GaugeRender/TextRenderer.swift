@@ -132,7 +132,7 @@ public final class TextRenderer {
         let metrics = verticalMetrics(main: main, size: size)
         let width = Int(total.rounded(.up))
         let height = metrics.ascent + metrics.descent
-        let missing = glyphs.filter(\.missing).count
+        let missing = glyphs.filter { $0.missing }.count
         guard width > 0, height > 0 else {
             return TextImage(mask: nil, width: 0, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: missing)
         }
@@ -155,9 +155,9 @@ public final class TextRenderer {
         let images = lines.map { render($0, size: size, bold: bold, maxWidth: maxWidth) }
         guard images.count > 1 else { return images.first ?? render("", size: size, bold: bold) }
         let gap = Int((Double(size) * 0.2).rounded())
-        let width = images.map(\.width).max() ?? 0
+        let width = images.map { $0.width }.max() ?? 0
         let height = images.reduce(0) { $0 + $1.height } + gap * (images.count - 1)
-        let truncated = images.contains(where: \.truncated)
+        let truncated = images.contains(where: { $0.truncated })
         let missing = images.reduce(0) { $0 + $1.missingGlyphs }
         guard width > 0 else {
             return TextImage(mask: nil, width: 0, height: height, ascent: images[0].ascent, truncated: truncated, missingGlyphs: missing)

@@ -132,39 +132,39 @@ public struct Theme: Equatable, Sendable {
     private typealias Setter = @Sendable (inout Theme, String) throws(ThemeError) -> Void
 
     private static let setters: [String: Setter] = [
-        "background": color(\.background),
-        "track_color": color(\.trackColor),
-        "corner_radius": number(\.cornerRadius, 0...200),
-        "track_shadow": bool(\.trackShadow),
-        "fill_color": color(\.fillColor),
-        "flat": bool(\.flat),
-        "outline": bool(\.outline),
-        "begin_color": color(\.beginColor),
-        "success_color": color(\.successColor),
-        "failure_color": color(\.failureColor),
-        "show_mark": bool(\.showMark),
-        "stripe_color": color(\.stripeColor),
-        "stripe_width": number(\.stripeWidth, 4...400),
-        "stripe_duration": number(\.stripeDuration, 0.05...60),
-        "animate": bool(\.animate),
-        "bar_width": number(\.barWidth, 0.05...1),
-        "bar_min_width": number(\.barMinWidth, 10...8000),
-        "bar_max_width": number(\.barMaxWidth, 10...8000),
-        "bar_height": number(\.barHeight, 4...400),
-        "bar_center": number(\.barCenter, 0...1),
+        "background": color { $0.background = $1 },
+        "track_color": color { $0.trackColor = $1 },
+        "corner_radius": number(0...200) { $0.cornerRadius = $1 },
+        "track_shadow": bool { $0.trackShadow = $1 },
+        "fill_color": color { $0.fillColor = $1 },
+        "flat": bool { $0.flat = $1 },
+        "outline": bool { $0.outline = $1 },
+        "begin_color": color { $0.beginColor = $1 },
+        "success_color": color { $0.successColor = $1 },
+        "failure_color": color { $0.failureColor = $1 },
+        "show_mark": bool { $0.showMark = $1 },
+        "stripe_color": color { $0.stripeColor = $1 },
+        "stripe_width": number(4...400) { $0.stripeWidth = $1 },
+        "stripe_duration": number(0.05...60) { $0.stripeDuration = $1 },
+        "animate": bool { $0.animate = $1 },
+        "bar_width": number(0.05...1) { $0.barWidth = $1 },
+        "bar_min_width": number(10...8000) { $0.barMinWidth = $1 },
+        "bar_max_width": number(10...8000) { $0.barMaxWidth = $1 },
+        "bar_height": number(4...400) { $0.barHeight = $1 },
+        "bar_center": number(0...1) { $0.barCenter = $1 },
         "label_format": { (theme: inout Theme, v: String) throws(ThemeError) in theme.labelFormat = v },
-        "label_size": number(\.labelSize, 4...400),
-        "label_inset": number(\.labelInset, 0...400),
-        "label_alpha": number(\.labelAlpha, 0...1),
-        "show_label": bool(\.showLabel),
-        "label_position": choice(\.labelPosition),
-        "title_size": number(\.titleSize, 4...400),
-        "title_color": color(\.titleColor),
-        "message_size": number(\.messageSize, 4...400),
-        "message_color": color(\.messageColor),
-        "text_gap": number(\.textGap, 0...2000),
+        "label_size": number(4...400) { $0.labelSize = $1 },
+        "label_inset": number(0...400) { $0.labelInset = $1 },
+        "label_alpha": number(0...1) { $0.labelAlpha = $1 },
+        "show_label": bool { $0.showLabel = $1 },
+        "label_position": choice { $0.labelPosition = $1 },
+        "title_size": number(4...400) { $0.titleSize = $1 },
+        "title_color": color { $0.titleColor = $1 },
+        "message_size": number(4...400) { $0.messageSize = $1 },
+        "message_color": color { $0.messageColor = $1 },
+        "text_gap": number(0...2000) { $0.textGap = $1 },
         "logo": { (theme: inout Theme, v: String) throws(ThemeError) in theme.logo = v },
-        "logo_center": number(\.logoCenter, 0...1),
+        "logo_center": number(0...1) { $0.logoCenter = $1 },
         "font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.font = v },
         "bold_font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.boldFont = v },
         "fallback_fonts": { (theme: inout Theme, v: String) throws(ThemeError) in
@@ -176,15 +176,15 @@ public struct Theme: Equatable, Sendable {
             }
             theme.rotation = r
         },
-        "style": choice(\.style),
-        "box_color": color(\.boxColor),
-        "box_radius": number(\.boxRadius, 0...200),
-        "box_padding": number(\.boxPadding, 0...400),
-        "cover_color": color(\.coverColor),
-        "indeterminate_style": choice(\.indeterminateStyle),
-        "indicator_size": number(\.indicatorSize, 8...1000),
-        "indicator_period": number(\.indicatorPeriod, 0.1...60),
-        "indicator_timing": choice(\.indicatorTiming),
+        "style": choice { $0.style = $1 },
+        "box_color": color { $0.boxColor = $1 },
+        "box_radius": number(0...200) { $0.boxRadius = $1 },
+        "box_padding": number(0...400) { $0.boxPadding = $1 },
+        "cover_color": color { $0.coverColor = $1 },
+        "indeterminate_style": choice { $0.indeterminateStyle = $1 },
+        "indicator_size": number(8...1000) { $0.indicatorSize = $1 },
+        "indicator_period": number(0.1...60) { $0.indicatorPeriod = $1 },
+        "indicator_timing": choice { $0.indicatorTiming = $1 },
         "circle_colors": { (theme: inout Theme, v: String) throws(ThemeError) in
             var colors: [Color] = []
             for part in v.split(separator: " ", omittingEmptySubsequences: true) {
@@ -198,44 +198,44 @@ public struct Theme: Equatable, Sendable {
             guard let n = Int(v), (2...64).contains(n) else { throw .badValue(key: "ring_drops", value: v, expected: "a whole number from 2 to 64") }
             theme.ringDrops = n
         },
-        "ring_direction": choice(\.ringDirection),
-        "transition_duration": number(\.transitionDuration, 0...60),
-        "easing": choice(\.easing),
+        "ring_direction": choice { $0.ringDirection = $1 },
+        "transition_duration": number(0...60) { $0.transitionDuration = $1 },
+        "easing": choice { $0.easing = $1 },
     ]
 
     /// A key whose value is one of an enumeration's names.
     private static func choice<E: RawRepresentable & CaseIterable & Sendable>(
-        _ path: WritableKeyPath<Theme, E> & Sendable
+        _ assign: @escaping @Sendable (inout Theme, E) -> Void
     ) -> Setter where E.RawValue == String {
         { (theme: inout Theme, v: String) throws(ThemeError) in
             guard let value = E(rawValue: v) else {
-                throw .badValue(key: "", value: v, expected: E.allCases.map(\.rawValue).joined(separator: ", "))
+                throw .badValue(key: "", value: v, expected: E.allCases.map { $0.rawValue }.joined(separator: ", "))
             }
-            theme[keyPath: path] = value
+            assign(&theme, value)
         }
     }
 
-    private static func color(_ path: WritableKeyPath<Theme, Color> & Sendable) -> Setter {
+    private static func color(_ assign: @escaping @Sendable (inout Theme, Color) -> Void) -> Setter {
         { (theme: inout Theme, v: String) throws(ThemeError) in
             guard let c = Color(parsing: v) else { throw .badValue(key: "", value: v, expected: "a colour (#rrggbb, #rrggbbaa or r,g,b in 0..1)") }
-            theme[keyPath: path] = c
+            assign(&theme, c)
         }
     }
 
-    private static func number(_ path: WritableKeyPath<Theme, Double> & Sendable, _ range: ClosedRange<Double>) -> Setter {
+    private static func number(_ range: ClosedRange<Double>, _ assign: @escaping @Sendable (inout Theme, Double) -> Void) -> Setter {
         { (theme: inout Theme, v: String) throws(ThemeError) in
             guard let n = PlainDecimal.parse(v), range.contains(n) else {
                 throw .badValue(key: "", value: v, expected: "a number in \(range.lowerBound.shortText)...\(range.upperBound.shortText)")
             }
-            theme[keyPath: path] = n
+            assign(&theme, n)
         }
     }
 
-    private static func bool(_ path: WritableKeyPath<Theme, Bool> & Sendable) -> Setter {
+    private static func bool(_ assign: @escaping @Sendable (inout Theme, Bool) -> Void) -> Setter {
         { (theme: inout Theme, v: String) throws(ThemeError) in
             switch v {
-            case "true", "yes", "on", "1": theme[keyPath: path] = true
-            case "false", "no", "off", "0": theme[keyPath: path] = false
+            case "true", "yes", "on", "1": assign(&theme, true)
+            case "false", "no", "off", "0": assign(&theme, false)
             default: throw .badValue(key: "", value: v, expected: "true or false")
             }
         }

@@ -1,5 +1,5 @@
+import CGaugeLinux
 import GaugeSystem
-import Glibc
 
 /// A theme file: `key = value` lines, `[section]` headers, `#` or `;` comments.
 ///

@@ -1,4 +1,4 @@
-import Glibc
+import CGaugeLinux
 
 /// The one way a file someone named (a theme file, a logo, a font) is read: opened
 /// non-blocking, without becoming a controlling terminal, close-on-exec (and without
@@ -44,7 +44,7 @@ package final class RegularFile {
             Syscall.close(fd)
             throw Error("cannot stat \(path): \(error)")
         }
-        guard status.st_mode & S_IFMT == S_IFREG else {
+        guard status.isType(S_IFREG) else {
             Syscall.close(fd)
             throw Error("\(path) is not a regular file")
         }

@@ -1,10 +1,9 @@
 import CGaugeLinux
-import Glibc
 
 // Directories: the root switch (chroot, chdir), inotify on a directory, and listing one.
 extension Syscall {
     package static func chdir(_ path: String) throws(SystemError) {
-        _ = try retrying("chdir", "chdir \(path)", { Glibc.chdir(path) })
+        _ = try retrying("chdir", "chdir \(path)", { CGaugeLinux.chdir(path) })
     }
 
     package static func chroot(_ path: String) throws(SystemError) {
@@ -27,7 +26,7 @@ extension Syscall {
 
     /// The names in a directory, without `.` and `..`.
     package static func directoryEntries(_ path: String) throws(SystemError) -> [String] {
-        guard let directory = opendir(path) else { throw SystemError("opendir \(path)", errno: Glibc.errno) }
+        guard let directory = opendir(path) else { throw SystemError("opendir \(path)", errno: CGL_errno()) }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 
 /// The calls behind descriptor passing and snapshot files, the same way as `Syscall`:
 /// retried on `EINTR`, failures thrown as a `SystemError` naming the operation.
@@ -20,7 +19,7 @@ extension Syscall {
                 descriptors += passed.prefix(Int(passedCount))
                 return count
             }
-            let error = Glibc.errno
+            let error = CGL_errno()
             if error == EINTR { continue }
             if error == EAGAIN || error == EWOULDBLOCK { return nil }
             throw SystemError("recvmsg", errno: error)
@@ -30,16 +29,16 @@ extension Syscall {
     /// Reads at most `buffer.count` bytes at `offset` of a file: the count read, 0 at its end.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemError) -> Int {
         while true {
-            let count = Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            let count = CGaugeLinux.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
             if count >= 0 { return count }
-            let error = Glibc.errno
+            let error = CGL_errno()
             if error != EINTR { throw SystemError("read", errno: error) }
         }
     }
 
     package static func truncate(_ fd: Int32, length: Int) throws(SystemError) {
-        while Glibc.ftruncate(fd, off_t(length)) != 0 {
-            let error = Glibc.errno
+        while CGaugeLinux.ftruncate(fd, off_t(length)) != 0 {
+            let error = CGL_errno()
             if error != EINTR { throw SystemError("ftruncate", errno: error) }
         }
     }
@@ -49,9 +48,9 @@ extension Syscall {
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(SystemError) {
         var done = 0
         while done < bytes.count {
-            let count = Glibc.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            let count = CGaugeLinux.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
             if count < 0 {
-                let error = Glibc.errno
+                let error = CGL_errno()
                 if error == EINTR { continue }
                 throw SystemError("write", errno: error)
             }

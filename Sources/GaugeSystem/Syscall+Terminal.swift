@@ -1,23 +1,23 @@
-import Glibc
+import CGaugeLinux
 
 extension Syscall {
     /// The terminal settings of a tty.
     package static func terminalAttributes(_ fd: Int32) throws(SystemError) -> termios {
         var settings = termios()
-        _ = try retrying("tcgetattr", "tcgetattr", { Glibc.tcgetattr(fd, &settings) })
+        _ = try retrying("tcgetattr", "tcgetattr", { CGaugeLinux.tcgetattr(fd, &settings) })
         return settings
     }
 
     /// Changes a tty's settings at once (`TCSANOW`).
     package static func setTerminalAttributes(_ fd: Int32, _ settings: termios) throws(SystemError) {
         var settings = settings
-        _ = try retrying("tcsetattr", "tcsetattr", { Glibc.tcsetattr(fd, TCSANOW, &settings) })
+        _ = try retrying("tcsetattr", "tcsetattr", { CGaugeLinux.tcsetattr(fd, TCSANOW, &settings) })
     }
 }
 
 extension Syscall {
     /// Drops what was typed on a tty and not read yet.
     package static func discardTerminalInput(_ fd: Int32) throws(SystemError) {
-        _ = try retrying("tcflush", "tcflush", { Glibc.tcflush(fd, TCIFLUSH) })
+        _ = try retrying("tcflush", "tcflush", { CGaugeLinux.tcflush(fd, TCIFLUSH) })
     }
 }

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 
 extension Syscall {
     /// A non-blocking socket on the kernel's device events (`NETLINK_KOBJECT_UEVENT`).

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 
 /// The raw system calls of every target (daemon, displays, gaugectl), in one place: one
 /// wrapper per call, `errno` read at once after it, before any message is built.
@@ -16,7 +15,7 @@ package enum Syscall {
     private static func invoke<T: FixedWidthInteger>(_ name: StaticString, _ call: () -> T) -> (T, Int32) {
         if let plan = SyscallFaults.current, let injected = plan.take(name) { return (-1, injected) }
         let result = call()
-        return (result, result == -1 ? Glibc.errno : 0)
+        return (result, result == -1 ? CGL_errno() : 0)
     }
 
     @inline(__always)
@@ -49,18 +48,18 @@ package enum Syscall {
     /// Reads at most `buffer.count` bytes: the count read, 0 at end of file, nil if nothing
     /// is available yet.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
-        try nonBlocking("read", "read", { Glibc.read(fd, buffer.baseAddress, buffer.count) })
+        try nonBlocking("read", "read", { CGaugeLinux.read(fd, buffer.baseAddress, buffer.count) })
     }
 
     /// Writes at most `bytes.count` bytes: the count written, nil if the descriptor is full.
     package static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
-        try nonBlocking("write", "write", { Glibc.write(fd, bytes.baseAddress, bytes.count) })
+        try nonBlocking("write", "write", { CGaugeLinux.write(fd, bytes.baseAddress, bytes.count) })
     }
 
     /// `send` that never raises SIGPIPE and never blocks: the count sent, nil if the socket is full.
     package static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
         try nonBlocking("send", "send", {
-            Glibc.send(fd, bytes.baseAddress, bytes.count, CGL_MSG_NOSIGNAL | CGL_MSG_DONTWAIT)
+            CGaugeLinux.send(fd, bytes.baseAddress, bytes.count, CGL_MSG_NOSIGNAL | CGL_MSG_DONTWAIT)
         })
     }
 
@@ -73,7 +72,7 @@ package enum Syscall {
     /// Closes a descriptor. Not retried: on Linux the descriptor is released even when
     /// `close` reports `EINTR`, and a retry could close a descriptor opened meanwhile.
     package static func close(_ fd: Int32) {
-        _ = Glibc.close(fd)
+        _ = CGaugeLinux.close(fd)
     }
 
     package static func open(_ path: String, flags: Int32, mode: mode_t = 0) throws(SystemError) -> Int32 {
@@ -107,37 +106,37 @@ package enum Syscall {
     // MARK: Files
 
     package static func unlink(_ path: String) throws(SystemError) {
-        _ = try retrying("unlink", "unlink \(path)", { Glibc.unlink(path) })
+        _ = try retrying("unlink", "unlink \(path)", { CGaugeLinux.unlink(path) })
     }
 
     /// Replaces `destination` with `source` in one step (both in one file system).
     package static func rename(_ source: String, to destination: String) throws(SystemError) {
-        _ = try retrying("rename", "rename \(source) to \(destination)", { Glibc.rename(source, destination) })
+        _ = try retrying("rename", "rename \(source) to \(destination)", { CGaugeLinux.rename(source, destination) })
     }
 
     /// Writes a file's data to its disk before it replaces another one.
     package static func fsync(_ fd: Int32) throws(SystemError) {
-        _ = try retrying("fsync", "fsync", { Glibc.fsync(fd) })
+        _ = try retrying("fsync", "fsync", { CGaugeLinux.fsync(fd) })
     }
 
     package static func mkdir(_ path: String, mode: mode_t) throws(SystemError) {
-        _ = try retrying("mkdir", "mkdir \(path)", { Glibc.mkdir(path, mode) })
+        _ = try retrying("mkdir", "mkdir \(path)", { CGaugeLinux.mkdir(path, mode) })
     }
 
     package static func chmod(_ path: String, mode: mode_t) throws(SystemError) {
-        _ = try retrying("chmod", "chmod \(path)", { Glibc.chmod(path, mode) })
+        _ = try retrying("chmod", "chmod \(path)", { CGaugeLinux.chmod(path, mode) })
     }
 
     /// Changes the group of a file, keeping its owner.
     package static func chown(_ path: String, group: gid_t) throws(SystemError) {
-        _ = try retrying("chown", "chown \(path)", { Glibc.chown(path, uid_t.max, group) })
+        _ = try retrying("chown", "chown \(path)", { CGaugeLinux.chown(path, uid_t.max, group) })
     }
 
     /// `lstat`, or nil if nothing exists at the path.
     package static func lstat(_ path: String) throws(SystemError) -> stat? {
         var status = stat()
         do throws(SystemError) {
-            _ = try retrying("lstat", "lstat \(path)", { Glibc.lstat(path, &status) })
+            _ = try retrying("lstat", "lstat \(path)", { CGaugeLinux.lstat(path, &status) })
         } catch where error.errno == ENOENT {
             return nil
         }
@@ -147,13 +146,13 @@ package enum Syscall {
     /// `fstat` of an open descriptor.
     package static func fstat(_ fd: Int32) throws(SystemError) -> stat {
         var status = stat()
-        _ = try retrying("fstat", "fstat", { Glibc.fstat(fd, &status) })
+        _ = try retrying("fstat", "fstat", { CGaugeLinux.fstat(fd, &status) })
         return status
     }
 
     /// Makes a FIFO; the mode is filtered by the umask, as `mkfifo(3)` does.
     package static func mkfifo(_ path: String, mode: mode_t) throws(SystemError) {
-        _ = try retrying("mkfifo", "mkfifo \(path)", { Glibc.mkfifo(path, mode) })
+        _ = try retrying("mkfifo", "mkfifo \(path)", { CGaugeLinux.mkfifo(path, mode) })
     }
 
     /// Takes an exclusive `flock` without waiting: false if another open file holds it.
@@ -164,37 +163,42 @@ package enum Syscall {
     /// Maps `length` bytes of a descriptor shared, for reading and writing.
     package static func mapShared(_ fd: Int32, length: Int, offset: Int64 = 0) throws(SystemError) -> UnsafeMutableRawPointer {
         if let plan = SyscallFaults.current, let injected = plan.take("mmap") { throw SystemError("mmap", errno: injected) }
-        guard let pointer = Glibc.mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)),
-            pointer != MAP_FAILED
-        else { throw SystemError("mmap", errno: Glibc.errno) }
+        guard let pointer = CGaugeLinux.mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)),
+            pointer != UnsafeMutableRawPointer(bitPattern: -1)
+        else { throw SystemError("mmap", errno: CGL_errno()) }
         return pointer
     }
 
+    /// Ignores `signal` from now on (`SIG_IGN`).
+    package static func ignoreSignal(_ signal: Int32) {
+        _ = CGL_ignore_signal(signal)
+    }
+
     package static func unmap(_ pointer: UnsafeMutableRawPointer, length: Int) {
-        _ = Glibc.munmap(pointer, length)
+        _ = CGaugeLinux.munmap(pointer, length)
     }
 
     // MARK: Sockets
 
     package static func socket(domain: Int32, type: Int32) throws(SystemError) -> Int32 {
-        try retrying("socket", "socket", { Glibc.socket(domain, type | CGL_SOCK_CLOEXEC, 0) })
+        try retrying("socket", "socket", { CGaugeLinux.socket(domain, type | CGL_SOCK_CLOEXEC, 0) })
     }
 
     package static func bind(_ fd: Int32, to address: UnixSocketAddress) throws(SystemError) {
         _ = try retrying("bind", "bind \(address.path)", {
-            address.withSockaddr { Glibc.bind(fd, $0, $1) }
+            address.withSockaddr { CGaugeLinux.bind(fd, $0, $1) }
         })
     }
 
     /// Connects; on a non-blocking socket `EAGAIN` (a full backlog) comes back as `false`.
     package static func connect(_ fd: Int32, to address: UnixSocketAddress) throws(SystemError) -> Bool {
         try nonBlocking("connect", "connect \(address.path)", {
-            address.withSockaddr { Glibc.connect(fd, $0, $1) }
+            address.withSockaddr { CGaugeLinux.connect(fd, $0, $1) }
         }) != nil
     }
 
     package static func listen(_ fd: Int32, backlog: Int32) throws(SystemError) {
-        _ = try retrying("listen", "listen", { Glibc.listen(fd, backlog) })
+        _ = try retrying("listen", "listen", { CGaugeLinux.listen(fd, backlog) })
     }
 
     /// Accepts a connection as a non-blocking, close-on-exec socket; nil if none is waiting.
@@ -214,7 +218,7 @@ package enum Syscall {
     ) throws(SystemError) -> Int? {
         try nonBlocking("sendto", "sendto \(address.path)", {
             address.withSockaddr {
-                Glibc.sendto(fd, bytes.baseAddress, bytes.count, CGL_MSG_NOSIGNAL | CGL_MSG_DONTWAIT, $0, $1)
+                CGaugeLinux.sendto(fd, bytes.baseAddress, bytes.count, CGL_MSG_NOSIGNAL | CGL_MSG_DONTWAIT, $0, $1)
             }
         })
     }
@@ -222,7 +226,7 @@ package enum Syscall {
     package static func socketOption(_ fd: Int32, level: Int32, name: Int32) throws(SystemError) -> Int32 {
         var value: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        _ = try retrying("getsockopt", "getsockopt", { Glibc.getsockopt(fd, level, name, &value, &length) })
+        _ = try retrying("getsockopt", "getsockopt", { CGaugeLinux.getsockopt(fd, level, name, &value, &length) })
         return value
     }
 
@@ -234,7 +238,7 @@ package enum Syscall {
             var length = socklen_t(groups.count * MemoryLayout<UInt32>.size)
             do throws(SystemError) {
                 _ = try retrying("getsockopt", "getsockopt SO_PEERGROUPS", {
-                    groups.withUnsafeMutableBytes { Glibc.getsockopt(fd, CGL_SOL_SOCKET, CGL_SO_PEERGROUPS, $0.baseAddress, &length) }
+                    groups.withUnsafeMutableBytes { CGaugeLinux.getsockopt(fd, CGL_SOL_SOCKET, CGL_SO_PEERGROUPS, $0.baseAddress, &length) }
                 })
                 return Array(groups.prefix(Int(length) / MemoryLayout<UInt32>.size))
             } catch where error.errno == ERANGE && Int(length) > groups.count * MemoryLayout<UInt32>.size {
@@ -249,7 +253,7 @@ package enum Syscall {
     package static func poll(_ fd: Int32, events: Int16, timeoutMilliseconds: Int32) throws(SystemError) -> Int16 {
         var entry = pollfd(fd: fd, events: events, revents: 0)
         do throws(SystemError) {
-            let ready = try retrying("poll", "poll", { Glibc.poll(&entry, 1, timeoutMilliseconds) })
+            let ready = try retrying("poll", "poll", { CGaugeLinux.poll(&entry, 1, timeoutMilliseconds) })
             return ready > 0 ? entry.revents : 0
         } catch where error.errno == EINTR {
             return 0

@@ -4,9 +4,15 @@
 /// its list is used up the real call runs again. Names are the system calls' own
 /// (`read`, `accept`, `open`, `epoll_wait`, …).
 ///
-/// Bound per task, so tests running side by side do not see each other's plans.
+/// Bound per task, so tests running side by side do not see each other's plans. The
+/// Embedded Swift build (tools/build-embedded), which has no task-local values and runs no
+/// unit tests, has no seam: there `current` is always nil.
 package final class SyscallFaults: @unchecked Sendable {
-    @TaskLocal package static var current: SyscallFaults?
+    #if hasFeature(Embedded)
+        package static var current: SyscallFaults? { nil }
+    #else
+        @TaskLocal package static var current: SyscallFaults?
+    #endif
 
     private var pending: [String: [Int32]]
     /// The failures injected so far, in order: name and errno.

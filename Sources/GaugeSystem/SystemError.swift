@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 
 /// A failed system call: the `errno` it left and the operation that failed, so a log line
 /// says what was attempted ("bind /run/gauge/gauged.sock: Address already in use").
@@ -14,7 +13,7 @@ package struct SystemError: Error, Equatable, Sendable, CustomStringConvertible 
 
     /// The error the last failed call left in `errno`.
     package static func current(_ operation: String) -> SystemError {
-        SystemError(operation, errno: Glibc.errno)
+        SystemError(operation, errno: CGL_errno())
     }
 
     package var description: String {

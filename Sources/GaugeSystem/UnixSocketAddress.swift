@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 
 /// An `AF_UNIX` address: a filesystem path, or an abstract name written `@name`
 /// (the notation of `$NOTIFY_SOCKET` and of `ss -x`).

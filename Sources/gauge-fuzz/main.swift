@@ -1,6 +1,6 @@
 import CGaugeFuzz
+import CGaugeLinux
 import GaugeFuzz
-import Glibc
 
 // gauge-fuzz: the fuzz targets of every parser, run for as long as asked (tools/fuzz).
 

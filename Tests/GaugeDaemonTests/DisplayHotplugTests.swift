@@ -48,7 +48,7 @@ final class FakeDeviceDisplay: DeviceDisplay {
         return memory.beginFrame()
     }
 
-    func present(damage: Rect) throws {
+    func present(damage: Rect) throws(DisplayError) {
         if closed { drawsAfterClose += 1 }
         guard !closed, active else { return }
         if failNextPresentAsGone {

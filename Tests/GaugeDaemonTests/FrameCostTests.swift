@@ -31,7 +31,7 @@ private final class FlippedMemoryDisplay: Display {
         return FrameTarget(buffer: buffers[damage.back].framebuffer, staleRegion: damage.backStale)
     }
 
-    func present(damage changed: Rect) throws {
+    func present(damage changed: Rect) throws(DisplayError) {
         front = damage.back
         damage.presented(changed: changed)
         flips += 1

@@ -200,7 +200,12 @@ private func plymouthFrame(_ command: Character, _ text: String) -> String {
         try #require(writer >= 0)
         let flood = FloodWriter(fd: writer, chunk: Array(String(repeating: "BOGUS flood\n", count: 5000).utf8))
         flood.start()
-        while flood.written < 4 << 20 { usleep(1_000) }
+        // At least 4 MB, and until a refilled token brings out the suppressed count: a fast
+        // build reads 4 MB before the bucket gives the source its next line.
+        let deadline = monotonicNow() + 60
+        while flood.written < 4 << 20 || !daemon.log.contains("lines suppressed"), monotonicNow() < deadline {
+            usleep(1_000)
+        }
 
         for _ in 0..<5 { #expect(try daemon.request("ping") == "ok", "served during the flood") }
         flood.stop()

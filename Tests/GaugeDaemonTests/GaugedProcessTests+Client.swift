@@ -136,7 +136,9 @@ import Testing
 /// the build directory lies under a home directory closed to other users.
 func reachableGaugectl(in directory: TemporaryDirectory) throws -> String {
     let path = directory.appending("gaugectl")
-    try FileManager.default.copyItem(atPath: try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"), toPath: path)
+    // The file itself: a release build's gaugectl is a relative link to gauged.
+    let built = URL(fileURLWithPath: try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")).resolvingSymlinksInPath()
+    try FileManager.default.copyItem(atPath: built.path, toPath: path)
     chmod(path, 0o755)
     return path
 }

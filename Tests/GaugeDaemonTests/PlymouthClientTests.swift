@@ -59,7 +59,7 @@ private final class FakePlymouthd: @unchecked Sendable {
                 var waiting = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
                 guard poll(&waiting, 1, 5000) == 1 else { break }
                 let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EAGAIN { continue }
+                if count < 0 && Glibc.errno == EAGAIN { continue }
                 guard count > 0 else { break connection }
                 let output = session.consume(buffer[..<count], messages: &messages)
                 // Recorded before answering: the client exits on its answer.

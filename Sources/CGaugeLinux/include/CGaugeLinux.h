@@ -8,8 +8,22 @@
  *  - GNU-only API (accept4, struct ucred, strerrordesc_np), compiled with _GNU_SOURCE in the
  *    .c file so Swift never needs that feature macro.
  * Struct sizes the Swift side relies on are checked with _Static_assert in CGaugeLinux.c.
+ *
+ * It is the only C library interface the Swift modules import (never Glibc, whose Swift
+ * overlay the Embedded Swift toolchain does not have), so the headers they use are here and
+ * what the overlay adds in Swift (errno, the variadic calls) is a plain function below.
  */
 #include <stdint.h>
+#include <errno.h>
+#include <dirent.h>
+#include <grp.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/epoll.h>
@@ -18,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <sys/un.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -125,6 +140,9 @@ int CGL_inotify_init(int flags);
 int CGL_inotify_add_watch(int fd, const char *path, uint32_t mask);
 int CGL_inotify_rm_watch(int fd, int watch);
 
+/* signal(signal, SIG_IGN): SIG_IGN is a cast macro Swift cannot import. */
+int CGL_ignore_signal(int signal);
+
 /* chroot(2). */
 int CGL_chroot(const char *path);
 
@@ -138,6 +156,14 @@ ssize_t CGL_send_with_descriptor(int fd, const void *buffer, size_t length, int 
 
 /* The file system a descriptor lives on is FUSE (whose server may never answer a write). */
 int CGL_is_on_fuse(int fd);
+
+/* strtod(3) of the whole of `text`: 1 and the value in `*value`, or 0 when `text` is empty
+   or not entirely a number. The C locale's decimal point: Gauge never calls setlocale. */
+int CGL_parse_double(const char *text, double *value);
+
+/* errno, which is a macro Swift cannot import (GaugeSystem's `errno` wraps these). */
+int CGL_errno(void);
+void CGL_set_errno(int error);
 
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);

@@ -1,4 +1,4 @@
-import Glibc
+import CGaugeLinux
 
 /// What a Plymouth request asks of the person at the screen (when the daemon asks at
 /// all; see `PlymouthSession.asks`).

@@ -1,5 +1,5 @@
+import CGaugeLinux
 import GaugeSystem
-import Glibc
 
 /// The psplash FIFO (default `/run/psplash_fifo`), ready for an epoll loop.
 ///
@@ -39,7 +39,7 @@ package final class PsplashFIFO {
         }
         do throws(SystemError) {
             guard let info = try Syscall.lstat(path) else { throw SystemError("stat \(path)", errno: ENOENT) }
-            guard info.st_mode & S_IFMT == S_IFIFO else {
+            guard info.isType(S_IFIFO) else {
                 throw SystemError("\(path) exists and is not a FIFO", errno: EEXIST)
             }
             let reader = try Syscall.open(path, flags: O_RDONLY | O_NONBLOCK)

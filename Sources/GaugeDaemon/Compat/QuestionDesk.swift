@@ -19,7 +19,7 @@ final class QuestionDesk {
     init(ttyPath: String?, loop: EventLoop, log: Log) {
         self.log = log
         guard let ttyPath else { return }
-        keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [weak self] keys in self?.typed(keys) }
+        keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [self] keys in typed(keys) }
     }
 
     /// Takes a request from `asker`; the bytes to send at once, or nil when the answer
@@ -63,11 +63,14 @@ final class QuestionDesk {
         update()
     }
 
-    /// Every waiting asker gets "no answer" (the daemon is leaving).
+    /// Every waiting asker gets "no answer" (the daemon is leaving). The keyboard and
+    /// `onChange` hold this desk and its owner: they are let go here.
     func close() {
         deliver(questions.cancelAll())
         askers = [:]
         keyboard?.stop()
+        keyboard = nil
+        onChange = nil
     }
 
     private func typed(_ keys: UnsafeRawBufferPointer) {

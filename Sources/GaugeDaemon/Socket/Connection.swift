@@ -1,6 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-import Glibc
 
 /// What a connection's handler does with a message.
 package enum ConnectionAction: Equatable, Sendable {
@@ -72,8 +72,8 @@ package final class Connection<Decoder: MessageDecoder> {
     private let limits: ClientLimits
     private let scratch: ReadBuffer
     private let log: Log
-    private let handler: Handler
-    private let onClose: (Connection<Decoder>) -> Void
+    private var handler: Handler
+    private var onClose: (Connection<Decoder>) -> Void
     private let closesDescriptor: Bool
     /// Reads with `recvmsg`, taking descriptors the peer sends (SCM_RIGHTS).
     private let receivesDescriptors: Bool
@@ -130,8 +130,8 @@ package final class Connection<Decoder: MessageDecoder> {
     /// the events already fetched (another connection's end, say), not a turn later.
     package func start() throws(SystemError) {
         interest = .readable
-        try loop.register(fd, events: interest) { [weak self] events in self?.handle(events) }
-        loop.execute { [weak self] in self?.handle(.readable) }
+        try loop.register(fd, events: interest) { [self] events in handle(events) }
+        loop.execute { [self] in handle(.readable) }
     }
 
     /// Bytes of answers not yet taken by the socket.
@@ -197,6 +197,8 @@ package final class Connection<Decoder: MessageDecoder> {
         passedDescriptor = nil
         outputHead = 0
         onClose(self)
+        handler = { _, _ in .send([]) }
+        onClose = { _ in }
     }
 
     // MARK: Events
@@ -311,8 +313,7 @@ package final class Connection<Decoder: MessageDecoder> {
     private func scheduleResume() {
         guard !resumeScheduled else { return }
         resumeScheduled = true
-        loop.execute { [weak self] in
-            guard let self else { return }
+        loop.execute { [self] in
             resumeScheduled = false
             guard isOpen else { return }
             processQueue()

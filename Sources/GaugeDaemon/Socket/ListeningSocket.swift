@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 import GaugeSystem
 
 /// Why the daemon could not start listening.
@@ -194,7 +193,7 @@ package final class ListeningSocket {
         let status: stat?
         do throws(SystemError) { status = try Syscall.lstat(path) } catch { throw .system(error) }
         guard let status else { return }
-        guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path: path) }
+        guard status.isType(S_IFSOCK) else { throw .notASocket(path: path) }
         do throws(SystemError) {
             let probe = try Syscall.socket(domain: CGL_AF_UNIX, type: CGL_SOCK_STREAM | CGL_SOCK_NONBLOCK)
             defer { Syscall.close(probe) }

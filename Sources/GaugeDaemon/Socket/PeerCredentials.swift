@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 import GaugeSystem
 
 /// Who is on the other end of a Unix socket, as the kernel recorded it at `connect`

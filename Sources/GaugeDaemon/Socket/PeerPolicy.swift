@@ -1,4 +1,4 @@
-import Glibc
+import CGaugeLinux
 
 /// Who may talk to the daemon (README "Access"): root, the daemon's own user, and members of the
 /// configured group — by primary group or as a supplementary group of the peer process.

@@ -1,6 +1,6 @@
+import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
-import Glibc
 
 package struct SocketServerConfiguration: Sendable {
     /// Connections served at once; the next one is refused and closed.
@@ -43,7 +43,7 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
     private let makeDecoder: () -> Decoder
     /// The bytes a refused peer gets before it is closed.
     private let refusal: (ProtocolError) -> [UInt8]
-    private let handler: Connection<Decoder>.Handler
+    private var handler: Connection<Decoder>.Handler
     private let receivesDescriptors: Bool
     private let scratch: ReadBuffer
     private var idleTimer: FrameTimer?
@@ -80,10 +80,10 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
     /// Starts accepting connections.
     package func start() throws(SystemError) {
         guard !isListening else { return }
-        try loop.register(listener.fd, events: .readable) { [weak self] _ in self?.acceptClients() }
+        try loop.register(listener.fd, events: .readable) { [self] _ in acceptClients() }
         isListening = true
         if configuration.idleTimeout != nil {
-            idleTimer = try FrameTimer(loop: loop) { [weak self] _ in self?.dropIdleConnections() }
+            idleTimer = try FrameTimer(loop: loop) { [self] _ in dropIdleConnections() }
         }
     }
 
@@ -99,6 +99,8 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
         clients = [:]
         idleTimer?.close()
         idleTimer = nil
+        handler = { _, _ in .send([]) }
+        onDisconnect = nil
     }
 
     // MARK: Accepting
@@ -148,7 +150,7 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
             fd: fd, id: id, label: "\(name) \(id)", peer: peer, isAuthorized: authorized, decoder: makeDecoder(),
             loop: loop, limits: configuration.client, scratch: scratch, log: log,
             receivesDescriptors: receivesDescriptors, handler: handler,
-            onClose: { [weak self] in self?.connectionClosed($0) }
+            onClose: { [self] in connectionClosed($0) }
         )
         // Tracked before it starts: starting serves what the peer already sent, which
         // may end the connection at once.

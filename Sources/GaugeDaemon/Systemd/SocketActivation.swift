@@ -1,4 +1,4 @@
-import Glibc
+import CGaugeLinux
 
 /// systemd socket activation (`sd_listen_fds(3)`): the sockets systemd passes start at
 /// descriptor 3 and are announced by `LISTEN_PID` (must be this process) and `LISTEN_FDS`

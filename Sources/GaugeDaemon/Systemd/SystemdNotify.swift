@@ -1,5 +1,4 @@
 import CGaugeLinux
-import Glibc
 import GaugeSystem
 
 /// `sd_notify(3)` without libsystemd: one datagram per state change to the socket named

@@ -1,7 +1,7 @@
+import CGaugeLinux
 import GaugeDaemon
 import GaugeProtocol
 import GaugeSystem
-import Glibc
 
 /// The native socket end to end: the daemon's `Connection` (reads per turn, fair shares,
 /// deferred replies, output buffering, end of stream) with a handler that parses every

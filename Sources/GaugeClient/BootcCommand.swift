@@ -2,10 +2,6 @@ import CGaugeLinux
 import GaugeProtocol
 import GaugeSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `gaugectl bootc`: reads bootc's `--progress-fd` stream (stdin, an inherited
 /// descriptor or a file/FIFO) and drives gauged with it through one honest bar (see
 /// `BootcProgressTranslator`). Runs until the stream ends.

@@ -1,9 +1,6 @@
 import CGaugeBus
+import CGaugeLinux
 import GaugeSystem
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Why a D-Bus call failed, as sd-bus says it.
 struct BusFailure: Error {

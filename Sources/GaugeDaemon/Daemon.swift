@@ -123,7 +123,7 @@ package final class Daemon {
         } catch {
             // Most reasons name the path already: say it once.
             let reason = "\(error)"
-            throw DaemonError(reason.contains(options.socketPath) ? "cannot listen: \(reason)" : "cannot listen on \(options.socketPath): \(reason)")
+            throw DaemonError(reason.containsText(options.socketPath) ? "cannot listen: \(reason)" : "cannot listen on \(options.socketPath): \(reason)")
         }
         var configuration = SocketServerConfiguration()
         configuration.maxClients = options.maxClients

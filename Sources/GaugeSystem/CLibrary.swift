@@ -15,6 +15,21 @@ package func parseDouble<S: StringProtocol>(_ text: S) -> Double? {
     return parsed == 1 ? value : nil
 }
 
+extension StringProtocol {
+    /// Whether `text` occurs in this string, byte for byte in UTF-8 (`contains(_:)` on a
+    /// string needs the string-processing library, which the embedded build lacks).
+    package func containsText(_ text: some StringProtocol) -> Bool {
+        let needle = Array(text.utf8)
+        guard !needle.isEmpty else { return true }
+        let haystack = Array(utf8)
+        guard haystack.count >= needle.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if Array(haystack[start..<start + needle.count]) == needle { return true }
+        }
+        return false
+    }
+}
+
 extension stat {
     /// Whether the file type bits of `st_mode` are `type`, one of the `S_IF*` constants
     /// (which Swift imports as `Int32`, `st_mode` being a `mode_t`).

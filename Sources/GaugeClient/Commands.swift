@@ -55,20 +55,19 @@ struct CommandSpec: Sendable {
     }
 
     func build(_ arguments: CommandArguments) throws(UsageError) -> OutgoingRequest {
-        do {
-            return try makeRequest(arguments)
-        } catch {
-            var error = error
-            error.command = error.command ?? self
-            throw error
-        }
+        try namingCommand { () throws(UsageError) in try makeRequest(arguments) }
     }
 
     /// What the command line asks for: the command's own action, or its one request.
     func action(_ arguments: CommandArguments) throws(UsageError) -> Invocation.Action {
         guard let makeAction else { return .send(try build(arguments)) }
+        return try namingCommand { () throws(UsageError) in try makeAction(arguments) }
+    }
+
+    /// `body`'s result; a usage error that names no command is given this one.
+    private func namingCommand<T>(_ body: () throws(UsageError) -> T) throws(UsageError) -> T {
         do {
-            return try makeAction(arguments)
+            return try body()
         } catch {
             var error = error
             error.command = error.command ?? self

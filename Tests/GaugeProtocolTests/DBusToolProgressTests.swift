@@ -47,6 +47,24 @@ let raucInstall: [(Int32, String, Int32)] = [
             == [.state(.failure, message: "Checking bundle failed.")])
     }
 
+    @Test func completedEndsTheInstallationWithItsResult() {
+        var translator = RaucProgressTranslator(settings: still)
+        translator.endsOnIdle = false
+        _ = translator.requests(operation: "installing", percent: 0, message: "Installing", lastError: "", at: 0)
+        _ = translator.requests(operation: "installing", percent: 40, message: "Checking bundle", lastError: "", at: 0)
+        // RAUC's failed step says 100 %: the bar stays, the message shows.
+        #expect(translator.requests(operation: "installing", percent: 100, message: "Installing failed.", lastError: "", at: 0)
+            == [.message("Installing failed.")])
+        #expect(translator.completed(result: 1, lastError: "Compatible mismatch", at: 0)
+            == [.state(.failure, message: "Compatible mismatch")])
+        // Operation back to idle after Completed changes nothing.
+        #expect(translator.requests(operation: "idle", percent: 100, message: "Installing failed.", lastError: "", at: 0).isEmpty)
+        _ = translator.requests(operation: "installing", percent: 0, message: "Installing", lastError: "", at: 0)
+        #expect(translator.requests(operation: "idle", percent: 100, message: "Installing done.", lastError: "", at: 0).isEmpty)
+        #expect(translator.completed(result: 0, lastError: "", at: 0)
+            == [.progress(100, message: nil), .state(.success, message: "Update installed")])
+    }
+
     @Test func aLongCopyCreepsBelowTheEnd() {
         var translator = RaucProgressTranslator(settings: .init(stallSeconds: 600, creepHalfSeconds: 30))
         _ = translator.requests(operation: "installing", percent: 80, message: "Copying image to rootfs.1", lastError: "", at: 0)
@@ -80,6 +98,19 @@ let raucInstall: [(Int32, String, Int32)] = [
             "progress 95 Restarting the device",
             "progress 100", "state success Firmware updated",
         ])
+    }
+
+    @Test func aDeviceRequestIsTheMessageDuringAnOperationOnly() {
+        var translator = FwupdProgressTranslator(settings: still)
+        let replug = "org.freedesktop.fwupd.request.remove-replug"
+        #expect(translator.deviceRequest(message: "Replug it", id: replug, at: 0).isEmpty, "no operation under way")
+        _ = translator.requests(status: 5, percentage: 50, at: 0)
+        #expect(translator.deviceRequest(message: "Unplug the dock\nthen plug it in", id: replug, at: 0)
+            == [.message("Unplug the dock then plug it in")])
+        #expect(translator.deviceRequest(message: nil, id: replug, at: 0) == [.message("Unplug and replug the device")])
+        #expect(translator.deviceRequest(message: "", id: "org.example.unknown", at: 0).isEmpty)
+        // The bar did not move for them.
+        #expect(translator.requests(status: 5, percentage: 60, at: 0).first == .progress(67, message: "Writing firmware"))
     }
 
     @Test func aWriteThatStopsIsAFailureAndARefreshLeavesTheScreen() {

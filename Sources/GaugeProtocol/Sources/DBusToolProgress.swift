@@ -11,12 +11,20 @@
 /// | `Operation` becomes `installing` | `state running Installing update`, `progress 0` |
 /// | `Progress` while installing | its percentage, its message |
 /// | `Operation` back to `idle` | success (`Update installed`) when the last progress was 100 % and said `done.`, else failure with `LastError` (or the last progress message) |
+/// | signal `Completed` (result) | the end: success when the result is 0, else failure with `LastError` |
+///
+/// A client that follows the signals sets `endsOnIdle` to false: RAUC sends `Completed`
+/// before `Operation` changes back to `idle`, and its result is the real outcome.
+/// A progress message ending in `failed.` (RAUC's `100% Installing failed.`) does not move
+/// the bar.
 package struct RaucProgressTranslator: Sendable {
     private var bar: HonestBar
     private var installing = false
     private var lastPercent: Int32 = 0
     private var lastMessage = ""
     package var successMessage = "Update installed"
+    /// Whether `Operation` back to `idle` ends an installation (false: `completed` does).
+    package var endsOnIdle = true
 
     package init(settings: HonestBar.Settings = HonestBar.Settings()) {
         bar = HonestBar(settings: settings)
@@ -35,11 +43,12 @@ package struct RaucProgressTranslator: Sendable {
                 lastMessage = ""
                 requests += bar.start(message: "Installing update", at: now)
             }
-            let value = Double(min(max(percent, 0), 100))
+            let failed = text.hasSuffix("failed.")
+            let value = failed ? bar.shown : Double(min(max(percent, 0), 100))
             lastPercent = percent
             lastMessage = text
-            requests += bar.report(value, checkpoint: 100, message: text.isEmpty ? nil : text, at: now)
-        } else if installing {
+            requests += bar.report(value, checkpoint: failed ? nil : 100, message: text.isEmpty ? nil : text, at: now)
+        } else if installing && endsOnIdle {
             installing = false
             // The reading at the end may already be the final one.
             if !text.isEmpty { lastMessage = text; lastPercent = percent }
@@ -51,6 +60,16 @@ package struct RaucProgressTranslator: Sendable {
             }
         }
         return requests
+    }
+
+    /// RAUC's `Completed` signal: the installation ended with `result` (0: success);
+    /// `lastError` says why it failed.
+    package mutating func completed(result: Int32, lastError: String, at now: UInt64) -> [Request] {
+        installing = false
+        if result == 0 { return bar.finish(.success, message: successMessage) }
+        let error = CompatText.clean(lastError)
+        let message = error.isEmpty ? (lastMessage.isEmpty ? "Update failed" : lastMessage) : error
+        return bar.finish(.failure, message: message)
     }
 
     package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }
@@ -161,6 +180,27 @@ package struct FwupdProgressTranslator: Sendable {
             requests += bar.report(position.value, checkpoint: position.checkpoint, message: text, at: now)
         }
         return requests
+    }
+
+    /// fwupd's `DeviceRequest`: the user has to do something (`message`, fwupd's own
+    /// text, or nil with a known request `id`), shown as the message during an operation.
+    package mutating func deviceRequest(message: String?, id: String?, at now: UInt64) -> [Request] {
+        guard active else { return [] }
+        let text = CompatText.clean(message ?? "")
+        guard let shown = text.isEmpty ? id.flatMap(Self.requestText) : text else { return [] }
+        return bar.report(bar.shown, message: shown, at: now)
+    }
+
+    /// What the requests fwupd names without a message ask for.
+    private static func requestText(_ id: String) -> String? {
+        switch id {
+        case "org.freedesktop.fwupd.request.remove-replug": "Unplug and replug the device"
+        case "org.freedesktop.fwupd.request.remove-usb-cable": "Unplug the device's USB cable"
+        case "org.freedesktop.fwupd.request.insert-usb-cable": "Plug the device's USB cable in"
+        case "org.freedesktop.fwupd.request.press-unlock": "Press the unlock button on the device"
+        case "org.freedesktop.fwupd.request.do-not-power-off": "Do not turn off the device"
+        default: nil
+        }
     }
 
     package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }

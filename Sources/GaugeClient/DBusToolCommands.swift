@@ -55,7 +55,11 @@ enum RaucCommand {
             signal: { bus, signalInterface, member, now throws(BusFailure) in
                 switch (signalInterface, member) {
                 case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
-                    if let value = bus.signalString("Operation") { operation = value }
+                    if let value = bus.signalString("Operation") {
+                        // A new installation: the Progress still held is the last one's end.
+                        if value == "installing" && operation != "installing" { progress = (0, "", 0) }
+                        operation = value
+                    }
                     if let value = bus.signalIsi("Progress") { progress = value }
                     if let value = bus.signalString("LastError") { lastError = value }
                     update(now)

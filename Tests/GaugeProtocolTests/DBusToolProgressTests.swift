@@ -24,7 +24,7 @@ let raucInstall: [(Int32, String, Int32)] = [
         lines += translator.requests(operation: "idle", percent: 100, message: "Installing done.", lastError: "", at: 0)
             .map(\.encoded)
         #expect(lines == [
-            "state running Installing update", "progress 0", "message Installing",
+            "progress 0", "state running Installing update", "message Installing",
             "message Determining slot states", "progress 20 Determining slot states done.",
             "message Checking bundle", "message Verifying signature", "progress 40 Verifying signature done.",
             "message Checking bundle done.", "message Loading manifest file", "progress 60 Loading manifest file done.",
@@ -90,7 +90,7 @@ let raucInstall: [(Int32, String, Int32)] = [
             lines += translator.requests(status: status, percentage: percentage, at: 0).map(\.encoded)
         }
         #expect(lines == [
-            "state running Downloading firmware", "progress 0", "progress 5",
+            "progress 0", "state running Downloading firmware", "progress 5",
             "progress 15", "progress 25",
             "message Decompressing firmware",
             "progress 40 Writing firmware", "progress 62.5", "progress 85",

@@ -157,12 +157,14 @@ enum BusPolling {
                     let current = try connect()
                     connection = current
                     for rule in rules + [nameOwnerRule(current.destination)] { try current.subscribe(rule) }
+                    nextSample = now &+ (step ?? 0)
+                    let goesOn = try sample(current, now)
+                    // Only now: the bus may answer while the service is not on it yet.
                     if reported {
                         printError("gaugectl: \(label): the service answers again")
                         reported = false
                     }
-                    nextSample = now &+ (step ?? 0)
-                    guard try sample(current, now) else { return }
+                    guard goesOn else { return }
                 }
                 if let current = connection {
                     while let (interface, member) = try current.nextSignal() {

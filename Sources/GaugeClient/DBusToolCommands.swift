@@ -82,8 +82,10 @@ enum RaucCommand {
 
 /// `gaugectl fwupd`: follows fwupd's daemon over D-Bus (see `FwupdProgressTranslator`)
 /// until killed, one operation after another: its Status and Percentage once, then as
-/// its signals announce them (PropertiesChanged, Changed, DeviceChanged), with the
-/// requests a device makes of the user (DeviceRequest) as the message.
+/// its signals announce them (PropertiesChanged), with what a device's update came to
+/// (DeviceChanged: UpdateState, UpdateError) as the end, and the requests a device makes
+/// of the user (DeviceRequest) as the message. `Changed` (the device list changed) says
+/// nothing the bar needs.
 enum FwupdCommand {
     static let destination = "org.freedesktop.fwupd"
 
@@ -103,6 +105,9 @@ enum FwupdCommand {
             }
         }
         let sample = { (bus: BusConnection, now: UInt64) throws(BusFailure) -> Bool in
+            if let version = try? bus.string("DaemonVersion") {
+                translator.percentageIsOverall = FwupdProgressTranslator.reportsOverallPercentage(daemonVersion: version)
+            }
             status = try bus.uint32("Status")
             percentage = try bus.uint32("Percentage")
             update(now)
@@ -124,11 +129,16 @@ enum FwupdCommand {
                     let newStatus = bus.signalUInt32("Status")
                     let newPercentage = bus.signalUInt32("Percentage")
                     guard newStatus != nil || newPercentage != nil else { return true }
+                    // Leaving idle: the Percentage still held is the last operation's end.
+                    if let newStatus, newStatus > 1, status <= 1, newPercentage == nil { percentage = 0 }
                     status = newStatus ?? status
                     percentage = newPercentage ?? percentage
                     update(now)
-                case (destination, "Changed"), (destination, "DeviceChanged"):
-                    return try sample(bus, now)
+                case (destination, "DeviceChanged"):
+                    // Not read again with Get: the answer could overtake signals still queued.
+                    translator.deviceChanged(
+                        id: bus.signalString("DeviceId") ?? "", updateState: bus.signalUInt32("UpdateState"),
+                        updateError: bus.signalString("UpdateError"))
                 case (destination, "DeviceRequest"):
                     for request in translator.deviceRequest(
                         message: bus.signalString("UpdateMessage"), id: bus.signalString("AppstreamId"), at: now)
@@ -193,14 +203,17 @@ extension CommandSpec {
         summary: "Show fwupd's firmware updates (its D-Bus Status and Percentage) until killed",
         details: """
             Follows org.freedesktop.fwupd's Status and Percentage over D-Bus (sd-bus, loaded
-            when this command runs) as fwupd announces them (PropertiesChanged, Changed,
-            DeviceChanged); what a device asks of the user (DeviceRequest, such as
-            unplugging and replugging it) becomes the message. fwupd's percentage starts
-            again at 0 in each phase; the bar gives each phase its share (download 20 %,
-            write 45 %, verify 10 %, ...) so it only moves forwards, with the phase as the
-            message. Back to idle, an operation that wrote firmware shows success when the
-            writing finished and failure otherwise; one that wrote nothing leaves the screen
-            alone. While fwupd is not on the bus it tries again every second.
+            when this command runs) as fwupd announces them (PropertiesChanged); what a
+            device asks of the user (DeviceRequest, such as unplugging and replugging it)
+            becomes the message. fwupd 1.7 and later report one percentage for the whole
+            operation, which the bar follows, never back, with the step as the message;
+            before 1.7 the percentage starts again at 0 in each phase, and the bar gives
+            each phase its share (download 20 %, write 45 %, verify 10 %, ...). Back to
+            idle the screen shows success, or failure with fwupd's error, as the device's
+            update state says (DeviceChanged); without one, an operation that wrote
+            firmware shows success when the writing finished and failure otherwise, and one
+            that wrote nothing leaves the screen alone. While fwupd is not on the bus it
+            tries again every second.
             """,
         options: busOptions + [
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message on success (default 'Firmware updated')"),

@@ -125,14 +125,15 @@ private func progressMessages(_ output: String) -> Set<String> {
 /// running, every message is RAUC's (or the start's), and it ran before it ended.
 /// The run begins where the bar was reset: between gaugectl's `state running` and its
 /// `progress 0` the status still holds the last installation's value.
-private func checkRun(_ all: [Status], raucMessages: Set<String>, label: String) {
+/// A refused bundle can fail within milliseconds, between two samples: only the good
+/// installation must be seen running.
+private func checkRun(_ all: [Status], raucMessages: Set<String>, label: String, mustSeeRunning: Bool = true) {
     let samples = Array(all.drop { !($0.state == .running && $0.target < 100) })
-    #expect(!samples.isEmpty, "\(label): no status seen")
     for (before, after) in zip(samples, samples.dropFirst()) where before.state == .running && after.state == .running {
         #expect(after.target >= before.target, "\(label): the bar went back from \(before.target) to \(after.target)")
     }
     let running = samples.filter { $0.state == .running }
-    #expect(!running.isEmpty, "\(label): the daemon never showed the installation running")
+    #expect(!mustSeeRunning || !running.isEmpty, "\(label): the daemon never showed the installation running")
     // Full only once RAUC says 100 % and done (a failed step's 100 % does not count).
     for status in running where status.target >= 100 {
         #expect(status.message.hasSuffix("done."), "\(label): the bar was full at '\(status.message)'")
@@ -162,6 +163,8 @@ private func checkRun(_ all: [Status], raucMessages: Set<String>, label: String)
         let client = try PipedGaugectl([
             "--socket", daemon.socketPath, "rauc", "--address", bus.address, "--stall", "0", "--creep", "0",
         ])
+        var ended = false
+        defer { if !ended { _ = client.terminate() } }
         #expect(client.waitForError(containing: "trying again every second"))
         try rauc.startService()
         #expect(client.waitForError(containing: "the service answers again"), "gaugectl never found RAUC on the bus")
@@ -186,13 +189,14 @@ private func checkRun(_ all: [Status], raucMessages: Set<String>, label: String)
             let expected = try #require(lastError, "\(label): rauc install printed no LastError: \(refused.stdout)")
             let shown = try daemon.waitForStatus(seconds: 30) { $0.state != .running && $0.message == CompatText.clean(expected) }
             #expect(shown.state == .failure, "\(label)")
-            checkRun(sampler.stop(), raucMessages: progressMessages(refused.stdout), label: label)
+            checkRun(sampler.stop(), raucMessages: progressMessages(refused.stdout), label: label, mustSeeRunning: false)
         }
         // The next good installation starts the bar again and succeeds.
         let again = try rauc.install(good)
         #expect(again.status == 0)
         let last = try daemon.waitForStatus { $0.state == .success }
         #expect(last.message == "Update installed")
+        ended = true
         #expect(client.terminate().status != nil, "gaugectl rauc ends on SIGTERM")
     }
 }

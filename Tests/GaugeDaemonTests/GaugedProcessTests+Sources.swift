@@ -58,12 +58,13 @@ final class PipedGaugectl {
         input.fileHandleForWriting.write(Data(text.utf8))
     }
 
-    /// Waits (30 s at most) until gaugectl has logged `text`; whether it did.
-    func waitForError(containing text: String) -> Bool {
+    /// Waits (30 s at most) until gaugectl has logged `text` (`times` times in all);
+    /// whether it did.
+    func waitForError(containing text: String, times: Int = 1) -> Bool {
         let fd = errors.fileHandleForReading.fileDescriptor
         let deadline = monotonicNow() + 30
         while monotonicNow() < deadline {
-            if String(decoding: errorText, as: UTF8.self).contains(text) { return true }
+            if String(decoding: errorText, as: UTF8.self).components(separatedBy: text).count > times { return true }
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, 100) >= 0 else { return false }
             guard entry.revents != 0 else { continue }

@@ -23,7 +23,7 @@ enum RaucCommand {
         let requests = RequestStream(
             session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "rauc",
             waitsForDaemon: invocation.waitsForDaemon)
-        var translator = RaucProgressTranslator(settings: options.bar)
+        var translator = RaucProgressTranslator(settings: requests.withThemeStall(options.bar))
         translator.endsOnIdle = false
         if let message = options.successMessage { translator.successMessage = message }
         var operation = "idle"
@@ -94,7 +94,7 @@ enum FwupdCommand {
         let requests = RequestStream(
             session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "fwupd",
             waitsForDaemon: invocation.waitsForDaemon)
-        var translator = FwupdProgressTranslator(settings: options.bar)
+        var translator = FwupdProgressTranslator(settings: requests.withThemeStall(options.bar))
         if let message = options.successMessage { translator.successMessage = message }
         if let message = options.failureMessage { translator.failureMessage = message }
         var status: UInt32 = 0

@@ -24,6 +24,9 @@ package struct HonestBar: Sendable {
         package var creepHalfSeconds: Double?
         /// The largest share of the gap to the checkpoint that creeping may cover (< 1).
         package var creepShare: Double
+        /// Whether `stallSeconds` is still to come from the daemon's theme (`stall_time`,
+        /// in its status): no --stall was given.
+        package var stallFromTheme = false
 
         package init(stallSeconds: Double? = 20, creepHalfSeconds: Double? = 30, creepShare: Double = 0.9) {
             self.stallSeconds = stallSeconds

@@ -1,6 +1,6 @@
-/// What the bar does for RAUC's installer (`de.pengutronix.rauc.Installer` on `/`), read
-/// by polling `Operation`, `Progress` (isi: percentage, message, nesting depth) and
-/// `LastError`.
+/// What the bar does for RAUC's installer (`de.pengutronix.rauc.Installer` on `/`), from
+/// readings of `Operation`, `Progress` (isi: percentage, message, nesting depth) and
+/// `LastError`, and its `Completed` signal.
 ///
 /// RAUC's percentage is already overall, but its steps are weighted by count, not time:
 /// writing the images sits in one step near the end. So inside a step the bar creeps
@@ -8,7 +8,7 @@
 ///
 /// | reading | what the bar does |
 /// |---|---|
-/// | `Operation` becomes `installing` | `state running Installing update`, `progress 0` |
+/// | `Operation` becomes `installing` | `progress 0`, `state running Installing update` |
 /// | `Progress` while installing | its percentage, its message |
 /// | `Operation` back to `idle` | success (`Update installed`) when the last progress was 100 % and said `done.`, else failure with `LastError` (or the last progress message) |
 /// | signal `Completed` (result) | the end: success when the result is 0, else failure with `LastError` |

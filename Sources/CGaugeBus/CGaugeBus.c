@@ -25,8 +25,31 @@ static struct {
                                char **);
     int (*message_read)(sd_bus_message *, const char *, ...);
     sd_bus_message *(*message_unref)(sd_bus_message *);
+    sd_bus_message *(*message_ref)(sd_bus_message *);
     void (*error_free)(sd_bus_error *);
+    int (*add_match)(sd_bus *, sd_bus_slot **, const char *, sd_bus_message_handler_t, void *);
+    int (*get_fd)(sd_bus *);
+    int (*get_events)(sd_bus *);
+    int (*get_timeout)(sd_bus *, uint64_t *);
+    int (*process)(sd_bus *, sd_bus_message **);
+    const char *(*message_get_interface)(sd_bus_message *);
+    const char *(*message_get_member)(sd_bus_message *);
+    int (*message_rewind)(sd_bus_message *, int);
+    int (*message_enter_container)(sd_bus_message *, char, const char *);
+    int (*message_exit_container)(sd_bus_message *);
+    int (*message_skip)(sd_bus_message *, const char *);
+    int (*message_peek_type)(sd_bus_message *, char *, const char **);
 } sd;
+
+/* A connection, and the signals its matches caught that the caller has not taken yet. */
+#define QUEUE_SIZE 64
+struct gauge_bus {
+    sd_bus *bus;
+    sd_bus_message *queue[QUEUE_SIZE];
+    size_t head, count;
+    int overflowed;
+    sd_bus_message *current;
+};
 
 static const char *load_failure;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -56,7 +79,20 @@ static void load(void) {
     FIND(get_property_string, "sd_bus_get_property_string");
     FIND(message_read, "sd_bus_message_read");
     FIND(message_unref, "sd_bus_message_unref");
+    FIND(message_ref, "sd_bus_message_ref");
     FIND(error_free, "sd_bus_error_free");
+    FIND(add_match, "sd_bus_add_match");
+    FIND(get_fd, "sd_bus_get_fd");
+    FIND(get_events, "sd_bus_get_events");
+    FIND(get_timeout, "sd_bus_get_timeout");
+    FIND(process, "sd_bus_process");
+    FIND(message_get_interface, "sd_bus_message_get_interface");
+    FIND(message_get_member, "sd_bus_message_get_member");
+    FIND(message_rewind, "sd_bus_message_rewind");
+    FIND(message_enter_container, "sd_bus_message_enter_container");
+    FIND(message_exit_container, "sd_bus_message_exit_container");
+    FIND(message_skip, "sd_bus_message_skip");
+    FIND(message_peek_type, "sd_bus_message_peek_type");
 #undef FIND
     /* Optional (systemd 240 and later). */
     *(void **)(&sd.set_method_call_timeout) = dlsym(library, "sd_bus_set_method_call_timeout");
@@ -98,18 +134,158 @@ int gauge_bus_open(const char *address, uint64_t timeout_usec, gauge_bus **out, 
                       message, size);
     }
     if (timeout_usec > 0 && sd.set_method_call_timeout) sd.set_method_call_timeout(bus, timeout_usec);
-    *out = (gauge_bus *)bus;
+    gauge_bus *wrapper = calloc(1, sizeof *wrapper);
+    if (!wrapper) {
+        sd.flush_close_unref(bus);
+        return failed(-ENOMEM, NULL, "cannot connect to the bus", message, size);
+    }
+    wrapper->bus = bus;
+    *out = wrapper;
     return 0;
 }
 
+static void drop_current(gauge_bus *bus) {
+    if (bus->current) sd.message_unref(bus->current);
+    bus->current = NULL;
+}
+
 void gauge_bus_close(gauge_bus *bus) {
-    if (bus && sd.flush_close_unref) sd.flush_close_unref((sd_bus *)bus);
+    if (!bus) return;
+    drop_current(bus);
+    for (; bus->count > 0; bus->count--, bus->head = (bus->head + 1) % QUEUE_SIZE)
+        sd.message_unref(bus->queue[bus->head]);
+    sd.flush_close_unref(bus->bus);
+    free(bus);
+}
+
+/* A match's handler: keeps the signal for gauge_bus_next_signal. */
+static int caught(sd_bus_message *signal, void *userdata, sd_bus_error *error) {
+    (void)error;
+    gauge_bus *bus = userdata;
+    if (bus->count == QUEUE_SIZE) {
+        bus->overflowed = 1;
+        return 0;
+    }
+    bus->queue[(bus->head + bus->count) % QUEUE_SIZE] = sd.message_ref(signal);
+    bus->count++;
+    return 0;
+}
+
+int gauge_bus_subscribe(gauge_bus *bus, const char *rule, char *message, size_t size) {
+    int result = sd.add_match(bus->bus, NULL, rule, caught, bus);
+    if (result < 0) return failed(result, NULL, "cannot subscribe to the signals", message, size);
+    return 0;
+}
+
+int gauge_bus_fd(gauge_bus *bus) { return sd.get_fd(bus->bus); }
+
+int gauge_bus_events(gauge_bus *bus) { return sd.get_events(bus->bus); }
+
+int gauge_bus_timeout(gauge_bus *bus, uint64_t *usec) { return sd.get_timeout(bus->bus, usec); }
+
+int gauge_bus_next_signal(gauge_bus *bus, const char **interface, const char **member, char *message, size_t size) {
+    drop_current(bus);
+    while (bus->count == 0) {
+        int result = sd.process(bus->bus, NULL);
+        if (result < 0) return failed(result, NULL, "the bus connection failed", message, size);
+        if (result == 0) break;
+    }
+    if (bus->count == 0) {
+        if (bus->overflowed) {
+            bus->overflowed = 0;
+            snprintf(message, size, "signals were lost");
+            return 2;
+        }
+        return 0;
+    }
+    bus->current = bus->queue[bus->head];
+    bus->head = (bus->head + 1) % QUEUE_SIZE;
+    bus->count--;
+    const char *found = sd.message_get_interface(bus->current);
+    *interface = found ? found : "";
+    found = sd.message_get_member(bus->current);
+    *member = found ? found : "";
+    return 1;
+}
+
+int gauge_bus_signal_int32(gauge_bus *bus, int32_t *value) {
+    if (!bus->current) return -EINVAL;
+    int result = sd.message_rewind(bus->current, 1);
+    if (result >= 0) result = sd.message_read(bus->current, "i", value);
+    return result < 0 ? result : 0;
+}
+
+/* Leaves the current signal inside the variant of `key` in its first a{sv} argument (after
+ * a leading string, as in PropertiesChanged), if the variant holds `contents`: 1 found,
+ * 0 not there, < 0 malformed. */
+static int find_entry(gauge_bus *bus, const char *key, const char *contents) {
+    if (!bus->current) return -EINVAL;
+    sd_bus_message *m = bus->current;
+    int result = sd.message_rewind(m, 1);
+    if (result < 0) return result;
+    char type = 0;
+    const char *signature = NULL;
+    result = sd.message_peek_type(m, &type, &signature);
+    if (result <= 0) return result;
+    if (type == 's') {
+        result = sd.message_skip(m, "s");
+        if (result < 0) return result;
+    }
+    result = sd.message_enter_container(m, 'a', "{sv}");
+    if (result <= 0) return result;
+    while ((result = sd.message_enter_container(m, 'e', "sv")) > 0) {
+        const char *name = NULL;
+        result = sd.message_read(m, "s", &name);
+        if (result < 0) return result;
+        if (name && strcmp(name, key) == 0) {
+            result = sd.message_peek_type(m, &type, &signature);
+            if (result < 0) return result;
+            if (signature && strcmp(signature, contents) == 0) {
+                result = sd.message_enter_container(m, 'v', contents);
+                return result < 0 ? result : 1;
+            }
+            return 0;
+        }
+        result = sd.message_skip(m, "v");
+        if (result < 0) return result;
+        result = sd.message_exit_container(m);
+        if (result < 0) return result;
+    }
+    return result;
+}
+
+static int copy_text(const char *borrowed, char **text) {
+    *text = strdup(borrowed ? borrowed : "");
+    return *text ? 1 : -ENOMEM;
+}
+
+int gauge_bus_signal_string(gauge_bus *bus, const char *key, char **value) {
+    int result = find_entry(bus, key, "s");
+    if (result <= 0) return result;
+    const char *borrowed = NULL;
+    result = sd.message_read(bus->current, "s", &borrowed);
+    return result < 0 ? result : copy_text(borrowed, value);
+}
+
+int gauge_bus_signal_uint32(gauge_bus *bus, const char *key, uint32_t *value) {
+    int result = find_entry(bus, key, "u");
+    if (result <= 0) return result;
+    result = sd.message_read(bus->current, "u", value);
+    return result < 0 ? result : 1;
+}
+
+int gauge_bus_signal_isi(gauge_bus *bus, const char *key, int32_t *first, char **text, int32_t *second) {
+    int result = find_entry(bus, key, "(isi)");
+    if (result <= 0) return result;
+    const char *borrowed = NULL;
+    result = sd.message_read(bus->current, "(isi)", first, &borrowed, second);
+    return result < 0 ? result : copy_text(borrowed, text);
 }
 
 static int trivial(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                    const char *member, char type, void *value, char *message, size_t size) {
     sd_bus_error error = SD_BUS_ERROR_NULL;
-    int result = sd.get_property_trivial((sd_bus *)bus, destination, path, interface, member, &error, type, value);
+    int result = sd.get_property_trivial(bus->bus, destination, path, interface, member, &error, type, value);
     if (result < 0) return failed(result, &error, member, message, size);
     return 0;
 }
@@ -127,7 +303,7 @@ int gauge_bus_get_uint32(gauge_bus *bus, const char *destination, const char *pa
 int gauge_bus_get_string(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, char **value, char *message, size_t size) {
     sd_bus_error error = SD_BUS_ERROR_NULL;
-    int result = sd.get_property_string((sd_bus *)bus, destination, path, interface, member, &error, value);
+    int result = sd.get_property_string(bus->bus, destination, path, interface, member, &error, value);
     if (result < 0) return failed(result, &error, member, message, size);
     return 0;
 }
@@ -136,7 +312,7 @@ int gauge_bus_get_isi(gauge_bus *bus, const char *destination, const char *path,
                       const char *member, int32_t *first, char **text, int32_t *second, char *message, size_t size) {
     sd_bus_error error = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
-    int result = sd.get_property((sd_bus *)bus, destination, path, interface, member, &error, &reply, "(isi)");
+    int result = sd.get_property(bus->bus, destination, path, interface, member, &error, &reply, "(isi)");
     if (result < 0) return failed(result, &error, member, message, size);
     const char *borrowed = NULL;
     result = sd.message_read(reply, "(isi)", first, &borrowed, second);

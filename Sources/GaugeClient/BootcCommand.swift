@@ -44,7 +44,7 @@ enum BootcCommand {
             session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "bootc",
             waitsForDaemon: invocation.waitsForDaemon)
         var reader = BootcProgressReader()
-        var translator = BootcProgressTranslator(settings: options.bar)
+        var translator = BootcProgressTranslator(settings: requests.withThemeStall(options.bar))
         var buffer = [UInt8](repeating: 0, count: 16384)
 
         func handle(_ items: [BootcProgressReader.Item]) {

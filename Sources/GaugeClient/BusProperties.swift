@@ -60,6 +60,64 @@ final class BusConnection {
         return (first, text.map { String(cString: $0) } ?? "", second)
     }
 
+    /// Receives the signals `rule` (D-Bus match syntax) matches, for `nextSignal`.
+    func subscribe(_ rule: String) throws(BusFailure) {
+        try Self.call { message, size in gauge_bus_subscribe(bus, rule, message, size) }
+    }
+
+    /// The descriptor, events and deadline (nanoseconds on CLOCK_MONOTONIC, nil: none)
+    /// to wait for before `nextSignal` has something new.
+    var wait: (descriptor: Int32, events: Int16, deadline: UInt64?) {
+        var usec: UInt64 = .max
+        let deadline: UInt64? = gauge_bus_timeout(bus, &usec) > 0 && usec != .max ? usec &* 1000 : nil
+        return (gauge_bus_fd(bus), Int16(truncatingIfNeeded: max(0, gauge_bus_events(bus))), deadline)
+    }
+
+    /// Reads what the connection has without blocking and returns the next signal a
+    /// subscription caught (interface, member), or nil; its arguments are read with the
+    /// `signal...` methods until the next call. Signals dropped from a full queue throw.
+    func nextSignal() throws(BusFailure) -> (interface: String, member: String)? {
+        var interface: UnsafePointer<CChar>?
+        var member: UnsafePointer<CChar>?
+        var result: Int32 = 0
+        try Self.call { message, size in
+            result = gauge_bus_next_signal(bus, &interface, &member, message, size)
+            return result == 2 ? -1 : result
+        }
+        guard result == 1 else { return nil }
+        return (interface.map { String(cString: $0) } ?? "", member.map { String(cString: $0) } ?? "")
+    }
+
+    /// The current signal's first argument as an int32, or nil.
+    func signalInt32() -> Int32? {
+        var value: Int32 = 0
+        return gauge_bus_signal_int32(bus, &value) == 0 ? value : nil
+    }
+
+    /// The string entry `key` of the current signal's a{sv} argument, or nil.
+    func signalString(_ key: String) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard gauge_bus_signal_string(bus, key, &value) == 1 else { return nil }
+        defer { free(value) }
+        return value.map { String(cString: $0) } ?? ""
+    }
+
+    /// The uint32 entry `key` of the current signal's a{sv} argument, or nil.
+    func signalUInt32(_ key: String) -> UInt32? {
+        var value: UInt32 = 0
+        return gauge_bus_signal_uint32(bus, key, &value) == 1 ? value : nil
+    }
+
+    /// The (isi) entry `key` of the current signal's a{sv} argument, or nil.
+    func signalIsi(_ key: String) -> (Int32, String, Int32)? {
+        var first: Int32 = 0
+        var second: Int32 = 0
+        var text: UnsafeMutablePointer<CChar>?
+        guard gauge_bus_signal_isi(bus, key, &first, &text, &second) == 1 else { return nil }
+        defer { free(text) }
+        return (first, text.map { String(cString: $0) } ?? "", second)
+    }
+
     private static func call(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws(BusFailure) {
         var buffer = [CChar](repeating: 0, count: 512)
         let result = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
@@ -68,48 +126,84 @@ final class BusConnection {
     }
 }
 
-/// The loop of a command that polls a D-Bus service: connects (again each second while
-/// the service or the bus is not there, saying so once), reads a sample every
-/// `interval`, and ticks the bar in between. `sample` returns false to end the loop.
+/// The loop of a command that follows a D-Bus service: connects (again each second while
+/// the service or the bus is not there, saying so once), subscribes to the service's
+/// signals (`rules`, and the name's owner changing), reads a sample at once, then one
+/// every `interval` seconds where the tool announces nothing (nil: only when it
+/// announces something, or its name changes hands), hands every signal to `signal`, and
+/// ticks the bar in between. One loop: the bus's descriptor is what it waits on.
+/// `sample` and `signal` return false to end the loop.
 enum BusPolling {
     static func run(
-        label: String, connect: () throws(BusFailure) -> BusConnection, interval: Double,
+        label: String, connect: () throws(BusFailure) -> BusConnection, rules: [String] = [],
+        interval: Double?,
         sample: (BusConnection, UInt64) throws(BusFailure) -> Bool,
+        signal: (BusConnection, String, String, UInt64) throws(BusFailure) -> Bool = { _, _, _, _ in true },
         tick: (UInt64) -> Void, nextTick: (UInt64) -> UInt64?
     ) {
         var connection: BusConnection?
         var reported = false
-        let step = UInt64(max(0.01, interval) * 1e9)
+        let step = interval.map { UInt64(max(0.01, $0) * 1e9) }
         var nextSample = Deadline.now()
         while true {
             let now = Deadline.now()
-            if now >= nextSample {
-                nextSample = now &+ step
-                do throws(BusFailure) {
-                    let current: BusConnection
-                    if let connection {
-                        current = connection
-                    } else {
-                        current = try connect()
+            do throws(BusFailure) {
+                if let current = connection {
+                    if let step, now >= nextSample {
+                        nextSample = now &+ step
+                        guard try sample(current, now) else { return }
                     }
+                } else if now >= nextSample {
+                    let current = try connect()
                     connection = current
+                    for rule in rules + [nameOwnerRule(current.destination)] { try current.subscribe(rule) }
+                    nextSample = now &+ (step ?? 0)
+                    let goesOn = try sample(current, now)
+                    // Only now: the bus may answer while the service is not on it yet.
                     if reported {
                         printError("gaugectl: \(label): the service answers again")
                         reported = false
                     }
-                    guard try sample(current, now) else { return }
-                } catch {
-                    connection = nil
-                    if !reported {
-                        printError("gaugectl: \(label): \(error.message); trying again every second")
-                        reported = true
-                    }
-                    nextSample = now &+ max(step, 1_000_000_000)
+                    guard goesOn else { return }
                 }
+                if let current = connection {
+                    while let (interface, member) = try current.nextSignal() {
+                        let at = Deadline.now()
+                        let goesOn =
+                            interface == "org.freedesktop.DBus" && member == "NameOwnerChanged"
+                            ? try sample(current, at) : try signal(current, interface, member, at)
+                        guard goesOn else { return }
+                    }
+                }
+            } catch {
+                connection = nil
+                if !reported {
+                    printError("gaugectl: \(label): \(error.message); trying again every second")
+                    reported = true
+                }
+                nextSample = now &+ max(step ?? 0, 1_000_000_000)
             }
             tick(Deadline.now())
-            let wake = min(nextSample, nextTick(Deadline.now()) ?? nextSample)
-            _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: ProgressTicks.milliseconds(until: wake))
+            var wake = nextTick(Deadline.now())
+            if connection == nil || step != nil { wake = min(wake ?? nextSample, nextSample) }
+            if let connection {
+                let (descriptor, events, deadline) = connection.wait
+                if let deadline { wake = min(wake ?? deadline, deadline) }
+                _ = try? Syscall.poll(
+                    descriptor, events: events, timeoutMilliseconds: ProgressTicks.milliseconds(until: wake))
+            } else {
+                _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: ProgressTicks.milliseconds(until: wake))
+            }
         }
+    }
+
+    /// The match rule for `name` changing hands (the service stopping or starting again).
+    static func nameOwnerRule(_ name: String) -> String {
+        "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
+    }
+
+    /// The match rule for every signal `destination` sends on `path`.
+    static func signalsRule(_ destination: String, path: String) -> String {
+        "type='signal',sender='\(destination)',path='\(path)'"
     }
 }

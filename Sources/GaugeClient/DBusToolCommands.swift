@@ -4,38 +4,73 @@ import GaugeSystem
 /// What the D-Bus tool commands (`rauc`, `fwupd`) take besides the bar's options.
 struct BusSourceOptions {
     var address: String?
-    var interval = 0.25
+    /// How often to read the properties besides the signals; nil: never.
+    var interval: Double?
     var successMessage: String?
     var failureMessage: String?
     var bar = HonestBar.Settings()
 }
 
 /// `gaugectl rauc`: follows RAUC's installer over D-Bus (see `RaucProgressTranslator`)
-/// until killed, one installation after another.
+/// until killed, one installation after another: its properties once, then what its
+/// signals say (PropertiesChanged, and Completed for the end and its result).
 enum RaucCommand {
+    static let destination = "de.pengutronix.rauc"
+    static let interface = "de.pengutronix.rauc.Installer"
+
     static func run(_ options: BusSourceOptions, invocation: Invocation) -> Never {
         unblockSignals()
         let requests = RequestStream(
             session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "rauc",
             waitsForDaemon: invocation.waitsForDaemon)
-        var translator = RaucProgressTranslator(settings: options.bar)
+        var translator = RaucProgressTranslator(settings: requests.withThemeStall(options.bar))
+        translator.endsOnIdle = false
         if let message = options.successMessage { translator.successMessage = message }
+        var operation = "idle"
+        var progress: (Int32, String, Int32) = (0, "", 0)
+        var lastError = ""
+        func update(_ now: UInt64) {
+            for request in translator.requests(
+                operation: operation, percent: progress.0, message: progress.1, lastError: lastError, at: now)
+            {
+                requests.send(request)
+            }
+        }
         BusPolling.run(
             label: "rauc",
             connect: { () throws(BusFailure) in
                 try BusConnection(
-                    address: options.address, timeout: invocation.timeout, destination: "de.pengutronix.rauc",
-                    path: "/", interface: "de.pengutronix.rauc.Installer")
+                    address: options.address, timeout: invocation.timeout, destination: destination, path: "/",
+                    interface: interface)
             },
+            rules: [BusPolling.signalsRule(destination, path: "/")],
             interval: options.interval,
             sample: { bus, now throws(BusFailure) in
-                let operation = try bus.string("Operation")
-                let (percent, message, _) = try bus.isi("Progress")
-                let lastError = operation == "installing" ? "" : try bus.string("LastError")
-                for request in translator.requests(
-                    operation: operation, percent: percent, message: message, lastError: lastError, at: now)
-                {
-                    requests.send(request)
+                operation = try bus.string("Operation")
+                progress = try bus.isi("Progress")
+                lastError = try bus.string("LastError")
+                update(now)
+                return true
+            },
+            signal: { bus, signalInterface, member, now throws(BusFailure) in
+                switch (signalInterface, member) {
+                case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+                    if let value = bus.signalString("Operation") {
+                        // A new installation: the Progress still held is the last one's end.
+                        if value == "installing" && operation != "installing" { progress = (0, "", 0) }
+                        operation = value
+                    }
+                    if let value = bus.signalIsi("Progress") { progress = value }
+                    if let value = bus.signalString("LastError") { lastError = value }
+                    update(now)
+                case (interface, "Completed"):
+                    let result = bus.signalInt32() ?? -1
+                    if result != 0, let value = try? bus.string("LastError") { lastError = value }
+                    for request in translator.completed(result: result, lastError: lastError, at: now) {
+                        requests.send(request)
+                    }
+                default:
+                    break
                 }
                 return true
             },
@@ -46,29 +81,72 @@ enum RaucCommand {
 }
 
 /// `gaugectl fwupd`: follows fwupd's daemon over D-Bus (see `FwupdProgressTranslator`)
-/// until killed, one operation after another.
+/// until killed, one operation after another: its Status and Percentage once, then as
+/// its signals announce them (PropertiesChanged), with what a device's update came to
+/// (DeviceChanged: UpdateState, UpdateError) as the end, and the requests a device makes
+/// of the user (DeviceRequest) as the message. `Changed` (the device list changed) says
+/// nothing the bar needs.
 enum FwupdCommand {
+    static let destination = "org.freedesktop.fwupd"
+
     static func run(_ options: BusSourceOptions, invocation: Invocation) -> Never {
         unblockSignals()
         let requests = RequestStream(
             session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "fwupd",
             waitsForDaemon: invocation.waitsForDaemon)
-        var translator = FwupdProgressTranslator(settings: options.bar)
+        var translator = FwupdProgressTranslator(settings: requests.withThemeStall(options.bar))
         if let message = options.successMessage { translator.successMessage = message }
         if let message = options.failureMessage { translator.failureMessage = message }
+        var status: UInt32 = 0
+        var percentage: UInt32 = 0
+        func update(_ now: UInt64) {
+            for request in translator.requests(status: status, percentage: percentage, at: now) {
+                requests.send(request)
+            }
+        }
+        let sample = { (bus: BusConnection, now: UInt64) throws(BusFailure) -> Bool in
+            if let version = try? bus.string("DaemonVersion") {
+                translator.percentageIsOverall = FwupdProgressTranslator.reportsOverallPercentage(daemonVersion: version)
+            }
+            status = try bus.uint32("Status")
+            percentage = try bus.uint32("Percentage")
+            update(now)
+            return true
+        }
         BusPolling.run(
             label: "fwupd",
             connect: { () throws(BusFailure) in
                 try BusConnection(
-                    address: options.address, timeout: invocation.timeout, destination: "org.freedesktop.fwupd",
-                    path: "/", interface: "org.freedesktop.fwupd")
+                    address: options.address, timeout: invocation.timeout, destination: destination, path: "/",
+                    interface: destination)
             },
+            rules: [BusPolling.signalsRule(destination, path: "/")],
             interval: options.interval,
-            sample: { bus, now throws(BusFailure) in
-                let status = try bus.uint32("Status")
-                let percentage = try bus.uint32("Percentage")
-                for request in translator.requests(status: status, percentage: percentage, at: now) {
-                    requests.send(request)
+            sample: sample,
+            signal: { bus, signalInterface, member, now throws(BusFailure) in
+                switch (signalInterface, member) {
+                case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+                    let newStatus = bus.signalUInt32("Status")
+                    let newPercentage = bus.signalUInt32("Percentage")
+                    guard newStatus != nil || newPercentage != nil else { return true }
+                    // Leaving idle: the Percentage still held is the last operation's end.
+                    if let newStatus, newStatus > 1, status <= 1, newPercentage == nil { percentage = 0 }
+                    status = newStatus ?? status
+                    percentage = newPercentage ?? percentage
+                    update(now)
+                case (destination, "DeviceChanged"):
+                    // Not read again with Get: the answer could overtake signals still queued.
+                    translator.deviceChanged(
+                        id: bus.signalString("DeviceId") ?? "", updateState: bus.signalUInt32("UpdateState"),
+                        updateError: bus.signalString("UpdateError"))
+                case (destination, "DeviceRequest"):
+                    for request in translator.deviceRequest(
+                        message: bus.signalString("UpdateMessage"), id: bus.signalString("AppstreamId"), at: now)
+                    {
+                        requests.send(request)
+                    }
+                default:
+                    break
                 }
                 return true
             },
@@ -82,7 +160,7 @@ extension CommandSpec {
     private static func busSourceOptions(_ arguments: CommandArguments) throws(UsageError) -> BusSourceOptions {
         var options = BusSourceOptions()
         options.address = try busAddress(arguments)
-        options.interval = try pollInterval(arguments)
+        options.interval = arguments.values["--interval"] == nil ? nil : try pollInterval(arguments)
         if let text = arguments.values["--success-message"] { options.successMessage = try oneLine(text) }
         if let text = arguments.values["--failure-message"] { options.failureMessage = try oneLine(text) }
         options.bar = try ProgressTicks.settings(arguments)
@@ -91,21 +169,25 @@ extension CommandSpec {
 
     private static let busOptions = [
         OptionSpec(name: "--address", valueName: "ADDRESS", help: "The D-Bus address (default: the system bus)"),
-        OptionSpec(name: "--interval", valueName: "SECONDS", help: "How often to read the progress (default 0.25)"),
+        OptionSpec(
+            name: "--interval", valueName: "SECONDS",
+            help: "Also read the progress this often (default: only when the tool's signals say it changed)"),
     ]
 
     static let rauc = CommandSpec(
         name: "rauc", argumentsSynopsis: "[--address ADDRESS] [--interval SECONDS]",
         summary: "Show RAUC's installations (its D-Bus Installer) until killed",
         details: """
-            Reads de.pengutronix.rauc.Installer's Operation, Progress and LastError over D-Bus
-            (sd-bus, from libsystemd.so.0, loaded when this command runs) every --interval
-            seconds. An installation starts the bar at 0; RAUC's percentage and message move
-            it, never back; inside a long step (writing the images) it creeps towards 100
-            without reaching it, and after --stall seconds without progress it shows the
-            indeterminate style. When the installation ends the screen shows success, or
-            failure with RAUC's LastError. While RAUC is not on the bus it tries again every
-            second.
+            Follows de.pengutronix.rauc.Installer over D-Bus (sd-bus, from libsystemd.so.0,
+            loaded when this command runs): Operation, Progress and LastError as RAUC
+            announces them (PropertiesChanged), and the end of an installation with its
+            result (Completed); --interval also reads them that often. An installation
+            starts the bar at 0; RAUC's percentage and message move it, never back; inside a
+            long step (writing the images) it creeps towards 100 without reaching it, and
+            after the stall time without progress (the theme's stall_time, or --stall) it
+            shows the indeterminate style. When the installation ends the screen shows
+            success, or failure with RAUC's LastError. While RAUC is not on the bus it tries
+            again every second.
             """,
         options: busOptions + [
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message on success (default 'Update installed')"),
@@ -120,13 +202,18 @@ extension CommandSpec {
         name: "fwupd", argumentsSynopsis: "[--address ADDRESS] [--interval SECONDS]",
         summary: "Show fwupd's firmware updates (its D-Bus Status and Percentage) until killed",
         details: """
-            Reads org.freedesktop.fwupd's Status and Percentage over D-Bus (sd-bus, loaded
-            when this command runs) every --interval seconds. fwupd's percentage starts
-            again at 0 in each phase; the bar gives each phase its share (download 20 %,
-            write 45 %, verify 10 %, ...) so it only moves forwards, with the phase as the
-            message. Back to idle, an operation that wrote firmware shows success when the
-            writing finished and failure otherwise; one that wrote nothing leaves the screen
-            alone. While fwupd is not on the bus it tries again every second.
+            Follows org.freedesktop.fwupd's Status and Percentage over D-Bus (sd-bus, loaded
+            when this command runs) as fwupd announces them (PropertiesChanged); what a
+            device asks of the user (DeviceRequest, such as unplugging and replugging it)
+            becomes the message. fwupd 1.7 and later report one percentage for the whole
+            operation, which the bar follows, never back, with the step as the message;
+            before 1.7 the percentage starts again at 0 in each phase, and the bar gives
+            each phase its share (download 20 %, write 45 %, verify 10 %, ...). Back to
+            idle the screen shows success, or failure with fwupd's error, as the device's
+            update state says (DeviceChanged); without one, an operation that wrote
+            firmware shows success when the writing finished and failure otherwise, and one
+            that wrote nothing leaves the screen alone. While fwupd is not on the bus it
+            tries again every second.
             """,
         options: busOptions + [
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message on success (default 'Firmware updated')"),

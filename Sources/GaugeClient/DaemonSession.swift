@@ -149,6 +149,27 @@ final class RequestStream {
         }
     }
 
+    /// `settings` with the stall time of the daemon's theme (its status' `stall_time`)
+    /// when it is to come from there; the settings as they are when the daemon does not
+    /// answer or does not say (an older daemon). Waits for the daemon as `send` does.
+    func withThemeStall(_ settings: HonestBar.Settings) -> HonestBar.Settings {
+        guard settings.stallFromTheme else { return settings }
+        var resolved = settings
+        resolved.stallFromTheme = false
+        do {
+            let wait = waitsForDaemon
+            waitsForDaemon = false
+            _ = try session.connect(waitingForDaemon: wait)
+            guard case .ok(let payload?) = try session.send(.status), let status = Status.parse(json: payload),
+                let seconds = status.stallTime
+            else { return resolved }
+            resolved.stallSeconds = seconds > 0 ? seconds : nil
+        } catch {
+            // The first request says so, and tries again.
+        }
+        return resolved
+    }
+
     /// After a `quit` was answered: waits (within the timeout) until the daemon has
     /// closed the connection, that is, given the display back and gone.
     func waitForClose() {

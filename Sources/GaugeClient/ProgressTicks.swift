@@ -15,7 +15,7 @@ enum ProgressTicks {
     static let options = [
         OptionSpec(
             name: "--stall", valueName: "SECONDS",
-            help: "Show the indeterminate style after SECONDS without progress (default 20; 0: never)"),
+            help: "Show the indeterminate style after SECONDS without progress (default: the theme's stall_time, 20; 0: never)"),
         OptionSpec(
             name: "--creep", valueName: "SECONDS",
             help: "Inside a silent step, creep towards its end, half way in SECONDS (default 30; 0: never)"),
@@ -24,7 +24,11 @@ enum ProgressTicks {
     /// The settings the options in `arguments` ask for.
     static func settings(_ arguments: CommandArguments) throws(UsageError) -> HonestBar.Settings {
         var settings = HonestBar.Settings()
-        if let text = arguments.values["--stall"] { settings.stallSeconds = try seconds(text, "--stall") }
+        if let text = arguments.values["--stall"] {
+            settings.stallSeconds = try seconds(text, "--stall")
+        } else {
+            settings.stallFromTheme = true
+        }
         if let text = arguments.values["--creep"] { settings.creepHalfSeconds = try seconds(text, "--creep") }
         return settings
     }
@@ -41,7 +45,8 @@ extension ProgressTicks {
     static let swupdateDetails = """
         One bar for the whole update: a download takes the first half, the install's steps
         share the rest, and the bar never goes back within an update (a step starting at
-        0 % holds it). Inside a silent step it creeps towards the step's end; after --stall
-        seconds without progress it shows the indeterminate style until progress resumes.
+        0 % holds it). Inside a silent step it creeps towards the step's end; after the
+        stall time without progress (the theme's stall_time, or --stall) it shows the
+        indeterminate style until progress resumes.
         """
 }

@@ -18,7 +18,7 @@ enum SWUpdateCommand {
             session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "swupdate",
             waitsForDaemon: waitsForDaemon)
         var stream = SWUpdateProgressStream(layout: layout)
-        var translator = SWUpdateProgressTranslator(settings: bar)
+        var translator = SWUpdateProgressTranslator(settings: requests.withThemeStall(bar))
         var waitingReported = false
         while true {
             let fd: Int32

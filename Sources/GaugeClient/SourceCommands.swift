@@ -15,8 +15,8 @@ extension CommandSpec {
             image download (ProgressBytes) is its first 80 %, weighted by bytes, with the
             megabytes on the message's second line; the steps after it (ProgressSteps:
             merging, deploying) share the rest. The bar never goes back, creeps inside a
-            silent step and shows the indeterminate style after --stall seconds without
-            progress. At the end of the stream --on-eof decides: auto (the default) shows
+            silent step and shows the indeterminate style after the stall time without
+            progress (the theme's stall_time, or --stall). At the end of the stream --on-eof decides: auto (the default) shows
             success when bootc finished every step it announced and failure otherwise (a
             stream with no event at all changes nothing); keep leaves the screen for a
             script that shows the outcome from bootc's exit status.

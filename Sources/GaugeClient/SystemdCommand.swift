@@ -21,7 +21,7 @@ enum SystemdCommand {
         let requests = RequestStream(
             session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "systemd",
             waitsForDaemon: invocation.waitsForDaemon)
-        var translator = SystemdProgressTranslator(settings: options.bar)
+        var translator = SystemdProgressTranslator(settings: requests.withThemeStall(options.bar))
         if let message = options.successMessage { translator.successMessage = message }
         var first = true
         BusPolling.run(

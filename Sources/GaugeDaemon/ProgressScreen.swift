@@ -229,6 +229,6 @@ package final class ProgressScreen {
             mode: model.mode == .determinate ? .determinate : .indeterminate,
             state: GaugeProtocol.RunState(rawValue: model.state.rawValue) ?? .running,
             visible: visible, display: displayInfo ?? .none, fps: fps,
-            animating: isAnimating(at: time), clients: clients, frames: framesPresented)
+            animating: isAnimating(at: time), clients: clients, frames: framesPresented, stallTime: theme.stallTime)
     }
 }

@@ -38,11 +38,15 @@ package struct Status: Equatable, Sendable {
     /// It advances exactly when a changed picture reaches the display, so a client can
     /// tell when an update has been shown. Optional in JSON: older daemons lack it.
     package var frames: Int
+    /// The theme's `stall_time` (seconds, 0: never), which the commands that follow an
+    /// update tool use; nil from a daemon older than it, which leaves it out.
+    package var stallTime: Double?
 
     package init(
         target: Double = 0, shown: Double = 0, message: String = "", title: String = "",
         mode: DisplayMode = .determinate, state: RunState = .running, visible: Bool = true,
-        display: Display = .none, fps: Int = 60, animating: Bool = false, clients: Int = 0, frames: Int = 0
+        display: Display = .none, fps: Int = 60, animating: Bool = false, clients: Int = 0, frames: Int = 0,
+        stallTime: Double? = nil
     ) {
         self.target = target
         self.shown = shown
@@ -56,6 +60,7 @@ package struct Status: Equatable, Sendable {
         self.animating = animating
         self.clients = clients
         self.frames = frames
+        self.stallTime = stallTime
     }
 
     /// The JSON object, keys in a fixed order.
@@ -80,7 +85,7 @@ package struct Status: Equatable, Sendable {
             .init("animating", .bool(animating)),
             .init("clients", .number(Double(clients))),
             .init("frames", .number(Double(frames))),
-        ])
+        ] + (stallTime.map { [.init("stall_time", .number(Self.twoDecimals($0)))] } ?? []))
     }
 
     /// One line of JSON, e.g.
@@ -91,7 +96,8 @@ package struct Status: Equatable, Sendable {
 
     /// Reads what `json()` writes. Keys may come in any order and unknown keys are
     /// ignored (a newer daemon may add some); a missing or mistyped known key is an error,
-    /// except `frames`, which a daemon older than it leaves out (read as 0).
+    /// except `frames` and `stall_time`, which a daemon older than them leaves out (read
+    /// as 0 and nil).
     package static func parse(json text: String) -> Status? {
         guard let root = JSONValue.parse(text) else { return nil }
         return Status(root)
@@ -121,11 +127,16 @@ package struct Status: Equatable, Sendable {
             guard let count = value.intValue else { return nil }
             frames = count
         }
+        var stallTime: Double?
+        if let value = root["stall_time"] {
+            guard let seconds = value.doubleValue else { return nil }
+            stallTime = seconds
+        }
         self.init(
             target: target, shown: shown, message: message, title: title, mode: mode,
             state: state, visible: visible,
             display: Display(name: name, width: width, height: height, format: format),
-            fps: fps, animating: animating, clients: clients, frames: frames)
+            fps: fps, animating: animating, clients: clients, frames: frames, stallTime: stallTime)
     }
 
     /// What `gaugectl status` prints: one `label: value` per line, no trailing newline.

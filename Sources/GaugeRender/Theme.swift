@@ -102,6 +102,11 @@ public struct Theme: Equatable, Sendable {
     public var transitionDuration = 0.4
     public var easing = Easing.easeInOut
 
+    /// Seconds without progress after which the commands that follow an update tool
+    /// (`gaugectl swupdate`, `rauc`, ...) switch the bar to the indeterminate style; 0:
+    /// never. The daemon reports it in `status`; the commands read it when they start.
+    public var stallTime = 20.0
+
     public init() {}
 
     /// The fill colour for a state.
@@ -200,6 +205,7 @@ public struct Theme: Equatable, Sendable {
         },
         "ring_direction": choice { $0.ringDirection = $1 },
         "transition_duration": number(0...60) { $0.transitionDuration = $1 },
+        "stall_time": number(0...86400) { $0.stallTime = $1 },
         "easing": choice { $0.easing = $1 },
     ]
 

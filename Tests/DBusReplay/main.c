@@ -7,8 +7,10 @@
  *
  *   set <TAB> PROPERTY <TAB> VALUE...   a new value (for (isi): three fields); a property
  *                                       declared with :change emits PropertiesChanged
- *   signal <TAB> MEMBER [<TAB> i|u|s <TAB> VALUE]...
- *                                       emits a signal with those arguments
+ *   signal <TAB> MEMBER [<TAB> i|u|s|a{sv} <TAB> VALUE]...
+ *                                       emits a signal with those arguments; an a{sv}'s
+ *                                       VALUE is KEY=TEXT entries separated by ';', all
+ *                                       strings (fwupd's DeviceRequest)
  *
  * It answers each command (and start-up) with a line on stdout, "ok" or "error: ...", so
  * the test knows the bus has the new state. It exits at the end of stdin.
@@ -72,6 +74,18 @@ static char *field(char **cursor) {
     return start;
 }
 
+/* Appends "KEY=TEXT;KEY=TEXT" as an a{sv} of strings. */
+static int append_dictionary(sd_bus_message *message, char *entries) {
+    int r = sd_bus_message_open_container(message, 'a', "{sv}");
+    for (char *entry = strtok(entries, ";"); r >= 0 && entry; entry = strtok(NULL, ";")) {
+        char *equals = strchr(entry, '=');
+        if (!equals) return -EINVAL;
+        *equals = 0;
+        r = sd_bus_message_append(message, "{sv}", entry, "s", equals + 1);
+    }
+    return r < 0 ? r : sd_bus_message_close_container(message);
+}
+
 static void command(sd_bus *bus, char *line) {
     char *cursor = line;
     char *verb = field(&cursor);
@@ -116,6 +130,7 @@ static void command(sd_bus *bus, char *line) {
             else if (strcmp(type, "i") == 0) r = sd_bus_message_append(message, "i", (int32_t)strtol(value, NULL, 10));
             else if (strcmp(type, "u") == 0) r = sd_bus_message_append(message, "u", (uint32_t)strtoul(value, NULL, 10));
             else if (strcmp(type, "s") == 0) r = sd_bus_message_append(message, "s", value);
+            else if (strcmp(type, "a{sv}") == 0) r = append_dictionary(message, value);
             else r = -EINVAL;
         }
         if (r >= 0) r = sd_bus_send(bus, message, NULL);

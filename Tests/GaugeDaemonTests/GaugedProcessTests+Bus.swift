@@ -141,9 +141,9 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
             properties: ["Operation:s:change", "Progress:(isi):change", "LastError:s:change"])
         try rauc.send("set", "Operation", "idle")
         let sampler = StatusSampler(daemon)
+        // No --interval: every change comes by a signal.
         let client = try PipedGaugectl([
-            "--socket", daemon.socketPath, "rauc", "--address", bus.address, "--interval", "0.02", "--stall", "0",
-            "--creep", "0",
+            "--socket", daemon.socketPath, "rauc", "--address", bus.address, "--stall", "0", "--creep", "0",
         ])
         try rauc.send("set", "Progress", "0", "Installing", "1")
         try rauc.send("set", "Operation", "installing")
@@ -155,6 +155,8 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
             try rauc.send("set", "Progress", percent, message, depth)
             try daemon.waitForStatus { $0.message == message && $0.target == Double(percent)! }
         }
+        // RAUC's order: Completed, then Operation back to idle.
+        try rauc.send("signal", "Completed", "i", "0")
         try rauc.send("set", "Operation", "idle")
         let success = try daemon.waitForStatus { $0.state == .success }
         #expect(success.message == "Update installed" && success.target == 100)
@@ -167,12 +169,18 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         try rauc.send("set", "Progress", "0", "Installing", "1")
         try rauc.send("set", "Operation", "installing")
         try daemon.waitForStatus { $0.state == .running && $0.target == 0 }
-        try rauc.send("set", "Progress", "10", "Checking bundle failed.", "2")
+        try rauc.send("set", "Progress", "10", "Checking bundle done.", "2")
         try daemon.waitForStatus { $0.target == 10 }
+        // A failed step at 100 % does not fill the bar.
+        try rauc.send("set", "Progress", "100", "Installing failed.", "1")
+        try daemon.waitForStatus { $0.message == "Installing failed." }
         try rauc.send("set", "LastError", "Failed to check bundle: signature mismatch")
+        // Operation idle with 100 % ... done. would look like a success; Completed's result says otherwise.
+        try rauc.send("set", "Progress", "100", "Installing done.", "1")
+        try rauc.send("signal", "Completed", "i", "1")
         try rauc.send("set", "Operation", "idle")
         let failure = try daemon.waitForStatus { $0.state == .failure }
-        #expect(failure.message == "Failed to check bundle: signature mismatch" && failure.target == 10)
+        #expect(failure.message == "Failed to check bundle: signature mismatch")
         let end = client.terminate()
         #expect(end.status != nil, "gaugectl rauc ends on SIGTERM")
     }
@@ -182,12 +190,12 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         let daemon = try GaugedProcess(["--fps", "60"])
         let fwupd = try ReplayService(
             bus: bus, name: "org.freedesktop.fwupd", path: "/", interface: "org.freedesktop.fwupd",
-            properties: ["Status:u", "Percentage:u"])
+            properties: ["Status:u:change", "Percentage:u:change"])
         try fwupd.send("set", "Status", "1")
         let sampler = StatusSampler(daemon)
+        // No --interval: fwupd announces Status and Percentage with PropertiesChanged.
         let client = try PipedGaugectl([
-            "--socket", daemon.socketPath, "fwupd", "--address", bus.address, "--interval", "0.02", "--stall", "0",
-            "--creep", "0",
+            "--socket", daemon.socketPath, "fwupd", "--address", bus.address, "--stall", "0", "--creep", "0",
         ])
         for (status, percentage, target, message) in [
             ("8", "50", 15.0, "Downloading firmware"), ("5", "0", 40, "Writing firmware"),
@@ -198,6 +206,13 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
             try fwupd.send("set", "Status", status)
             try daemon.waitForStatus { $0.target == target && $0.message == message }
         }
+        // A device asks something of the user: fwupd's own text, or a known request's.
+        try fwupd.send(
+            "signal", "DeviceRequest", "a{sv}",
+            "AppstreamId=org.freedesktop.fwupd.request.remove-replug;UpdateMessage=Unplug the dock, then plug it in again")
+        try daemon.waitForStatus { $0.message == "Unplug the dock, then plug it in again" && $0.target == 85 }
+        try fwupd.send("signal", "DeviceRequest", "a{sv}", "AppstreamId=org.freedesktop.fwupd.request.remove-replug")
+        try daemon.waitForStatus { $0.message == "Unplug and replug the device" }
         try fwupd.send("set", "Status", "1")
         let end = try daemon.waitForStatus { $0.state == .success }
         #expect(end.message == "Firmware updated")

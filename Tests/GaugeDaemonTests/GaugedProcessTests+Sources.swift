@@ -58,12 +58,13 @@ final class PipedGaugectl {
         input.fileHandleForWriting.write(Data(text.utf8))
     }
 
-    /// Waits (30 s at most) until gaugectl has logged `text`; whether it did.
-    func waitForError(containing text: String) -> Bool {
+    /// Waits (30 s at most) until gaugectl has logged `text` (`times` times in all);
+    /// whether it did.
+    func waitForError(containing text: String, times: Int = 1) -> Bool {
         let fd = errors.fileHandleForReading.fileDescriptor
         let deadline = monotonicNow() + 30
         while monotonicNow() < deadline {
-            if String(decoding: errorText, as: UTF8.self).contains(text) { return true }
+            if String(decoding: errorText, as: UTF8.self).components(separatedBy: text).count > times { return true }
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, 100) >= 0 else { return false }
             guard entry.revents != 0 else { continue }
@@ -116,6 +117,29 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
 ]
 
 @Suite struct GaugedSourceTests {
+    /// The stall time comes from the daemon's theme (`stall_time`, in its status) unless
+    /// --stall is given.
+    @Test func theStallTimeIsTheThemesUnlessStallOverridesIt() throws {
+        let start = #"{"type":"Start","version":"0.1.0"}"#
+        let daemon = try GaugedProcess(["--fps", "60"])
+        #expect(try daemon.status().stallTime == 20, "the default")
+        #expect(try gaugectl(["--socket", daemon.socketPath, "theme", "stall_time=0.3"]).status == 0)
+        #expect(try daemon.status().stallTime == 0.3)
+        let themed = try PipedGaugectl(["--socket", daemon.socketPath, "bootc", "--creep", "0"])
+        themed.write(start + "\n")
+        // Well before the default's 20 s.
+        try daemon.waitForStatus(seconds: 10) { $0.state == .running && $0.mode == .indeterminate }
+        #expect(themed.close().status == 0)
+
+        // The theme says never; --stall says 0.3 s.
+        #expect(try gaugectl(["--socket", daemon.socketPath, "theme", "stall_time=0"]).status == 0)
+        #expect(try daemon.status().mode == .determinate, "the end of bootc's stream ended the stall")
+        let overridden = try PipedGaugectl(["--socket", daemon.socketPath, "bootc", "--creep", "0", "--stall", "0.3"])
+        overridden.write(start + "\n")
+        try daemon.waitForStatus { $0.state == .running && $0.mode == .indeterminate }
+        #expect(overridden.close().status == 0)
+    }
+
     @Test func bootcUpgradeIsOneBarEndingInSuccess() throws {
         let daemon = try GaugedProcess(["--fps", "60"])
         let sampler = StatusSampler(daemon)

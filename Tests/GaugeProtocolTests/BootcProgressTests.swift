@@ -109,7 +109,7 @@ private let second: UInt64 = 1_000_000_000
         }
         lines += translator.finish(.auto, successMessage: "Update ready", failureMessage: "Stopped").map(\.encoded)
         #expect(lines == [
-            "state running", "progress 0",
+            "progress 0", "state running",
             "progress 13.3 Pulling Image: sha256:5e1f\u{2028}50.0 of 300.0 MB",
             "progress 26.6 Pulling Image: sha256:5e1f\u{2028}100.0 of 300.0 MB",
             "progress 66.6 Pulling Image: sha256:5e1f\u{2028}250.0 of 300.0 MB",
@@ -144,7 +144,7 @@ private let second: UInt64 = 1_000_000_000
     @Test func aStartBeginsANewOperationAndAStalledPullTurnsIndeterminate() {
         var translator = BootcProgressTranslator(settings: .init(stallSeconds: 5, creepHalfSeconds: nil))
         #expect(translator.requests(for: .start(version: "0.1.0"), at: 0)
-            == [.state(.running, message: "Starting"), .progress(0, message: nil)])
+            == [.progress(0, message: nil), .state(.running, message: "Starting")])
         let pull = BootcBytes(task: "pulling", description: "Pulling", bytes: 0, bytesTotal: 0, steps: 0, stepsTotal: 0)
         // No totals at all: the message tells, the value stays.
         #expect(translator.requests(for: .bytes(pull), at: 1 * second) == [.message("Pulling")])

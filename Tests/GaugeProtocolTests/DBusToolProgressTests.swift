@@ -24,7 +24,7 @@ let raucInstall: [(Int32, String, Int32)] = [
         lines += translator.requests(operation: "idle", percent: 100, message: "Installing done.", lastError: "", at: 0)
             .map(\.encoded)
         #expect(lines == [
-            "state running Installing update", "progress 0", "message Installing",
+            "progress 0", "state running Installing update", "message Installing",
             "message Determining slot states", "progress 20 Determining slot states done.",
             "message Checking bundle", "message Verifying signature", "progress 40 Verifying signature done.",
             "message Checking bundle done.", "message Loading manifest file", "progress 60 Loading manifest file done.",
@@ -45,6 +45,24 @@ let raucInstall: [(Int32, String, Int32)] = [
         _ = translator.requests(operation: "installing", percent: 10, message: "Checking bundle", lastError: "", at: 0)
         #expect(translator.requests(operation: "idle", percent: 10, message: "Checking bundle failed.", lastError: "", at: 0)
             == [.state(.failure, message: "Checking bundle failed.")])
+    }
+
+    @Test func completedEndsTheInstallationWithItsResult() {
+        var translator = RaucProgressTranslator(settings: still)
+        translator.endsOnIdle = false
+        _ = translator.requests(operation: "installing", percent: 0, message: "Installing", lastError: "", at: 0)
+        _ = translator.requests(operation: "installing", percent: 40, message: "Checking bundle", lastError: "", at: 0)
+        // RAUC's failed step says 100 %: the bar stays, the message shows.
+        #expect(translator.requests(operation: "installing", percent: 100, message: "Installing failed.", lastError: "", at: 0)
+            == [.message("Installing failed.")])
+        #expect(translator.completed(result: 1, lastError: "Compatible mismatch", at: 0)
+            == [.state(.failure, message: "Compatible mismatch")])
+        // Operation back to idle after Completed changes nothing.
+        #expect(translator.requests(operation: "idle", percent: 100, message: "Installing failed.", lastError: "", at: 0).isEmpty)
+        _ = translator.requests(operation: "installing", percent: 0, message: "Installing", lastError: "", at: 0)
+        #expect(translator.requests(operation: "idle", percent: 100, message: "Installing done.", lastError: "", at: 0).isEmpty)
+        #expect(translator.completed(result: 0, lastError: "", at: 0)
+            == [.progress(100, message: nil), .state(.success, message: "Update installed")])
     }
 
     @Test func aLongCopyCreepsBelowTheEnd() {
@@ -72,7 +90,7 @@ let raucInstall: [(Int32, String, Int32)] = [
             lines += translator.requests(status: status, percentage: percentage, at: 0).map(\.encoded)
         }
         #expect(lines == [
-            "state running Downloading firmware", "progress 0", "progress 5",
+            "progress 0", "state running Downloading firmware", "progress 5",
             "progress 15", "progress 25",
             "message Decompressing firmware",
             "progress 40 Writing firmware", "progress 62.5", "progress 85",
@@ -80,6 +98,67 @@ let raucInstall: [(Int32, String, Int32)] = [
             "progress 95 Restarting the device",
             "progress 100", "state success Firmware updated",
         ])
+    }
+
+    @Test func aDeviceRequestIsTheMessageDuringAnOperationOnly() {
+        var translator = FwupdProgressTranslator(settings: still)
+        let replug = "org.freedesktop.fwupd.request.remove-replug"
+        #expect(translator.deviceRequest(message: "Replug it", id: replug, at: 0).isEmpty, "no operation under way")
+        _ = translator.requests(status: 5, percentage: 50, at: 0)
+        #expect(translator.deviceRequest(message: "Unplug the dock\nthen plug it in", id: replug, at: 0)
+            == [.message("Unplug the dock then plug it in")])
+        #expect(translator.deviceRequest(message: nil, id: replug, at: 0) == [.message("Unplug and replug the device")])
+        // Waiting for the device or the user keeps the request on show; the next phase ends it.
+        #expect(translator.requests(status: 12, percentage: 50, at: 0).isEmpty)
+        #expect(translator.requests(status: 14, percentage: 50, at: 0).isEmpty)
+        #expect(translator.deviceRequest(message: "", id: "org.example.unknown", at: 0).isEmpty)
+        // The bar did not move for them.
+        #expect(translator.requests(status: 5, percentage: 60, at: 0).first == .progress(67, message: "Writing firmware"))
+    }
+
+    @Test func fwupdSinceOneSevenReportsOnePercentageForTheWholeOperation() {
+        #expect(FwupdProgressTranslator.reportsOverallPercentage(daemonVersion: "2.0.20"))
+        #expect(FwupdProgressTranslator.reportsOverallPercentage(daemonVersion: "1.7.0"))
+        #expect(!FwupdProgressTranslator.reportsOverallPercentage(daemonVersion: "1.6.4"))
+        #expect(!FwupdProgressTranslator.reportsOverallPercentage(daemonVersion: ""))
+        var translator = FwupdProgressTranslator(settings: still)
+        translator.percentageIsOverall = true
+        // fwupd 2.0.20 installing on its test plugin's device: the step changes back and
+        // forth (detach is a restart, then writing again), the percentage only grows.
+        let readings: [(UInt32, UInt32)] = [
+            (3, 0), (11, 0), (12, 0), (5, 0), (5, 1), (3, 1), (4, 1), (5, 1), (5, 3), (3, 3), (14, 3), (5, 3),
+            (5, 20), (5, 36), (6, 36), (4, 36), (12, 36), (12, 99), (12, 100),
+        ]
+        var lines: [String] = []
+        for (status, percentage) in readings {
+            lines += translator.requests(status: status, percentage: percentage, at: 0).map(\.encoded)
+        }
+        translator.deviceChanged(id: "cam", updateState: 2, updateError: nil)
+        lines += translator.requests(status: 1, percentage: 100, at: 0).map(\.encoded)
+        #expect(lines == [
+            "progress 0", "state running Decompressing firmware", "message Waiting for authentication",
+            "message Waiting for the device", "message Writing firmware", "progress 1", "message Decompressing firmware",
+            "message Restarting the device", "message Writing firmware", "progress 3", "message Decompressing firmware",
+            "message Waiting for the user", "message Writing firmware", "progress 20", "progress 36",
+            "message Verifying firmware", "message Restarting the device", "message Waiting for the device",
+            "progress 99", "progress 100", "state success Firmware updated",
+        ])
+    }
+
+    @Test func aDeviceWhoseUpdateFailsEndsTheOperationWithItsError() {
+        var translator = FwupdProgressTranslator(settings: still)
+        // A failure left from an earlier update does not count.
+        translator.deviceChanged(id: "cam", updateState: 3, updateError: "old failure")
+        _ = translator.requests(status: 5, percentage: 50, at: 0)
+        translator.deviceChanged(id: "cam", updateState: 3, updateError: "old failure")
+        translator.deviceChanged(id: "cam", updateState: nil, updateError: nil)
+        _ = translator.requests(status: 6, percentage: 0, at: 0)
+        #expect(translator.requests(status: 1, percentage: 0, at: 0).last == .state(.success, message: "Firmware updated"))
+        // A failure before anything was written still ends the operation, with fwupd's text.
+        _ = translator.requests(status: 3, percentage: 0, at: 0)
+        translator.deviceChanged(id: "cam", updateState: 3, updateError: "failed to write-firmware: not\nsupported")
+        #expect(translator.requests(status: 1, percentage: 0, at: 0)
+            == [.state(.failure, message: "failed to write-firmware: not supported")])
     }
 
     @Test func aWriteThatStopsIsAFailureAndARefreshLeavesTheScreen() {

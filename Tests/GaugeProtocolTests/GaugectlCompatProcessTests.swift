@@ -300,12 +300,12 @@ private final class FakeSWUpdate: @unchecked Sendable {
         process.terminate()
         process.waitUntilExit()
         #expect(lines == [
-            "state running Update started", "progress 0",
+            "progress 0", "state running Update started",
             "message Installing rootfs.ext4 (raw)", "progress 25",
             "progress 50 Installing boot.img (rawfile)", "progress 100",
             "state success Update successful",
             // One bar per update: the download is its first half.
-            "state running Update started", "progress 0",
+            "progress 0", "state running Update started",
             "progress 15 Downloading update",
             "state failure Update failed",
         ])

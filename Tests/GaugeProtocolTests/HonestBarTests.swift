@@ -28,7 +28,7 @@ private func values(_ requests: [Request]) -> [Double] {
         #expect(sent == [10, 40, 41.2, 100])
         #expect(bar.shown == 100)
         // A new operation starts at 0 again.
-        #expect(bar.start(message: "Again", at: 0) == [.state(.running, message: "Again"), .progress(0, message: nil)])
+        #expect(bar.start(message: "Again", at: 0) == [.progress(0, message: nil), .state(.running, message: "Again")])
         #expect(values(bar.report(3, at: 0)) == [3])
     }
 

@@ -133,7 +133,7 @@ import Testing
         // The download is the first half, the two steps a quarter each; a step starting
         // at 0 % or a recount of the steps never moves the bar back.
         #expect(lines == [
-            "state running Update started", "progress 0",
+            "progress 0", "state running Update started",
             "message Downloading update", "progress 15",
             "progress 50 Installing rootfs.ext4 (raw)",
             "progress 62.5",
@@ -141,7 +141,7 @@ import Testing
             "progress 75 Installing boot.img",
             "progress 100",
             "state success Update successful",
-            "state running Update started", "progress 0",
+            "progress 0", "state running Update started",
             "state failure Update failed",
         ])
     }
@@ -156,7 +156,7 @@ import Testing
         ]
         let lines = sequence.flatMap { translator.requests(for: $0) }.map(\.encoded)
         #expect(lines == [
-            "state running Update started", "progress 0",
+            "progress 0", "state running Update started",
             "progress 25 Installing a", "message Installing b", "progress 33.2",
         ])
     }

@@ -86,6 +86,15 @@ import Testing
                     fps: 30, animating: false, clients: 2))
     }
 
+    @Test func stallTimeIsTheLastKeyAndOptionalForOlderDaemons() {
+        var withStall = Self.sample
+        withStall.stallTime = 7.5
+        #expect(withStall.json().hasSuffix(#","frames":7,"stall_time":7.5}"#))
+        #expect(Status.parse(json: withStall.json()) == withStall)
+        #expect(Status.parse(json: Self.sample.json())?.stallTime == nil)
+        #expect(Status.parse(json: withStall.json().replacing("7.5}", with: #""7.5"}"#, maxReplacements: 1)) == nil)
+    }
+
     @Test func framesIsOptionalForOlderDaemons() {
         let old = Self.sample.json().replacing(#","frames":7"#, with: "", maxReplacements: 1)
         #expect(!old.contains("frames"))

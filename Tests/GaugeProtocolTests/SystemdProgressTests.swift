@@ -17,7 +17,7 @@ import Testing
             lines += translator.requests(state: state, progress: progress, at: 0).map(\.encoded)
         }
         #expect(lines == [
-            "state running Starting the system", "progress 0",
+            "progress 0", "state running Starting the system",
             "progress 20", "progress 50", "progress 60", "progress 95",
             "progress 100", "state success System ready",
         ])
@@ -44,7 +44,7 @@ import Testing
         var translator = SystemdProgressTranslator(settings: still)
         _ = translator.requests(state: "starting", progress: 0.9, at: 0)
         #expect(translator.requests(state: "stopping", progress: 0.1, at: 0)
-            == [.state(.running, message: "Stopping the system"), .progress(0, message: nil), .progress(10, message: nil)])
+            == [.progress(0, message: nil), .state(.running, message: "Stopping the system"), .progress(10, message: nil)])
         #expect(translator.phase == .shutdown)
         #expect(translator.requests(state: "offline", progress: 0.2, at: 0) == [])
         #expect(translator.requests(state: "stopping", progress: 0.05, at: 0) == [])

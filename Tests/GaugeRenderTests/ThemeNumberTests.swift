@@ -8,7 +8,7 @@ struct ThemeNumberTests {
     static let numericKeys = [
         "corner_radius", "stripe_width", "stripe_duration", "bar_width", "bar_height", "bar_center", "label_size",
         "title_size", "message_size", "text_gap", "logo_center", "box_radius", "indicator_size", "indicator_period",
-        "transition_duration",
+        "transition_duration", "stall_time",
     ]
 
     @Test("hex floats, exponents and non-numbers are refused by every numeric key", arguments: numericKeys)
@@ -25,7 +25,10 @@ struct ThemeNumberTests {
         try theme.set("bar_width", "0.5")
         try theme.set("bar_height", "+16.5")
         try theme.set("indicator_period", ".5")
-        #expect(theme.barWidth == 0.5 && theme.barHeight == 16.5 && theme.indicatorPeriod == 0.5)
+        try theme.set("stall_time", "7.5")
+        #expect(theme.barWidth == 0.5 && theme.barHeight == 16.5 && theme.indicatorPeriod == 0.5 && theme.stallTime == 7.5)
+        #expect(throws: ThemeError.self) { try theme.set("stall_time", "-1") }
+        #expect(throws: ThemeError.self) { try theme.set("stall_time", "86401") }
     }
 
     @Test("colour components too")

@@ -7,8 +7,13 @@
  * every other gaugectl command run where it is absent, and an initramfs image holds it
  * only if it wants these sources. All D-Bus encoding is sd-bus's.
  *
- * Every call returns 0 or a negative errno; on failure `message` (of `size` bytes) holds
- * why, from the D-Bus error when there is one.
+ * Every call returns 0 or a negative errno (unless it says otherwise); on failure `message`
+ * (of `size` bytes) holds why, from the D-Bus error when there is one.
+ *
+ * Signals: a caller subscribes with match rules, puts gauge_bus_fd in its own poll loop
+ * (with gauge_bus_events and gauge_bus_timeout), and when it wakes takes what came with
+ * gauge_bus_next_signal until that returns 0. Property getters may be called in between:
+ * signals that arrive while one waits for its reply are kept, in order.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -34,5 +39,31 @@ int gauge_bus_get_string(gauge_bus *bus, const char *destination, const char *pa
  * in gauge_bus_get_string. */
 int gauge_bus_get_isi(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                       const char *member, int32_t *first, char **text, int32_t *second, char *message, size_t size);
+
+/* Adds a match rule (D-Bus match syntax); the signals it matches are queued for
+ * gauge_bus_next_signal (up to 64; the rest are dropped and reported). */
+int gauge_bus_subscribe(gauge_bus *bus, const char *rule, char *message, size_t size);
+
+/* What to poll for, as sd_bus_get_fd, sd_bus_get_events and sd_bus_get_timeout
+ * (`usec`: an absolute CLOCK_MONOTONIC time, UINT64_MAX for none). */
+int gauge_bus_fd(gauge_bus *bus);
+int gauge_bus_events(gauge_bus *bus);
+int gauge_bus_timeout(gauge_bus *bus, uint64_t *usec);
+
+/* Reads and dispatches what the connection has, without blocking, and makes the next
+ * queued signal the current one: returns 1 with its interface and member (valid until the
+ * next call), 0 when there is none, 2 (with `message`) when some were dropped because the
+ * queue was full, < 0 when the connection failed. */
+int gauge_bus_next_signal(gauge_bus *bus, const char **interface, const char **member, char *message, size_t size);
+
+/* The current signal's first argument, an int32 (RAUC's Completed). 0 or a negative errno. */
+int gauge_bus_signal_int32(gauge_bus *bus, int32_t *value);
+
+/* An entry of the current signal's a{sv} argument (the first argument, or the second after
+ * a string, as in PropertiesChanged's changed properties): 1 read, 0 absent or of another
+ * type, < 0 malformed. Strings are set to a copy the caller frees with free(). */
+int gauge_bus_signal_string(gauge_bus *bus, const char *key, char **value);
+int gauge_bus_signal_uint32(gauge_bus *bus, const char *key, uint32_t *value);
+int gauge_bus_signal_isi(gauge_bus *bus, const char *key, int32_t *first, char **text, int32_t *second);
 
 #endif

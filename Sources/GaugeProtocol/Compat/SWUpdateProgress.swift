@@ -257,7 +257,7 @@ package struct SWUpdateProgressStream: Sendable {
 ///
 /// | status | what the bar does |
 /// |---|---|
-/// | START | starts an update: `state running Update started`, `progress 0` |
+/// | START | starts an update: `progress 0`, `state running Update started` |
 /// | DOWNLOAD | the download is the first half of the bar: `dwl_percent` / 2, message `Downloading update` |
 /// | RUN, PROGRESS (with a step) | the steps share the bar (the second half after a download) equally; message `Installing <image> (<handler>)` |
 /// | SUCCESS | `progress 100`, `state success Update successful` |

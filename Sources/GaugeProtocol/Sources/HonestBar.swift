@@ -24,6 +24,9 @@ package struct HonestBar: Sendable {
         package var creepHalfSeconds: Double?
         /// The largest share of the gap to the checkpoint that creeping may cover (< 1).
         package var creepShare: Double
+        /// Whether `stallSeconds` is still to come from the daemon's theme (`stall_time`,
+        /// in its status): no --stall was given.
+        package var stallFromTheme = false
 
         package init(stallSeconds: Double? = 20, creepHalfSeconds: Double? = 30, creepShare: Double = 0.9) {
             self.stallSeconds = stallSeconds
@@ -53,12 +56,14 @@ package struct HonestBar: Sendable {
         self.settings = settings
     }
 
-    /// Starts an operation at 0, in the running state with `message`.
+    /// Starts an operation at 0, in the running state with `message`. The value goes
+    /// back to 0 before the state changes, so a running bar never goes back: the last
+    /// operation's bar empties in its own success or failure colours.
     package mutating func start(message: String?, at now: UInt64) -> [Request] {
         var requests: [Request] = isStalled ? [.mode(.determinate)] : []
         begin(at: now)
         self.message = message
-        requests += [.state(.running, message: message), .progress(0, message: nil)]
+        requests += [.progress(0, message: nil), .state(.running, message: message)]
         return requests
     }
 

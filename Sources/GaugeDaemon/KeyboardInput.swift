@@ -2,7 +2,7 @@ import GaugeSystem
 import CGaugeLinux
 
 /// Keys typed on a tty (the VT the screen is on, or a pty standing in for it), read
-/// through the daemon's loop while someone waits for them: the tty is opened and put in
+/// through the daemon's loop while the splash shows or someone waits for them: the tty is opened and put in
 /// non-canonical mode without echo (the kernel's keymap still turns key codes into
 /// characters, as for any console program), and its settings are restored and it is
 /// closed when nobody waits any more.

@@ -1,8 +1,9 @@
 import GaugeProtocol
 
 /// Serves Plymouth's questions and keystroke watches (`gauged --ask`): keeps the askers'
-/// connections, whose answers are deferred until given, reads the keyboard only while
-/// something waits for a key, and answers each asker in Plymouth's format. A question
+/// connections, whose answers are deferred until given, reads the keyboard while the
+/// splash shows or something waits for a key, and answers each asker in Plymouth's
+/// format; Escape with nothing asked toggles the details view. A question
 /// whose asker disconnects is withdrawn. Without a keyboard tty every question is
 /// answered "no answer" at once, so the caller falls back rather than waiting forever.
 final class QuestionDesk {
@@ -12,8 +13,17 @@ final class QuestionDesk {
     private var askers: [UInt64: Asker] = [:]
     private var keyboard: KeyboardInput?
     private let log: Log
-    /// The question on screen or what was typed changed: draw it.
+    /// The question on screen, what was typed or the details view changed: draw it.
     var onChange: (() -> Void)?
+    /// Keys are read while the splash is on screen even with nothing asked, for Escape's
+    /// details view; the tty is given its settings back when the splash leaves.
+    var readsWhileShown = false {
+        didSet {
+            guard readsWhileShown != oldValue else { return }
+            if readsWhileShown { keyboard?.start() }
+            update()
+        }
+    }
 
     /// `ttyPath`: where keys are read from; nil: no keyboard.
     init(ttyPath: String?, loop: EventLoop, log: Log) {
@@ -75,13 +85,14 @@ final class QuestionDesk {
 
     private func typed(_ keys: UnsafeRawBufferPointer) {
         let asked = questions.current
+        let details = questions.detailsShown
         let replies = questions.type(keys)
         for reply in replies {
             let label = askers[reply.owner]?.label ?? "a client"
             log.info("\(label): \(reply.bytes == PlymouthReply.noAnswer ? "cancelled, no answer sent" : "answered")")
         }
         deliver(replies)
-        if asked != nil || !replies.isEmpty { update() }
+        if asked != nil || !replies.isEmpty || questions.detailsShown != details { update() }
     }
 
     private func deliver(_ replies: [PlymouthQuestions.Reply]) {
@@ -93,7 +104,7 @@ final class QuestionDesk {
     }
 
     private func update() {
-        if !questions.wantsKeys { keyboard?.stop() }
+        if !questions.wantsKeys && !readsWhileShown { keyboard?.stop() }
         onChange?()
     }
 

@@ -4,14 +4,18 @@ import GaugeProtocol
 /// connections, whose answers are deferred until given, reads the keyboard while the
 /// splash shows or something waits for a key, and answers each asker in Plymouth's
 /// format; Escape with nothing asked toggles the details view. A question
-/// whose asker disconnects is withdrawn. Without a keyboard tty every question is
+/// whose asker disconnects is withdrawn. With no VT the keys come from the input
+/// devices (`EvdevKeyboard`), opened only while something is asked. Without a keyboard every question is
 /// answered "no answer" at once, so the caller falls back rather than waiting forever.
 final class QuestionDesk {
     typealias Asker = Connection<PlymouthFrameDecoder>
 
     private(set) var questions = PlymouthQuestions()
     private var askers: [UInt64: Asker] = [:]
+    /// The VT's keys, read while the splash shows or something is asked.
     private var keyboard: KeyboardInput?
+    /// With no VT: the input devices' keys, read only while something is asked.
+    private(set) var evdev: EvdevKeyboard?
     private let log: Log
     /// The question on screen, what was typed or the details view changed: draw it.
     var onChange: (() -> Void)?
@@ -25,11 +29,15 @@ final class QuestionDesk {
         }
     }
 
-    /// `ttyPath`: where keys are read from; nil: no keyboard.
-    init(ttyPath: String?, loop: EventLoop, log: Log) {
+    /// `ttyPath`: where keys are read from; nil: no VT, so the keyboards under
+    /// `inputDirectory` (evdev); nil as well: no keyboard.
+    init(ttyPath: String?, inputDirectory: String? = "/dev/input", loop: EventLoop, log: Log) {
         self.log = log
-        guard let ttyPath else { return }
-        keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [self] keys in typed(keys) }
+        if let ttyPath {
+            keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [self] keys in typed(keys) }
+        } else if let inputDirectory {
+            evdev = EvdevKeyboard(directory: inputDirectory, loop: loop, log: log) { [self] keys in typed(keys) }
+        }
     }
 
     /// Takes a request from `asker`; the bytes to send at once, or nil when the answer
@@ -45,7 +53,7 @@ final class QuestionDesk {
         case .password, .question, .watchKeystroke:
             break
         }
-        guard keyboard?.start() == true else {
+        guard keyboard?.start() == true || evdev?.start() == true else {
             log.info("\(Self.describe(ask)) not asked: no keyboard to answer it; no answer sent")
             return PlymouthReply.noAnswer
         }
@@ -80,6 +88,8 @@ final class QuestionDesk {
         askers = [:]
         keyboard?.stop()
         keyboard = nil
+        evdev?.stop()
+        evdev = nil
         onChange = nil
     }
 
@@ -104,7 +114,10 @@ final class QuestionDesk {
     }
 
     private func update() {
-        if !questions.wantsKeys && !readsWhileShown { keyboard?.stop() }
+        if !questions.wantsKeys {
+            evdev?.stop()
+            if !readsWhileShown { keyboard?.stop() }
+        }
         onChange?()
     }
 

@@ -329,6 +329,7 @@ package final class Daemon {
         case .title(let text): screen.setTitle(text)
         case .step(let name):
             noteMessage(name)
+            questions?.checkKeyboard()
             bootRecord.step(name, at: now)
             bootEstimate?.step(name, at: now)
             if !clientMessage { screen.setMessage(name) }

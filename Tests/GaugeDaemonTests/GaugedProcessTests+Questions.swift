@@ -33,6 +33,14 @@ private final class TypingPTY {
         return settings.c_lflag & tcflag_t(ICANON) != 0 && settings.c_lflag & tcflag_t(ECHO) != 0
     }
 
+    /// Canonical mode with echo, as systemd's reset of the console leaves a VT.
+    func cook() {
+        var settings = termios()
+        #expect(tcgetattr(master, &settings) == 0)
+        settings.c_lflag |= tcflag_t(ICANON | ECHO)
+        #expect(tcsetattr(master, TCSANOW, &settings) == 0)
+    }
+
     func type(_ keys: String) {
         let bytes = Array(keys.utf8)
         #expect(bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } == bytes.count)
@@ -229,6 +237,29 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         let deadline = monotonicNow() + 30
         while !pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
         #expect(pty.isCooked, "the tty's settings are restored when the splash leaves")
+    }
+
+    /// systemd resets the console to canonical mode when it starts in the real root,
+    /// behind the daemon's back: keys would wait for Enter, with no bullet shown. The
+    /// next step of the boot, or the next question, makes the tty raw again.
+    @Test func aTTYResetToCanonicalModeIsReadRawAgain() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        #expect(try daemon.request("progress 42 Unlocking disks") == "ok")
+        waitForRaw(pty)
+        pty.cook()
+        #expect(pty.isCooked)
+        #expect(try daemon.request("step systemd-journald.service") == "ok")
+        waitForRaw(pty)
+
+        pty.cook()
+        let run = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=Disk password"])
+        waitForLog(daemon, "waits for the keyboard")
+        waitForRaw(pty)
+        pty.type("abc")
+        try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 3)))
+        pty.type("\r")
+        let result = run.finish()
+        #expect(result.status == 0 && result.stdout == "abc")
     }
 
     @Test func aQuestionWithdrawnByItsAskerDisappears() throws {

@@ -29,6 +29,12 @@ final class QuestionDesk {
         }
     }
 
+    /// Makes sure the VT is still read as it should be (a step of the boot: systemd may
+    /// have reset the console's settings since).
+    func checkKeyboard() {
+        keyboard?.reassertMode()
+    }
+
     /// `ttyPath`: where keys are read from; nil: no VT, so the keyboards under
     /// `inputDirectory` (evdev); nil as well: no keyboard.
     init(ttyPath: String?, inputDirectory: String? = "/dev/input", loop: EventLoop, log: Log) {

@@ -14,6 +14,10 @@ The guest's test units print lines on ttyS1 that carry its uptime (`GAUGE-STEP n
 UPTIME`, `GAUGE-PROBE uptime UPTIME`): they map host time onto the guest's monotonic
 clock, so frames line up with the journal (`journalctl -o short-monotonic`). Frames,
 figures and failures are written under --results (PNG of every frame the checks name).
+
+With --ask-passphrase the boot asks for an encrypted volume's passphrase on the splash:
+once a frame shows the question's field (empty), the passphrase is typed with the
+monitor's `sendkey`, and Enter once the field holds one bullet per key.
 Standard library only.
 """
 import argparse
@@ -100,6 +104,43 @@ def classify(img):
     return ("black" if lit_count(img, 0, img.height) < 30 else "console"), None, None
 
 
+def is_field(p):
+    """The question's field: a dark grey (0.18 = 45, the default theme's entry colour)."""
+    return max(p) - min(p) <= 8 and 32 <= p[0] <= 64
+
+
+def entry_field(img):
+    """The question on screen, or None: (field top, field bottom, bullets in it, lit
+    bytes of the prompt above it). The field is found by its rows, wherever it is laid
+    out (below the message, or above the title when there is no room below); the
+    bullets are the orange dots in its rows."""
+    bx, by, bw, bh = bar_rect(img.width, img.height)
+    rows = []
+    samples = [bx + bw * i // 16 for i in range(1, 16)]
+    for y in range(0, img.height, 2):
+        if sum(1 for x in samples if is_field(img.at(x, y))) >= 10:
+            rows.append(y)
+    if not rows:
+        return None
+    top, bottom = rows[0], rows[-1]
+    bullets = 0
+    for y in range(top, bottom + 1):
+        runs, inside = 0, False
+        for x in range(bx, bx + bw):
+            orange = is_orange(img.at(x, y))
+            runs += orange and not inside
+            inside = orange
+        bullets = max(bullets, runs)
+    # The prompt: a line of text just above the field (message size 16, a gap of 8).
+    prompt = lit_count(img, max(0, top - 30), max(0, top - 2))
+    return top, bottom, bullets, prompt
+
+
+def sendkey_name(char):
+    """QEMU's `sendkey` name for a letter or digit (capitals with Shift)."""
+    return f"shift-{char.lower()}" if char.isupper() else char
+
+
 def shows_text(img, rows, lines):
     """Whether every non-blank line of the VT's text has lit pixels in its character cell
     row, across the columns it uses (the screen shows what the console holds)."""
@@ -147,6 +188,12 @@ class Boot:
         self.frames = []
         self.splash_seen = False
         self.lines = []       # (host seconds, text), appended by the reader thread only
+        # The passphrase to type, and what happened: the frame that showed the empty field,
+        # host seconds the keys were sent, the most bullets seen, the frame with all of
+        # them, host seconds Enter was sent.
+        self.passphrase = args.ask_passphrase
+        self.asked = self.typed_at = self.full = self.entered_at = None
+        self.most_bullets = 0
         self.finished = threading.Event()
         self.reader = threading.Thread(target=self.read_serial, daemon=True)
         self.reader.start()
@@ -173,9 +220,30 @@ class Boot:
             taken = (begin + self.now()) / 2
             self.frames.append(Frame(len(self.frames), taken, path, img))
             self.splash_seen = self.splash_seen or self.frames[-1].kind == "splash"
+            if self.passphrase and self.splash_seen and self.entered_at is None:
+                self.answer(img, self.frames[-1])
             time.sleep(max(0.0, begin + (INTERVAL if self.splash_seen else EARLY_INTERVAL) - self.now()))
         self.process.wait()
         return True
+
+    def answer(self, img, frame):
+        """Types the passphrase once the field shows, empty; Enter once it holds one
+        bullet per key (or 30 s after typing, so the boot goes on to fail its checks)."""
+        entry = entry_field(img)
+        if self.typed_at is None:
+            if entry is not None and entry[2] == 0:
+                self.asked = frame
+                for char in self.passphrase:
+                    self.monitor.command(f"sendkey {sendkey_name(char)}")
+                self.typed_at = self.now()
+            return
+        bullets = entry[2] if entry is not None else 0
+        self.most_bullets = max(self.most_bullets, bullets)
+        if bullets == len(self.passphrase) or self.now() - self.typed_at > 30:
+            if bullets == len(self.passphrase):
+                self.full = frame
+            self.monitor.command("sendkey ret")
+            self.entered_at = self.now()
 
     def read_serial(self):
         """Reads the report port every 10 ms: a line's arrival time maps host time onto
@@ -436,6 +504,9 @@ def analyse(boot, exited, report):
                  + ("" if console_before else
                     f"; the screen before it was {before_off[-1].label() if before_off else 'not sampled'}, not the console"))
 
+    if boot.passphrase:
+        analyse_question(boot, report, journal, lines, offset)
+
     # Figures from inside the VM.
     screen_ms = [j for j in gauged_log if re.search(r"\d+(\.\d+)? ?ms", j) and re.search(r"screen|frame", j)]
     exec_to_screen = None
@@ -447,6 +518,47 @@ def analyse(boot, exited, report):
                      if exec_to_screen is not None else "process start unknown")
                   + (f"; kernel random pool ready at {crng:.2f} s" if crng is not None else "")
                   + (f"; bochs-drm registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
+
+
+def analyse_question(boot, report, journal, lines, offset):
+    """The encrypted volume's passphrase, asked on the splash: prompt and bullets on
+    screen, the volume unlocked with what was typed, and the passphrase in no log."""
+    passphrase = boot.passphrase
+    asked, full = boot.asked, boot.full
+    report.evidence(asked, "the passphrase asked on the splash")
+    report.evidence(full, "one bullet per typed key")
+    entry = entry_field(Image(asked.path)) if asked else None
+    report.check(asked is not None and asked.kind == "splash" and entry is not None and entry[3] > 100,
+                 "systemd-cryptsetup's passphrase request is asked on the splash (prompt and field)",
+                 f"question frame {asked.label()}, field rows and prompt {entry}" if asked
+                 else "no frame showed the question's field")
+    report.check(full is not None and boot.most_bullets == len(passphrase),
+                 "the field shows one bullet per typed key",
+                 f"{len(passphrase)} keys typed; most bullets seen {boot.most_bullets}"
+                 + (f", all of them in {full.label()}" if full else ""))
+    if boot.entered_at is not None:
+        # The question leaves the screen once answered (the splash stays).
+        after = [f for f in boot.frames if f.host > boot.entered_at][:20]
+        gone = next((f for f in after if entry_field(Image(f.path)) is None), None)
+        report.evidence(gone, "the question answered")
+        report.check(gone is not None and gone.kind == "splash", "the question leaves the splash once answered",
+                     f"first frame without the field: {gone.label() if gone else 'none of ' + str(len(after))}")
+        report.figure("passphrase question on screen",
+                      f"from {asked.host - offset:.2f} s; keys sent at {boot.typed_at - offset:.2f} s, "
+                      f"Enter at {boot.entered_at - offset:.2f} s (guest seconds)" if asked else "never")
+    luks = [text[len("GAUGE-LUKS "):] for _, text in lines if text.startswith("GAUGE-LUKS ")]
+    report.check("unit active" in luks and f"file {boot.args.ask_token}" in luks,
+                 "the volume is unlocked during the boot and its file reads back",
+                 f"the guest reports {luks}; {[j for j in journal if 'cryptsetup' in j][:4]}")
+    # Every log: the kernel console, the report port (whole journal, tty1's text).
+    full_journal = sum(1 for _, text in lines if text.startswith("GAUGE-LOG "))
+    leaks = []
+    for path in (boot.serial_path, boot.report_path):
+        with open(path, "rb") as f:
+            if passphrase.encode() in f.read():
+                leaks.append(os.path.basename(path))
+    report.check(full_journal > 100 and not leaks, "the passphrase is in no log (the whole journal, the consoles)",
+                 f"{full_journal} journal lines read; the passphrase is in {leaks}")
 
 
 def main():
@@ -461,6 +573,8 @@ def main():
     parser.add_argument("--smp", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--keep-frames", action="store_true", help="keep every screen as PPM in --results/frames")
+    parser.add_argument("--ask-passphrase", help="type this when the splash asks for a passphrase")
+    parser.add_argument("--ask-token", help="what the unlocked volume's file holds")
     parser.add_argument("qemu", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)

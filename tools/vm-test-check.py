@@ -117,6 +117,16 @@ def count_bullets(img):
     return best
 
 
+def details_text(img):
+    """Pixels of text in the message colour (0.8 = 204 grey, lighter or darker at glyph
+    edges) in the details view's place: the top left of the screen, above where the
+    title or logo would be."""
+    bx, by, bw, bh = bar_rect(img.width, img.height)
+    def grey_text(p):
+        return max(p) - min(p) <= 4 and 150 <= p[0] <= 215
+    return sum(1 for y in range(0, by // 2) for x in range(0, img.width // 2) if grey_text(img.at(x, y)))
+
+
 class VM:
     def __init__(self, args, work):
         self.work = work
@@ -269,6 +279,22 @@ def main():
                     check.bar(shot, step, 100)
                     vm.monitor.command("sendkey ret")
                     asked = typed
+                elif step == "details":
+                    # Nothing asked: Escape shows the messages so far at the top, Escape
+                    # again takes them away; the bar stays.
+                    check.expect(details_text(shot) == 0, "details: text at the top before Escape")
+                    for want, what in ((True, "shown"), (False, "hidden")):
+                        vm.monitor.command("sendkey esc")
+                        deadline = time.time() + 30
+                        while time.time() < deadline:
+                            shot = vm.screendump(os.path.join(args.work, f"details-{what}.ppm"))
+                            if (details_text(shot) > 100) == want:
+                                break
+                            time.sleep(0.2)
+                        shots.append(shot)
+                        check.expect((details_text(shot) > 100) == want,
+                                     f"details: {details_text(shot)} pixels of text at the top after Escape, expected {what}")
+                        check.bar(shot, f"details-{what}", 100)
                 elif step == "retained":
                     # gauged has exited: the 100 % frame stays, still and untouched by
                     # the console text written since.
@@ -287,7 +313,7 @@ def main():
             check.expect(any(text in line for line in logged), f"the daemon's log has no line with \"{text}\"")
         last = "retained" if "gauge.quit=retain" in args.append else "after-quit"
         first = ["early", "moved"] if "gauge.late-modules=" in args.append else []
-        ask = ["ask"] if "gauge.ask=1" in args.append else []
+        ask = ["ask", "details"] if "gauge.ask=1" in args.append else []
         check.expect(steps == first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last], f"steps seen: {steps}")
         if ask:
             check.expect(answers == [f"GAUGE-ANSWER [{asked}] status 0"], f"the asker printed {answers}, typed {asked}")

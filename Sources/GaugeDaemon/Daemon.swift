@@ -52,6 +52,8 @@ package final class Daemon {
     private var estimateShown = -1.0
     /// A client has set the message line: steps no longer show there.
     private var clientMessage = false
+    /// The boot's messages and steps so far, for the details view (`--ask`, Escape).
+    private var bootMessages = MessageHistory()
     private var firstDeviceFrameLogged = false
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
@@ -202,6 +204,7 @@ package final class Daemon {
             displays?.release()
             log.info("a password request is waiting: the console keeps the screen")
         }
+        questions?.readsWhileShown = handover.owner == .gauge
         noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
         scheduleFrames()
         try? notify?.ready()
@@ -249,7 +252,21 @@ package final class Daemon {
         } else {
             screen.setEntry(nil)
         }
+        showDetails()
         scheduleFrames()
+    }
+
+    /// The details view, while asked for (Escape) and no question is on screen.
+    private func showDetails() {
+        guard let questions else { return }
+        let shown = questions.questions.detailsShown && questions.questions.current == nil
+        screen.setDetails(shown ? bootMessages.lines : nil)
+    }
+
+    /// A message or step for the details view.
+    private func noteMessage(_ text: String?) {
+        guard let text, bootMessages.append(text) else { return }
+        if screen.model.details != nil { showDetails() }
     }
 
     /// `/run/plymouth/pid`: systemd's console password agent stays away and its Plymouth
@@ -304,11 +321,15 @@ package final class Daemon {
             endBootEstimate(because: "a client reports progress")
             if let message { clientMessage = !message.isEmpty }
             screen.setProgress(value, message: message, at: now)
+            noteMessage(message)
         case .message(let text):
             clientMessage = !text.isEmpty
             screen.setMessage(text)
+            noteMessage(text)
         case .title(let text): screen.setTitle(text)
         case .step(let name):
+            noteMessage(name)
+            questions?.checkKeyboard()
             bootRecord.step(name, at: now)
             bootEstimate?.step(name, at: now)
             if !clientMessage { screen.setMessage(name) }
@@ -317,6 +338,7 @@ package final class Daemon {
             if state == .success || state == .failure { endBootEstimate(because: "a client ended the work") }
             if let message { clientMessage = !message.isEmpty }
             screen.setState(state, message: message, at: now)
+            noteMessage(message)
         case .theme(let settings):
             do throws(ProtocolError) {
                 try screen.applyTheme(settings)
@@ -394,6 +416,7 @@ package final class Daemon {
         let after = handover.owner
         guard after != before else { return }
         log.info("screen: \(before) → \(after)")
+        questions?.readsWhileShown = after == .gauge
         switch after {
         case .gauge:
             // Back from the text console or from a display manager: graphics mode, VT

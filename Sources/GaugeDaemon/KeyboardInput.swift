@@ -2,7 +2,7 @@ import GaugeSystem
 import CGaugeLinux
 
 /// Keys typed on a tty (the VT the screen is on, or a pty standing in for it), read
-/// through the daemon's loop while someone waits for them: the tty is opened and put in
+/// through the daemon's loop while the splash shows or someone waits for them: the tty is opened and put in
 /// non-canonical mode without echo (the kernel's keymap still turns key codes into
 /// characters, as for any console program), and its settings are restored and it is
 /// closed when nobody waits any more.
@@ -35,19 +35,15 @@ final class KeyboardInput {
     /// Starts reading keys; false (logged) if the tty cannot be used.
     @discardableResult
     func start() -> Bool {
-        guard fd < 0 else { return true }
+        guard fd < 0 else {
+            reassertMode()
+            return true
+        }
         do throws(SystemError) {
             let fd = try Syscall.open(path, flags: O_RDWR | O_NOCTTY | O_NONBLOCK)
             do throws(SystemError) {
                 let original = try Syscall.terminalAttributes(fd)
-                var raw = original
-                raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ECHONL | ISIG | IEXTEN)
-                raw.c_iflag &= ~tcflag_t(IXON | ICRNL | INLCR | IGNCR)
-                withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-                    cc[Int(VMIN)] = 1
-                    cc[Int(VTIME)] = 0
-                }
-                try Syscall.setTerminalAttributes(fd, raw)
+                try Syscall.setTerminalAttributes(fd, Self.raw(original))
                 // Keys typed before anyone asked are not an answer.
                 try Syscall.discardTerminalInput(fd)
                 try loop.register(fd, events: .readable) { [self] events in readKeys(events) }
@@ -63,6 +59,35 @@ final class KeyboardInput {
         }
         log.info("keyboard: reading keys from \(path)")
         return true
+    }
+
+    /// Puts the tty back in the mode keys are read in when something else changed it
+    /// while it was read (systemd resets the console's settings to canonical mode with
+    /// echo when it starts in the real root): otherwise keys would wait in the line
+    /// discipline until Enter. What was typed meanwhile is discarded.
+    func reassertMode() {
+        guard fd >= 0, let current = try? Syscall.terminalAttributes(fd),
+            current.c_lflag & tcflag_t(ICANON | ECHO) != 0
+        else { return }
+        do throws(SystemError) {
+            try Syscall.setTerminalAttributes(fd, Self.raw(current))
+            try Syscall.discardTerminalInput(fd)
+            log.info("keyboard: \(path) was set back to canonical mode by another program; keys are read raw again")
+        } catch {
+            log.info("keyboard: cannot set \(path) back to raw mode: \(error)")
+        }
+    }
+
+    /// `settings` in non-canonical mode without echo or signals, a byte at a time.
+    private static func raw(_ settings: termios) -> termios {
+        var raw = settings
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ECHONL | ISIG | IEXTEN)
+        raw.c_iflag &= ~tcflag_t(IXON | ICRNL | INLCR | IGNCR)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        return raw
     }
 
     /// Stops reading and gives the tty its settings back.

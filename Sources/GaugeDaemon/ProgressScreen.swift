@@ -68,6 +68,8 @@ package final class ProgressScreen {
     package func setTitle(_ text: String) { model.title = text }
     /// The question on screen (nil: none).
     package func setEntry(_ entry: ScreenModel.Entry?) { model.entry = entry }
+    /// The details view's lines (nil: hidden).
+    package func setDetails(_ lines: [String]?) { model.details = lines }
 
     package func setMode(_ mode: GaugeProtocol.DisplayMode) {
         model.mode = mode == .determinate ? .determinate : .indeterminate

@@ -47,6 +47,7 @@ public final class Scene {
     private var message = TextLine()
     private var label = TextLine()
     private lazy var entry = EntryLayer(theme: theme, layout: layout, text: text)
+    private lazy var details = DetailsLayer(theme: theme, layout: layout, text: text)
     private var labelColor = Color.black
     private var phase = 0
     private var labelValue = -1.0
@@ -186,6 +187,11 @@ public final class Scene {
         }
         damage = damage.union(updateLabel(shown: shown, hidden: indeterminate))
         if model.entry != entry.entry { damage = damage.union(entry.update(model.entry, below: entryBelow, above: entryAbove)) }
+        if model.details != details.lines {
+            // The logo goes while the details show, and comes back after.
+            if (model.details == nil) != (details.lines == nil), let logo { damage = damage.union(logo.rect) }
+            damage = damage.union(details.update(model.details, bottom: detailsBottom))
+        }
         return damage.intersection(screen)
     }
 
@@ -241,6 +247,17 @@ public final class Scene {
 
     /// Where the question on screen is (empty without one).
     public var entryRect: Rect { entry.rect }
+
+    /// Where the details view ends: above the title (or the bar, or the box's panel), and
+    /// above a question laid out there.
+    private var detailsBottom: Int {
+        let splashTop = theme.style == .box ? panel.y : (title.rect.isEmpty ? layout.bar.y - labelClearance(.above) : title.rect.y)
+        let top = entry.rect.isEmpty ? splashTop : min(splashTop, entry.rect.y)
+        return top - layout.textGap
+    }
+
+    /// Where the details view is drawn (empty while hidden).
+    public var detailsRect: Rect { details.rect }
 
     /// The lines of a message: split at line breaks, each without the blanks at its ends,
     /// empty lines left out, the third and further lines joined to the second with spaces.
@@ -333,7 +350,7 @@ public final class Scene {
         // An opaque indicator frame covering the whole area hides everything under it.
         if indicatorOpacity >= 1, indicator.rect.union(area) == indicator.rect,
             !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect),
-            !area.intersects(entry.rect)
+            !area.intersects(entry.rect), !area.intersects(details.rect)
         {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: 1)
             return
@@ -351,7 +368,7 @@ public final class Scene {
                               maskOrigin: (p.x - panel.x, p.y - panel.y))
             }
         }
-        if let logo {
+        if let logo, details.lines == nil {
             let l = area.intersection(logo.rect)
             dst.composite(PIXMAN_OP_OVER, source: logo.image, rect: l, sourceOrigin: (l.x - logo.rect.x, l.y - logo.rect.y))
         }
@@ -369,6 +386,7 @@ public final class Scene {
         draw(title, color: theme.titleColor, into: dst, clip: area)
         draw(message, color: theme.messageColor, into: dst, clip: area)
         entry.draw(into: dst, clip: area)
+        details.draw(into: dst, clip: area)
         draw(mark, color: theme.fillColor(for: state), into: dst, clip: area)
         if let badge {
             let b = area.intersection(badge.rect)

@@ -26,6 +26,9 @@ public struct ScreenModel: Equatable, Sendable {
     public var state = RunState.begin
     /// A question asked on the screen, shown below the message; nil: none.
     public var entry: Entry?
+    /// The details view: the boot's messages so far, shown above the splash's text in
+    /// place of the logo; nil: hidden.
+    public var details: [String]?
 
     public init() {}
 

@@ -33,6 +33,14 @@ private final class TypingPTY {
         return settings.c_lflag & tcflag_t(ICANON) != 0 && settings.c_lflag & tcflag_t(ECHO) != 0
     }
 
+    /// Canonical mode with echo, as systemd's reset of the console leaves a VT.
+    func cook() {
+        var settings = termios()
+        #expect(tcgetattr(master, &settings) == 0)
+        settings.c_lflag |= tcflag_t(ICANON | ECHO)
+        #expect(tcsetattr(master, TCSANOW, &settings) == 0)
+    }
+
     func type(_ keys: String) {
         let bytes = Array(keys.utf8)
         #expect(bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } == bytes.count)
@@ -65,6 +73,13 @@ private final class PlymouthRun {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
+}
+
+/// Waits until the daemon reads the pty (non-canonical, no echo).
+private func waitForRaw(_ pty: TypingPTY, sourceLocation: SourceLocation = #_sourceLocation) {
+    let deadline = monotonicNow() + 30
+    while pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
+    #expect(!pty.isCooked, "keys are read without canonical mode or echo", sourceLocation: sourceLocation)
 }
 
 /// Waits until the daemon's log has `text` `count` times.
@@ -134,8 +149,8 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         try waitForSnapshot(daemon, equals: settledModel(42, message: "Unlocking disks"))
 
         // A password, edited with Backspace, one bullet per character on screen;
-        // nothing typed reaches the log. The tty is raw only while a question waits.
-        #expect(pty.isCooked)
+        // nothing typed reaches the log. The tty is read (raw) while the splash shows.
+        waitForRaw(pty)
         var run = try ask(["ask-for-password", "--prompt=Disk password"])
         #expect(!pty.isCooked, "keys are read without canonical mode or echo")
         try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 0)))
@@ -146,9 +161,6 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         #expect(result.status == 0)
         #expect(result.stdout == "hunter2")
         #expect(!daemon.log.contains("hunter2") && !daemon.log.contains("hunx"))
-        let deadline = monotonicNow() + 30
-        while !pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
-        #expect(pty.isCooked, "the tty's settings are restored once nothing waits for a key")
         try waitForSnapshot(daemon, equals: settledModel(42, message: "Unlocking disks"))
 
         // Ctrl-U clears the field.
@@ -178,6 +190,76 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         // The daemon still serves, and the next client is answered.
         #expect(try daemon.request("ping") == "ok")
         #expect(try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth, "--ping"]).status == 0)
+    }
+
+    /// Escape shows the boot's messages so far (and hides them again) while nothing is
+    /// asked; a question takes the screen from them and cancels on Escape as before. The
+    /// tty is read while the splash shows and given its settings back when it is hidden.
+    @Test func escapeTogglesTheDetailsView() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        #expect(try daemon.request("progress 20 Checking disks") == "ok")
+        #expect(try daemon.request("step systemd-udevd.service") == "ok")
+        #expect(try daemon.request("message Unlocking disks") == "ok")
+        #expect(try daemon.request("progress 42") == "ok")
+        let plain = settledModel(42, message: "Unlocking disks")
+        try waitForSnapshot(daemon, equals: plain)
+        waitForRaw(pty)
+
+        var details = plain
+        details.details = ["Checking disks", "systemd-udevd.service", "Unlocking disks"]
+        pty.type("\u{1B}")
+        try waitForSnapshot(daemon, equals: details)
+        // A new message shows in the view at once.
+        #expect(try daemon.request("message Mounting /home") == "ok")
+        details.message = "Mounting /home"
+        details.details?.append("Mounting /home")
+        try waitForSnapshot(daemon, equals: details)
+        pty.type("\u{1B}")
+        var shown = details
+        shown.details = nil
+        try waitForSnapshot(daemon, equals: shown)
+
+        // A question takes the screen from the details; Escape cancels it, and they return.
+        pty.type("\u{1B}")
+        try waitForSnapshot(daemon, equals: details)
+        let run = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=Disk password"])
+        waitForLog(daemon, "waits for the keyboard")
+        var asked = shown
+        asked.entry = ScreenModel.Entry(prompt: "Disk password", field: .hidden(count: 0))
+        try waitForSnapshot(daemon, equals: asked)
+        pty.type("\u{1B}")
+        let result = run.finish()
+        #expect(result.status != nil && result.status != 0)
+        try waitForSnapshot(daemon, equals: details)
+
+        // Hidden, the splash leaves the tty as it found it.
+        #expect(try daemon.request("hide") == "ok")
+        let deadline = monotonicNow() + 30
+        while !pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
+        #expect(pty.isCooked, "the tty's settings are restored when the splash leaves")
+    }
+
+    /// systemd resets the console to canonical mode when it starts in the real root,
+    /// behind the daemon's back: keys would wait for Enter, with no bullet shown. The
+    /// next step of the boot, or the next question, makes the tty raw again.
+    @Test func aTTYResetToCanonicalModeIsReadRawAgain() throws {
+        let (daemon, plymouth, pty, _) = try start()
+        #expect(try daemon.request("progress 42 Unlocking disks") == "ok")
+        waitForRaw(pty)
+        pty.cook()
+        #expect(pty.isCooked)
+        #expect(try daemon.request("step systemd-journald.service") == "ok")
+        waitForRaw(pty)
+
+        pty.cook()
+        let run = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=Disk password"])
+        waitForLog(daemon, "waits for the keyboard")
+        waitForRaw(pty)
+        pty.type("abc")
+        try waitForSnapshot(daemon, equals: asking("Disk password", .hidden(count: 3)))
+        pty.type("\r")
+        let result = run.finish()
+        #expect(result.status == 0 && result.stdout == "abc")
     }
 
     @Test func aQuestionWithdrawnByItsAskerDisappears() throws {

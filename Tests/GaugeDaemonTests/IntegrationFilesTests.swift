@@ -51,6 +51,7 @@ private func lines(_ text: String) -> [String] {
     private let units = [
         "gauged.service", "gauged-quit.service", "gauged-poweroff.service", "gauged-reboot.service",
         "gauged-halt.service", "gauged-kexec.service", "gauged-switch-root.service",
+        "gauged-ask-password.path", "gauged-ask-password.service",
     ]
     private let dropIns = ["emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf"]
 
@@ -180,6 +181,20 @@ private func lines(_ text: String) -> [String] {
             #expect(shutdown.contains("DefaultDependencies=no"))
             #expect(service.contains { $0.hasPrefix("Also=") && $0.contains("gauged-\(name).service") }, "enabled with gauged.service")
         }
+        // systemd's password requests go to the splash only while a gauged --ask made
+        // the pid file, never beside Plymouth's own forwarding, and before cryptsetup.target.
+        let forward = try unit("gauged-ask-password.path")
+        for line in [
+            "DirectoryNotEmpty=/run/systemd/ask-password", "ConditionPathExists=/run/plymouth/pid",
+            "ConditionPathExists=!/usr/lib/systemd/system/systemd-ask-password-plymouth.path",
+            "Before=paths.target cryptsetup.target shutdown.target", "DefaultDependencies=no", "WantedBy=sysinit.target",
+        ] {
+            #expect(forward.contains(line), "gauged-ask-password.path: \(line)")
+        }
+        #expect(service.contains("Also=gauged-ask-password.path"), "enabled with gauged.service")
+        let agent = try unit("gauged-ask-password.service")
+        #expect(agent.contains("ExecStart=/usr/bin/systemd-tty-ask-password-agent --watch --plymouth"))
+        #expect(agent.contains("ConditionPathExists=/run/plymouth/pid"))
         let switchRoot = try unit("gauged-switch-root.service")
         #expect(switchRoot.contains("ExecStart=-/usr/bin/gaugectl --no-wait --timeout 5 newroot /sysroot"))
         #expect(switchRoot.contains("Before=initrd-switch-root.service"))

@@ -56,6 +56,32 @@ import Testing
         #expect(questions.typedCount == 0 && !questions.wantsKeys)
     }
 
+    @Test func escapeWithoutAQuestionTogglesTheDetails() {
+        var questions = PlymouthQuestions()
+        #expect(!questions.detailsShown)
+        #expect(type(&questions, [0x1B]).isEmpty)
+        #expect(questions.detailsShown)
+        // An arrow key is no Escape; a watched key still answers its watch.
+        questions.watch(keys: nil, owner: 4)
+        #expect(type(&questions, [0x1B, 0x5B, 0x41]).isEmpty && questions.detailsShown)
+        #expect(type(&questions, [0x1B]).isEmpty && !questions.detailsShown, "Escape is never a keystroke")
+        #expect(type(&questions, "k") == [.init(owner: 4, bytes: PlymouthReply.answer([0x6B]))])
+        // While a question waits, Escape cancels it and leaves the details as they were.
+        questions.ask(.password, prompt: "", owner: 5)
+        #expect(type(&questions, [0x1B]) == [.init(owner: 5, bytes: [0x05])])
+        #expect(!questions.detailsShown)
+    }
+
+    @Test func theMessageHistoryIsBounded() {
+        var history = MessageHistory()
+        #expect(history.append(" Starting\u{2028}disks ") && history.lines == ["Starting disks"])
+        #expect(!history.append("Starting disks") && !history.append("  "), "a repeat or a blank adds nothing")
+        for n in 0..<500 { _ = history.append("line \(n) " + String(repeating: "x", count: 1000)) }
+        #expect(history.lines.count == MessageHistory.maxLines)
+        #expect(history.lines.last?.hasPrefix("line 499 ") == true && history.lines.first?.hasPrefix("line 400 ") == true)
+        #expect(history.lines.allSatisfy { $0.unicodeScalars.count <= MessageHistory.maxCharacters })
+    }
+
     @Test func questionsQueueInOrderAndAWithdrawnOneDisappears() {
         var questions = PlymouthQuestions()
         questions.ask(.password, prompt: "first", owner: 1)

@@ -34,7 +34,8 @@ package enum PlymouthReply {
 /// While none is asked, keys go to the keystroke watches, the oldest matching one first,
 /// as plymouthd does (a key no watch wants is dropped). Enter answers, Backspace deletes
 /// a character, Ctrl-U clears the field, Escape (and Ctrl-C, Ctrl-D) cancels: the asker
-/// gets "no answer". Enter, Backspace, Escape and Ctrl-U are never keystrokes.
+/// gets "no answer". Escape while no question waits toggles the details view instead, as
+/// Plymouth's Escape does. Enter, Backspace, Escape and Ctrl-U are never keystrokes.
 ///
 /// What is typed lives in one buffer of fixed capacity (so it is never copied by a
 /// reallocation), zeroed as soon as it is answered, cancelled or withdrawn. No answer
@@ -66,6 +67,9 @@ package struct PlymouthQuestions {
     package static let maxEntryBytes = 255
 
     package private(set) var questions: [Question] = []
+    /// The details view (the boot's messages) is asked for: Escape toggles it while no
+    /// question waits.
+    package private(set) var detailsShown = false
     private var watches: [Watch] = []
     private var entry: [UInt8]
 
@@ -134,11 +138,13 @@ package struct PlymouthQuestions {
             switch byte {
             case 0x1B:
                 // A key's escape sequence (arrows, function keys) arrives in one read and is
-                // ignored; a lone Escape cancels.
+                // ignored; a lone Escape cancels the question, or toggles the details.
                 if index < bytes.count, bytes[index] == UInt8(ascii: "[") || bytes[index] == UInt8(ascii: "O") {
                     index = Self.endOfSequence(bytes, from: index)
-                } else {
+                } else if current != nil {
                     replies += cancel()
+                } else {
+                    detailsShown.toggle()
                 }
             case 0x0D, 0x0A:
                 replies += enter()

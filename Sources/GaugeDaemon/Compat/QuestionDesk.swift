@@ -1,25 +1,49 @@
 import GaugeProtocol
 
 /// Serves Plymouth's questions and keystroke watches (`gauged --ask`): keeps the askers'
-/// connections, whose answers are deferred until given, reads the keyboard only while
-/// something waits for a key, and answers each asker in Plymouth's format. A question
-/// whose asker disconnects is withdrawn. Without a keyboard tty every question is
+/// connections, whose answers are deferred until given, reads the keyboard while the
+/// splash shows or something waits for a key, and answers each asker in Plymouth's
+/// format; Escape with nothing asked toggles the details view. A question
+/// whose asker disconnects is withdrawn. With no VT the keys come from the input
+/// devices (`EvdevKeyboard`), opened only while something is asked. Without a keyboard every question is
 /// answered "no answer" at once, so the caller falls back rather than waiting forever.
 final class QuestionDesk {
     typealias Asker = Connection<PlymouthFrameDecoder>
 
     private(set) var questions = PlymouthQuestions()
     private var askers: [UInt64: Asker] = [:]
+    /// The VT's keys, read while the splash shows or something is asked.
     private var keyboard: KeyboardInput?
+    /// With no VT: the input devices' keys, read only while something is asked.
+    private(set) var evdev: EvdevKeyboard?
     private let log: Log
-    /// The question on screen or what was typed changed: draw it.
+    /// The question on screen, what was typed or the details view changed: draw it.
     var onChange: (() -> Void)?
+    /// Keys are read while the splash is on screen even with nothing asked, for Escape's
+    /// details view; the tty is given its settings back when the splash leaves.
+    var readsWhileShown = false {
+        didSet {
+            guard readsWhileShown != oldValue else { return }
+            if readsWhileShown { keyboard?.start() }
+            update()
+        }
+    }
 
-    /// `ttyPath`: where keys are read from; nil: no keyboard.
-    init(ttyPath: String?, loop: EventLoop, log: Log) {
+    /// Makes sure the VT is still read as it should be (a step of the boot: systemd may
+    /// have reset the console's settings since).
+    func checkKeyboard() {
+        keyboard?.reassertMode()
+    }
+
+    /// `ttyPath`: where keys are read from; nil: no VT, so the keyboards under
+    /// `inputDirectory` (evdev); nil as well: no keyboard.
+    init(ttyPath: String?, inputDirectory: String? = "/dev/input", loop: EventLoop, log: Log) {
         self.log = log
-        guard let ttyPath else { return }
-        keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [self] keys in typed(keys) }
+        if let ttyPath {
+            keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [self] keys in typed(keys) }
+        } else if let inputDirectory {
+            evdev = EvdevKeyboard(directory: inputDirectory, loop: loop, log: log) { [self] keys in typed(keys) }
+        }
     }
 
     /// Takes a request from `asker`; the bytes to send at once, or nil when the answer
@@ -35,7 +59,7 @@ final class QuestionDesk {
         case .password, .question, .watchKeystroke:
             break
         }
-        guard keyboard?.start() == true else {
+        guard keyboard?.start() == true || evdev?.start() == true else {
             log.info("\(Self.describe(ask)) not asked: no keyboard to answer it; no answer sent")
             return PlymouthReply.noAnswer
         }
@@ -70,18 +94,21 @@ final class QuestionDesk {
         askers = [:]
         keyboard?.stop()
         keyboard = nil
+        evdev?.stop()
+        evdev = nil
         onChange = nil
     }
 
     private func typed(_ keys: UnsafeRawBufferPointer) {
         let asked = questions.current
+        let details = questions.detailsShown
         let replies = questions.type(keys)
         for reply in replies {
             let label = askers[reply.owner]?.label ?? "a client"
             log.info("\(label): \(reply.bytes == PlymouthReply.noAnswer ? "cancelled, no answer sent" : "answered")")
         }
         deliver(replies)
-        if asked != nil || !replies.isEmpty { update() }
+        if asked != nil || !replies.isEmpty || questions.detailsShown != details { update() }
     }
 
     private func deliver(_ replies: [PlymouthQuestions.Reply]) {
@@ -93,7 +120,10 @@ final class QuestionDesk {
     }
 
     private func update() {
-        if !questions.wantsKeys { keyboard?.stop() }
+        if !questions.wantsKeys {
+            evdev?.stop()
+            if !readsWhileShown { keyboard?.stop() }
+        }
         onChange?()
     }
 

@@ -81,7 +81,8 @@ package struct DaemonOptions: Equatable, Sendable {
         ("--title TEXT", "the title from the first frame on"),
         ("--shutdown", "a shutdown or reboot screen: the bar runs indeterminate and SIGTERM leaves the last frame on the display"),
         ("--boot",
-         "a boot screen: until a client sends progress, the bar follows an estimate from the previous boot's steps and duration, and quit records this boot's"),
+         "a boot screen: until a client sends progress, the bar follows an estimate from the previous boot's steps and duration, and quit records this boot's; "
+            + "with --plymouth-compat, gauge.ask=1 on the kernel command line turns on --ask"),
         ("--boot-history FILE", "where --boot keeps them (default /var/lib/gauge/boot-duration)"),
         ("--ask-password-dir DIR|none",
          "give the console back while a password request waits here (default /run/systemd/ask-password)"),
@@ -104,7 +105,12 @@ package struct DaemonOptions: Equatable, Sendable {
         case error(String)
     }
 
-    package static func parse(_ arguments: [String], environment: [String: String] = [:]) -> ParseResult {
+    /// Parses `arguments`; `kernelCommandLine` (/proc/cmdline) is read for `--boot` only:
+    /// `gauge.ask=1` there turns on `--ask` for a boot screen that serves Plymouth's socket,
+    /// whichever way it was started (initramfs script, dracut's systemd initrd, the unit).
+    package static func parse(
+        _ arguments: [String], environment: [String: String] = [:], kernelCommandLine: String = ""
+    ) -> ParseResult {
         var options = DaemonOptions()
         if let socket = environment["GAUGE_SOCKET"], !socket.isEmpty { options.socketPath = socket }
         var i = 0
@@ -197,6 +203,9 @@ package struct DaemonOptions: Equatable, Sendable {
             i += 1
         }
         if options.ask, !options.plymouth { return .error("--ask needs --plymouth-compat: the questions come over Plymouth's socket") }
+        if options.boot, options.plymouth, kernelCommandLine.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("gauge.ask=1") {
+            options.ask = true
+        }
         return .run(options)
     }
 

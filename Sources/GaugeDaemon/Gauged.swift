@@ -1,4 +1,5 @@
 import CGaugeLinux
+import GaugeSystem
 
 /// The daemon's command line: `gauged [OPTIONS]`, run until it is told to quit.
 package enum Gauged {
@@ -8,7 +9,7 @@ package enum Gauged {
         var environment: [String: String] = [:]
         if let socket = getenv("GAUGE_SOCKET") { environment["GAUGE_SOCKET"] = String(cString: socket) }
 
-        switch DaemonOptions.parse(arguments, environment: environment) {
+        switch DaemonOptions.parse(arguments, environment: environment, kernelCommandLine: kernelCommandLine()) {
         case .help:
             print(DaemonOptions.usage)
             exit(0)
@@ -25,5 +26,14 @@ package enum Gauged {
                 exit(1)
             }
         }
+    }
+
+    /// The kernel's command line (/proc/cmdline, at most 4 KiB), or "" where it cannot be read.
+    private static func kernelCommandLine() -> String {
+        guard let fd = try? Syscall.open("/proc/cmdline", flags: O_RDONLY | O_NONBLOCK | O_NOCTTY) else { return "" }
+        defer { Syscall.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { buffer in (try? Syscall.read(fd, into: buffer)) ?? nil } ?? 0
+        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 }

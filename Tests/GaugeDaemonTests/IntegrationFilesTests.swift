@@ -386,6 +386,9 @@ private func lines(_ text: String) -> [String] {
             "inst_multiple -o \(units)/gauged.service \(units)/gauged-switch-root.service \(units)/emergency.service.d/gauge.conf \(units)/rescue.service.d/gauge.conf",
             "systemctl -q --root \(directory.appending("initrd")) add-wants sysinit.target gauged.service",
             "systemctl -q --root \(directory.appending("initrd")) add-wants initrd-switch-root.target gauged-switch-root.service",
+            // An encrypted root's passphrase is asked on the splash (gauge.ask=1) there too.
+            "inst_multiple -o \(units)/gauged-ask-password.path \(units)/gauged-ask-password.service systemd-tty-ask-password-agent",
+            "systemctl -q --root \(directory.appending("initrd")) add-wants sysinit.target gauged-ask-password.path",
             "inst_hook emergency 50 tools/dracut/90gauge/gauge-emergency.sh",
         ])
         #expect(!log.contains("gauged.socket"))

@@ -188,4 +188,20 @@ import Testing
         }
         #expect(none.plymouthPIDFile == nil)
     }
+
+    /// However a boot screen is started (initramfs script, dracut's systemd initrd, the
+    /// unit), `gauge.ask=1` on the kernel command line is what turns asking on.
+    @Test func theKernelCommandLineTurnsOnAskingForABootScreenOnly() {
+        let cmdline = "BOOT_IMAGE=/vmlinuz root=/dev/vda1 quiet gauge.ask=1\n"
+        func asks(_ arguments: [String], _ line: String) -> Bool? {
+            guard case .run(let options) = DaemonOptions.parse(arguments, kernelCommandLine: line) else { return nil }
+            return options.ask
+        }
+        #expect(asks(["--boot", "--plymouth-compat"], cmdline) == true)
+        #expect(asks(["--boot", "--plymouth-compat"], "quiet gauge.ask=1") == true, "the last word, without a newline")
+        #expect(asks(["--boot", "--plymouth-compat"], "quiet gauge.ask=0\n") == false)
+        #expect(asks(["--boot", "--plymouth-compat"], "quiet xgauge.ask=1 gauge.ask=10\n") == false, "whole words only")
+        #expect(asks(["--plymouth-compat"], cmdline) == false, "not a boot screen: only --ask asks")
+        #expect(asks(["--boot"], cmdline) == false, "no Plymouth socket for the questions to come over")
+    }
 }

@@ -9,9 +9,7 @@ if getargbool 1 gauge.enable && getargbool 1 plymouth.enable && ! getarg nosplas
         # journal keeps what happened in the initramfs.
         log=/dev/null
         [ -w /dev/kmsg ] && log=/dev/kmsg
-        # gauge.ask=1: Plymouth's password requests and questions are asked on the splash.
-        ask=
-        getargbool 0 gauge.ask && ask=--ask
-        /usr/bin/gauged --boot --theme /etc/gauge/gauge.theme --psplash-fifo --plymouth-compat $ask </dev/null >/dev/null 2>"$log" &
+        # (gauge.ask=1, questions asked on the splash, gauged --boot reads itself.)
+        /usr/bin/gauged --boot --theme /etc/gauge/gauge.theme --psplash-fifo --plymouth-compat </dev/null >/dev/null 2>"$log" &
     fi
 fi

@@ -36,6 +36,11 @@ install() {
             "$systemdsystemunitdir/emergency.service.d/gauge.conf" "$systemdsystemunitdir/rescue.service.d/gauge.conf"
         $SYSTEMCTL -q --root "$initdir" add-wants sysinit.target gauged.service 2>/dev/null || :
         $SYSTEMCTL -q --root "$initdir" add-wants initrd-switch-root.target gauged-switch-root.service 2>/dev/null || :
+        # systemd's password requests (an encrypted root's passphrase) reach the splash
+        # while a gauged --ask (gauge.ask=1) runs, through systemd's own Plymouth agent.
+        inst_multiple -o "$systemdsystemunitdir/gauged-ask-password.path" "$systemdsystemunitdir/gauged-ask-password.service" \
+            systemd-tty-ask-password-agent
+        $SYSTEMCTL -q --root "$initdir" add-wants sysinit.target gauged-ask-password.path 2>/dev/null || :
     else
         inst_hook pre-trigger 10 "$moddir/gauge-start.sh"
         inst_hook pre-pivot 90 "$moddir/gauge-newroot.sh"

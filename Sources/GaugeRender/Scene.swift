@@ -329,7 +329,27 @@ public final class Scene {
     public func draw(into buffer: Framebuffer, clip: Rect) {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
         guard !area.isEmpty else { return }
-        let dst = image(for: buffer)
+        draw(into: image(for: buffer), area: area)
+    }
+
+    /// Draws rows `rows` of the current frame into `band`, which holds just those rows
+    /// (`band.height == rows.count`, at least the scene's width): a picture made a strip
+    /// at a time, such as a snapshot, never needs a copy of the whole screen.
+    public func draw(rows: Range<Int>, into band: Framebuffer) {
+        precondition(band.height == rows.count && band.width >= width, "band of \(band.width)x\(band.height) for rows \(rows)")
+        let area = Rect(x: 0, y: rows.lowerBound, width: width, height: rows.count)
+            .intersection(Rect(x: 0, y: 0, width: width, height: height))
+        guard !area.isEmpty else { return }
+        // The band as the top of a screen-sized image that starts `rows.lowerBound` rows
+        // above it: pixman touches only the pixels of the area it composes into, which are
+        // the band's. Not cached: the band's memory is the caller's and short-lived.
+        let screen = Framebuffer(
+            base: band.base - rows.lowerBound * band.stride, width: band.width, height: rows.upperBound,
+            stride: band.stride, format: band.format)
+        draw(into: PixmanImage(wrapping: screen), area: area)
+    }
+
+    private func draw(into dst: PixmanImage, area: Rect) {
         // An opaque indicator frame covering the whole area hides everything under it.
         if indicatorOpacity >= 1, indicator.rect.union(area) == indicator.rect,
             !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect),

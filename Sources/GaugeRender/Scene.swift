@@ -11,9 +11,10 @@ public final class Scene {
     public let theme: Theme
     let layout: Layout
     private let text: TextRenderer
+    /// The bar's layers in the current state's fill colour; a new state builds its own
+    /// (states change a few times a run: keeping each state's layers would hold a third
+    /// of a megabyte per state at 1080p for nothing).
     private var bar: BarLayers
-    /// The bar's layers for each state seen so far (each state has its own fill colour).
-    private var bars: [RunState: BarLayers] = [:]
     private var state = RunState.begin
     private var mark = TextLine()
     private var logo: (image: PixmanImage, rect: Rect)?
@@ -76,7 +77,6 @@ public final class Scene {
         var beginTheme = surfaceTheme
         beginTheme.fillColor = theme.beginColor
         bar = BarLayers(theme: beginTheme, layout: layout)
-        bars[.begin] = bar
         if !theme.logo.isEmpty {
             do throws(AssetError) {
                 let image = try assets.logo(theme.logo, scale: scale)
@@ -89,9 +89,9 @@ public final class Scene {
         }
     }
 
-    /// Bytes the frame caches (bar phases of every state, indicator frames) hold.
+    /// Bytes the frame caches (the bar's phases, indicator frames) hold.
     public var frameCacheBytes: Int {
-        bars.values.reduce(0) { $0 + $1.cachedBytes } + (indicatorIsBuilt ? indicator.cachedBytes : 0)
+        bar.cachedBytes + (indicatorIsBuilt ? indicator.cachedBytes : 0)
     }
     private var indicatorIsBuilt = false
 
@@ -398,16 +398,13 @@ public final class Scene {
         if theme.labelPosition != .inside || theme.style == .box { draw(label, color: labelColor, into: dst, clip: area) }
     }
 
-    /// The bar in the state's colours (built on first use), and the state's mark.
+    /// The bar in the state's colours, and the state's mark.
     private func switchState(to next: RunState) -> Rect {
         state = next
         let old = bar.fillRect.union(label.rect).union(mark.rect)
         var stateTheme = surfaceTheme
         stateTheme.fillColor = theme.fillColor(for: next)
-        let layers = bars[next] ?? BarLayers(theme: stateTheme, layout: layout)
-        bars[next] = layers
-        if layers !== bar { bar.dropCaches() }
-        bar = layers
+        bar = BarLayers(theme: stateTheme, layout: layout)
         labelValue = -1
         label.rect = .zero
         mark = TextLine()

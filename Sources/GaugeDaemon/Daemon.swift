@@ -393,7 +393,7 @@ package final class Daemon {
         change(&handover)
         let after = handover.owner
         guard after != before else { return }
-        log.info("screen: \(before) → \(after)")
+        log.info("screen: \(before.rawValue) → \(after.rawValue)")
         switch after {
         case .gauge:
             // Back from the text console or from a display manager: graphics mode, VT

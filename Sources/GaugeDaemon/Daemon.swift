@@ -415,7 +415,7 @@ package final class Daemon {
         change(&handover)
         let after = handover.owner
         guard after != before else { return }
-        log.info("screen: \(before) → \(after)")
+        log.info("screen: \(before.rawValue) → \(after.rawValue)")
         questions?.readsWhileShown = after == .gauge
         switch after {
         case .gauge:

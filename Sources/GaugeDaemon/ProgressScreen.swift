@@ -16,6 +16,8 @@ package final class ProgressScreen {
     /// Frames presented since the start (`status` reports it as `frames`).
     package private(set) var framesPresented = 0
     private var scene: Scene?
+    /// What a snapshot moved the scene past that no frame has presented yet.
+    private var owedDamage = Rect.zero
     private var scale: Double
     /// Logos and font files, loaded once for every scene (the live one, snapshots').
     private let assets = Assets()
@@ -55,6 +57,7 @@ package final class ProgressScreen {
         }
         if let problem = scene.logoProblem { log(problem) }
         self.scene = scene
+        owedDamage = .zero
     }
 
     // MARK: - Requests
@@ -189,7 +192,8 @@ package final class ProgressScreen {
     package func renderFrame(at time: Double) -> Bool {
         guard visible, let display, let scene else { return true }
         guard let target = display.beginFrame() else { return false }
-        let changed = scene.update(model, at: time)
+        let changed = scene.update(model, at: time).union(owedDamage)
+        owedDamage = .zero
         guard !changed.isEmpty else { return true }
         scene.draw(into: target.buffer, clip: changed.union(target.staleRegion))
         do {
@@ -205,18 +209,24 @@ package final class ProgressScreen {
         return true
     }
 
-    /// The frame for the current state, drawn whole, as the bytes of a PNG file. It uses a
-    /// scene of its own so the display's damage tracking is left as it is.
+    /// The frame for the current state, drawn whole, as the bytes of a PNG file: the live
+    /// scene, moved to `time`, draws it a band of rows at a time in the display's format,
+    /// and each band goes to libpng as it is drawn, so a snapshot holds no copy of the
+    /// screen. What the scene's move changed is owed to the display's next frame.
     package func snapshotPNG(at time: Double) throws(ProtocolError) -> [UInt8] {
-        let scene = makeScene(theme)
+        guard let scene else { throw ProtocolError(.io, "no scene to snapshot") }
+        owedDamage = owedDamage.union(scene.update(model, at: time))
         let format = display?.format ?? .xrgb8888
-        let stride = (size.width * format.bytesPerPixel + 3) & ~3
-        let memory = UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 64)
+        let width = scene.width, bandRows = 32
+        let stride = (width * format.bytesPerPixel + 3) & ~3
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: stride * bandRows, alignment: 64)
         defer { memory.deallocate() }
-        let buffer = Framebuffer(base: memory, width: size.width, height: size.height, stride: stride, format: format)
-        scene.render(model, at: time, into: buffer)
         do {
-            return try PNG.encode(PNG.image(of: buffer))
+            return try PNG.encode(width: width, height: scene.height, bandRows: bandRows) { y, rows, rgba in
+                let band = Framebuffer(base: memory, width: width, height: rows, stride: stride, format: format)
+                scene.draw(rows: y..<(y + rows), into: band)
+                PNG.convert(band, toRGBA: rgba)
+            }
         } catch {
             throw ProtocolError(.io, error.description)
         }

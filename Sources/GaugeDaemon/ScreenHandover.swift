@@ -9,7 +9,8 @@
 ///   over the others: the console is then the display manager's, not ours to switch to
 ///   text.
 struct ScreenHandover: Equatable {
-    enum Owner: Equatable {
+    /// Named by its raw value in the log (Embedded Swift cannot describe an enum case).
+    enum Owner: String, Equatable {
         /// Gauge draws; the console is in graphics mode.
         case gauge
         /// The text console shows (KD_TEXT); Gauge holds no DRM master.

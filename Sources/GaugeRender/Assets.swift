@@ -21,6 +21,8 @@ public final class Assets {
     public static let maxLogoSide = 4096
     /// Largest font file read (a CJK collection is about 20 MiB).
     public static let maxFontFileBytes = 64 << 20
+    /// Most font files kept open for later scenes (each holds a descriptor).
+    public static let maxCachedFonts = 8
 
     private struct LogoEntry {
         var path: String
@@ -75,7 +77,7 @@ public final class Assets {
         return image
     }
 
-    /// The bytes of the font file at `path`, for FreeType to read in place.
+    /// The font file at `path`, opened for FreeType to read from.
     func fontData(_ path: String) throws(AssetError) -> FontData {
         let file: RegularFile
         do {
@@ -88,16 +90,13 @@ public final class Assets {
             fonts.append(entry)
             return entry.data
         }
-        let data: FontData
-        do {
-            data = try FontData(file)
-        } catch {
-            throw AssetError("font: \(error)")
-        }
+        let data = FontData(file)
         fontReads += 1
         fonts.removeAll { $0.path == path }
         fonts.append(FontEntry(path: path, identity: file.identity, data: data))
-        while fonts.count > 1, fonts.reduce(0, { $0 + $1.data.count }) > fontBudget { fonts.removeFirst() }
+        while fonts.count > 1, fonts.count > Self.maxCachedFonts || fonts.reduce(0, { $0 + $1.data.count }) > fontBudget {
+            fonts.removeFirst()
+        }
         return data
     }
 
@@ -165,22 +164,32 @@ public final class Assets {
     }
 }
 
-/// A font file's bytes, alive as long as a FreeType face reads them.
+/// A font file FreeType reads from through its checked descriptor, as it needs the
+/// bytes: the tables it keeps when a face opens, each glyph's outline the first time
+/// it is drawn. The file is never held in memory whole (DejaVu Sans and Sans Bold are
+/// 1.4 MiB, of which a splash needs a few tables and a few dozen glyphs), and one that
+/// shrinks or fails to read meanwhile only fails the glyphs it no longer has.
 final class FontData {
-    let bytes: UnsafeMutableRawBufferPointer
-    var count: Int { bytes.count }
+    let file: RegularFile
+    /// The file's size when it was opened: what FreeType may read.
+    var count: Int { file.identity.size }
 
-    /// Reads `file` straight into memory of its own (no copy, nothing zeroed first).
-    init(_ file: RegularFile) throws(RegularFile.Error) {
-        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, file.identity.size), alignment: 16)
-        do throws(RegularFile.Error) {
-            let count = try file.read(into: memory)
-            bytes = UnsafeMutableRawBufferPointer(rebasing: memory[..<count])
-        } catch {
-            memory.deallocate()
-            throw error
+    init(_ file: RegularFile) { self.file = file }
+
+    /// Fills as much of `buffer` as the file has from `offset` on; the count read (short
+    /// at the end of the file or when a read fails).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n: Int
+            do throws(RegularFile.Error) {
+                n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + done)
+            } catch {
+                break
+            }
+            if n == 0 { break }
+            done += n
         }
+        return done
     }
-
-    deinit { bytes.deallocate() }
 }

@@ -1,12 +1,14 @@
 import CFreeType
 import CPixman
 
-/// One FreeType face from a font file's bytes, at any pixel size, with its rendered glyphs
+/// One FreeType face from a font file, at any pixel size, with its rendered glyphs
 /// cached within `glyphCacheBudget` bytes.
 final class FontFace {
     private let face: FT_Face
-    /// The bytes FreeType reads the face from, kept alive with it.
+    /// The file FreeType reads the face from, and the stream it reads through, kept
+    /// alive with it.
     private let data: FontData
+    private let stream: UnsafeMutablePointer<FT_StreamRec>
     let path: String
     private var currentSize = 0
     private var glyphs: [GlyphKey: Glyph] = [:]
@@ -33,21 +35,45 @@ final class FontFace {
     /// Opens the face in `data` (the file at `path`); throws when FreeType cannot read it
     /// or it is not scalable.
     init(library: FT_Library, data: FontData, path: String, index: Int = 0) throws(AssetError) {
+        // FreeType reads through this stream for as long as the face lives; it neither
+        // frees nor closes a stream it was given.
+        let stream = UnsafeMutablePointer<FT_StreamRec>.allocate(capacity: 1)
+        stream.initialize(to: FT_StreamRec())
+        stream.pointee.size = UInt(data.count)
+        stream.pointee.descriptor.pointer = Unmanaged.passUnretained(data).toOpaque()
+        stream.pointee.read = { stream, offset, buffer, count in
+            guard let stream else { return count == 0 ? 1 : 0 }
+            let size = stream.pointee.size
+            // A count of 0 is a seek: 0 for success.
+            guard count > 0 else { return offset <= size ? 0 : 1 }
+            guard let buffer, offset < size else { return 0 }
+            let data = Unmanaged<FontData>.fromOpaque(stream.pointee.descriptor.pointer!).takeUnretainedValue()
+            return UInt(data.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(min(count, size - offset))),
+                                  at: Int(offset)))
+        }
+        var arguments = FT_Open_Args()
+        arguments.flags = FT_UInt(FT_OPEN_STREAM)
+        arguments.stream = stream
         var face: FT_Face?
-        let base = data.bytes.baseAddress!.assumingMemoryBound(to: FT_Byte.self)
-        guard FT_New_Memory_Face(library, base, FT_Long(data.count), FT_Long(index), &face) == 0, let face else {
+        guard FT_Open_Face(library, &arguments, FT_Long(index), &face) == 0, let face else {
+            stream.deallocate()
             throw AssetError("font: \(path) is not a font FreeType reads")
         }
         guard face.pointee.face_flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0 else {
             FT_Done_Face(face)
+            stream.deallocate()
             throw AssetError("font: \(path) is not a scalable font")
         }
         self.face = face
+        self.stream = stream
         self.data = data
         self.path = path
     }
 
-    deinit { FT_Done_Face(face) }
+    deinit {
+        FT_Done_Face(face)
+        stream.deallocate()
+    }
 
     func glyphIndex(for scalar: Unicode.Scalar) -> UInt32? {
         let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))

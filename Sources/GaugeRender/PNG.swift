@@ -1,3 +1,4 @@
+import CGaugePNG
 import CPNG
 import CPixman
 import GaugeSystem
@@ -35,13 +36,16 @@ public enum PNG {
     /// without alpha read as opaque).
     public static func image(of buffer: Framebuffer) -> Image {
         var rgba = [UInt8](repeating: 0, count: buffer.width * buffer.height * 4)
-        rgba.withUnsafeMutableBytes { bytes in
-            let dst = PixmanImage(pixman_image_create_bits_no_clear(
-                PIXMAN_a8b8g8r8, Int32(buffer.width), Int32(buffer.height),
-                bytes.baseAddress!.assumingMemoryBound(to: UInt32.self), Int32(buffer.width * 4))!)
-            dst.composite(PIXMAN_OP_SRC, source: PixmanImage(wrapping: buffer), rect: buffer.bounds)
-        }
+        rgba.withUnsafeMutableBytes { convert(buffer, toRGBA: $0.baseAddress!) }
         return Image(width: buffer.width, height: buffer.height, rgba: rgba)
+    }
+
+    /// `buffer` as tightly packed R, G, B, A bytes at `rgba`, converted as `image(of:)` does.
+    public static func convert(_ buffer: Framebuffer, toRGBA rgba: UnsafeMutableRawPointer) {
+        let dst = PixmanImage(pixman_image_create_bits_no_clear(
+            PIXMAN_a8b8g8r8, Int32(buffer.width), Int32(buffer.height),
+            rgba.assumingMemoryBound(to: UInt32.self), Int32(buffer.width * 4))!)
+        dst.composite(PIXMAN_OP_SRC, source: PixmanImage(wrapping: buffer), rect: buffer.bounds)
     }
 
     public static func write(_ image: Image, to path: String) throws(Error) {
@@ -128,6 +132,66 @@ public enum PNG {
         guard written != 0 else { throw Error(description: "cannot encode PNG: \(message(of: png))") }
         bytes.removeLast(bytes.count - Int(size))
         return bytes
+    }
+
+    /// The PNG file's bytes for a `width` x `height` picture made band by band, so no
+    /// copy of the whole picture is ever held: `band(y, rows, rgba)` writes rows
+    /// `y..<y + rows` (at most `bandRows` of them) into `rgba` as tightly packed R, G, B,
+    /// A bytes. The same bytes as `encode(_:)` writes for the same pixels.
+    public static func encode(
+        width: Int, height: Int, bandRows: Int = 32,
+        band: @escaping (_ y: Int, _ rows: Int, _ rgba: UnsafeMutableRawPointer) -> Void
+    ) throws(Error) -> [UInt8] {
+        precondition(width > 0 && height > 0 && bandRows > 0, "PNG needs a positive size")
+        let encoder = BandEncoder(width: width, height: height, bandRows: bandRows, band: band)
+        var message = [CChar](repeating: 0, count: 128)
+        let context = Unmanaged.passUnretained(encoder).toOpaque()
+        let ok = message.withUnsafeMutableBufferPointer { text in
+            gauge_png_encode_rgba(
+                UInt32(width), UInt32(height),
+                { context, y in Unmanaged<BandEncoder>.fromOpaque(context!).takeUnretainedValue().row(Int(y)) },
+                { context, bytes, count in
+                    Unmanaged<BandEncoder>.fromOpaque(context!).takeUnretainedValue()
+                        .output.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+                },
+                context, text.baseAddress, text.count)
+        }
+        withExtendedLifetime(encoder) {}
+        guard ok != 0 else {
+            let reason = message.withUnsafeBytes { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw Error(description: "cannot encode PNG: \(reason)")
+        }
+        return encoder.output
+    }
+
+    /// The rows `encode(width:height:bandRows:band:)` hands libpng, made a band at a time.
+    private final class BandEncoder {
+        let width: Int
+        let height: Int
+        let bandRows: Int
+        let band: (Int, Int, UnsafeMutableRawPointer) -> Void
+        let rgba: UnsafeMutableRawPointer
+        var bandStart = -1
+        var output: [UInt8] = []
+
+        init(width: Int, height: Int, bandRows: Int, band: @escaping (Int, Int, UnsafeMutableRawPointer) -> Void) {
+            self.width = width
+            self.height = height
+            self.bandRows = min(bandRows, height)
+            self.band = band
+            rgba = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * self.bandRows, alignment: 64)
+        }
+
+        deinit { rgba.deallocate() }
+
+        func row(_ y: Int) -> UnsafePointer<UInt8>? {
+            guard y >= 0 && y < height else { return nil }
+            if bandStart < 0 || y < bandStart || y >= bandStart + bandRows {
+                bandStart = y - y % bandRows
+                band(bandStart, min(bandRows, height - bandStart), rgba)
+            }
+            return UnsafePointer((rgba + (y - bandStart) * width * 4).assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     private static func message(of png: png_image) -> String {

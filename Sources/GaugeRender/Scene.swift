@@ -11,9 +11,10 @@ public final class Scene {
     public let theme: Theme
     let layout: Layout
     private let text: TextRenderer
+    /// The bar's layers in the current state's fill colour; a new state builds its own
+    /// (states change a few times a run: keeping each state's layers would hold a third
+    /// of a megabyte per state at 1080p for nothing).
     private var bar: BarLayers
-    /// The bar's layers for each state seen so far (each state has its own fill colour).
-    private var bars: [RunState: BarLayers] = [:]
     private var state = RunState.begin
     private var mark = TextLine()
     private var logo: (image: PixmanImage, rect: Rect)?
@@ -77,7 +78,6 @@ public final class Scene {
         var beginTheme = surfaceTheme
         beginTheme.fillColor = theme.beginColor
         bar = BarLayers(theme: beginTheme, layout: layout)
-        bars[.begin] = bar
         if !theme.logo.isEmpty {
             do throws(AssetError) {
                 let image = try assets.logo(theme.logo, scale: scale)
@@ -90,9 +90,9 @@ public final class Scene {
         }
     }
 
-    /// Bytes the frame caches (bar phases of every state, indicator frames) hold.
+    /// Bytes the frame caches (the bar's phases, indicator frames) hold.
     public var frameCacheBytes: Int {
-        bars.values.reduce(0) { $0 + $1.cachedBytes } + (indicatorIsBuilt ? indicator.cachedBytes : 0)
+        bar.cachedBytes + (indicatorIsBuilt ? indicator.cachedBytes : 0)
     }
     private var indicatorIsBuilt = false
 
@@ -346,7 +346,27 @@ public final class Scene {
     public func draw(into buffer: Framebuffer, clip: Rect) {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
         guard !area.isEmpty else { return }
-        let dst = image(for: buffer)
+        draw(into: image(for: buffer), area: area)
+    }
+
+    /// Draws rows `rows` of the current frame into `band`, which holds just those rows
+    /// (`band.height == rows.count`, at least the scene's width): a picture made a strip
+    /// at a time, such as a snapshot, never needs a copy of the whole screen.
+    public func draw(rows: Range<Int>, into band: Framebuffer) {
+        precondition(band.height == rows.count && band.width >= width, "band of \(band.width)x\(band.height) for rows \(rows)")
+        let area = Rect(x: 0, y: rows.lowerBound, width: width, height: rows.count)
+            .intersection(Rect(x: 0, y: 0, width: width, height: height))
+        guard !area.isEmpty else { return }
+        // The band as the top of a screen-sized image that starts `rows.lowerBound` rows
+        // above it: pixman touches only the pixels of the area it composes into, which are
+        // the band's. Not cached: the band's memory is the caller's and short-lived.
+        let screen = Framebuffer(
+            base: band.base - rows.lowerBound * band.stride, width: band.width, height: rows.upperBound,
+            stride: band.stride, format: band.format)
+        draw(into: PixmanImage(wrapping: screen), area: area)
+    }
+
+    private func draw(into dst: PixmanImage, area: Rect) {
         // An opaque indicator frame covering the whole area hides everything under it.
         if indicatorOpacity >= 1, indicator.rect.union(area) == indicator.rect,
             !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect),
@@ -396,16 +416,13 @@ public final class Scene {
         if theme.labelPosition != .inside || theme.style == .box { draw(label, color: labelColor, into: dst, clip: area) }
     }
 
-    /// The bar in the state's colours (built on first use), and the state's mark.
+    /// The bar in the state's colours, and the state's mark.
     private func switchState(to next: RunState) -> Rect {
         state = next
         let old = bar.fillRect.union(label.rect).union(mark.rect)
         var stateTheme = surfaceTheme
         stateTheme.fillColor = theme.fillColor(for: next)
-        let layers = bars[next] ?? BarLayers(theme: stateTheme, layout: layout)
-        bars[next] = layers
-        if layers !== bar { bar.dropCaches() }
-        bar = layers
+        bar = BarLayers(theme: stateTheme, layout: layout)
         labelValue = -1
         label.rect = .zero
         mark = TextLine()

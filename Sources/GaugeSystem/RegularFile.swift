@@ -84,6 +84,16 @@ package final class RegularFile {
         }
     }
 
+    /// Up to `buffer.count` bytes from `offset` on (one `pread`): the count read, 0 at
+    /// the end. For readers that take what they need when they need it (FreeType).
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Error) -> Int {
+        do throws(SystemError) {
+            return try Syscall.read(fd, into: buffer, at: offset)
+        } catch {
+            throw Error("cannot read \(path): \(error)")
+        }
+    }
+
     /// The whole file as an array.
     package func bytes() throws(Error) -> [UInt8] {
         var count = 0

@@ -90,6 +90,9 @@ import Testing
         #expect(!status.visible && !status.animating)
         #expect(try c.request("show") == "ok")
         #expect(try c.status().visible)
+        // Each build names the screen's owner in the log (the embedded one once printed a placeholder).
+        #expect(daemon.log.contains("screen: gauge → console\n") && daemon.log.contains("screen: console → gauge\n"),
+                "the log: \(daemon.log)")
 
         // No theme file: reload goes back to the defaults, so the stripes move again
         // (while running: once the work has succeeded they stand still).

@@ -90,6 +90,51 @@ struct AssetsTests {
     }
 }
 
+extension AssetsTests {
+    /// Descriptors this process has open on one of `paths`.
+    private static func descriptors(on paths: [String]) throws -> Int {
+        let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        return fds.filter { fd in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")).map(paths.contains) ?? false
+        }.count
+    }
+
+    @Test("a font is read as glyphs need it: one truncated after it opened fails new glyphs, not the process")
+    func fontReadWhileUsed() throws {
+        let path = "/tmp/gauge-assets-font-\(getpid()).ttf"
+        defer { unlink(path) }
+        try FileManager.default.copyItem(atPath: Theme().font, toPath: path)
+        var theme = Theme()
+        theme.font = path
+        theme.fallbackFonts = []
+        let text = TextRenderer(theme: theme, assets: Assets())
+        let before = text.render("Installing", size: 16)
+        #expect(before.width > 0 && before.missingGlyphs == 0)
+        #expect(truncate(path, 4096) == 0)
+        // Glyphs drawn before are kept; the others' outlines are past the file's end now.
+        #expect(text.render("Installing", size: 16).width == before.width)
+        let after = text.render("Wxyz", size: 32)
+        #expect(after.width >= 0)
+    }
+
+    @Test("a bounded number of font files (Assets.maxCachedFonts) stays open for later scenes")
+    func openFontsBounded() throws {
+        let paths = (0..<(Assets.maxCachedFonts + 6)).map { "/tmp/gauge-assets-font-\(getpid())-\($0).ttf" }
+        defer { for path in paths { unlink(path) } }
+        for path in paths { try FileManager.default.copyItem(atPath: Theme().font, toPath: path) }
+        let assets = Assets()
+        for path in paths {
+            var theme = Theme()
+            theme.font = path
+            theme.boldFont = path
+            theme.fallbackFonts = []
+            _ = TextRenderer(theme: theme, assets: assets).render("42%", size: 16)
+        }
+        #expect(assets.fontReads == paths.count)
+        #expect(try Self.descriptors(on: paths) == Assets.maxCachedFonts)
+    }
+}
+
 /// A PNG that is a signature, an IHDR for `width`x`height` 8-bit RGBA, a stub IDAT and
 /// IEND: its size can be read, its pixels not.
 func pngHeader(width: UInt32, height: UInt32) -> [UInt8] {

@@ -623,12 +623,14 @@ package final class Daemon {
     }
 
     /// While only the stripes move, ticks fall just after each step of a pixel (35 a
-    /// second with the default theme) rather than at the frame rate, so every wakeup
-    /// presents a frame; faster steps than `--fps`, and everything else, tick at `--fps`.
+    /// second with the default theme), and while only a circles or ring indicator moves,
+    /// just after each of its frames (50 a second), rather than at the frame rate: every
+    /// wakeup presents a frame. Faster changes than `--fps`, and everything else, tick at
+    /// `--fps`.
     private func pace(at now: Double) {
         do {
-            if let steps = screen.stripeSteps(at: now), steps.period >= 1 / Double(options.fps) {
-                // A little after the step, so the phase computed at the tick has moved.
+            if let steps = screen.frameSteps(at: now), steps.period >= 1 / Double(options.fps) {
+                // A little after the step, so the picture computed at the tick has moved.
                 try frameTimer?.start(period: steps.period, first: steps.next + steps.period / 50)
             } else {
                 try frameTimer?.start(fps: Double(options.fps))

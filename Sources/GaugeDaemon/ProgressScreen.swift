@@ -173,11 +173,11 @@ package final class ProgressScreen {
 
     package func isSettled(at time: Double) -> Bool { model.isSettled(at: time) }
 
-    /// While only the stripes move: how often they step a pixel and when next (see
-    /// `Scene.stripeSteps`); nil otherwise.
-    package func stripeSteps(at time: Double) -> (period: Double, next: Double)? {
+    /// While only the stripes or an indicator move: how often the picture changes and
+    /// when next (see `Scene.frameSteps`); nil otherwise.
+    package func frameSteps(at time: Double) -> (period: Double, next: Double)? {
         guard visible, let scene else { return nil }
-        return scene.stripeSteps(model, at: time)
+        return scene.frameSteps(model, at: time)
     }
 
     /// Draws and presents what changed. Returns false when the display could not take a

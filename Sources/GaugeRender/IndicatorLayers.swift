@@ -60,6 +60,9 @@ final class IndicatorLayers {
         cache = Array(repeating: nil, count: frameCount)
     }
 
+    /// How long each frame shows: `frame(at:)` changes at every multiple of it.
+    var stepPeriod: Double { period / Double(frameCount) }
+
     func frame(at time: Double) -> Int {
         let f = time / period
         return min(frameCount - 1, Int((f - f.rounded(.down)) * Double(frameCount)))

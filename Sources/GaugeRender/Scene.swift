@@ -123,17 +123,24 @@ public final class Scene {
         return Int(frac * Double(layout.stripePeriod)) % layout.stripePeriod
     }
 
-    /// While the stripes alone move: how often they step a whole pixel (`stripePhase`
-    /// changes at every multiple of `period`) and the next step after `time`, so frames
-    /// can be drawn at the steps alone. Nil while anything else moves (an easing value, a
-    /// mode switch, an indicator) or nothing does.
-    public func stripeSteps(_ model: ScreenModel, at time: Double) -> (period: Double, next: Double)? {
-        guard theme.animate, theme.stripeDuration > 0, layout.stripePeriod > 0,
-            model.mode == mode, model.mode == .determinate || theme.indeterminateStyle == .barberPole,
-            modeSwitch.map({ time >= $0.time + theme.transitionDuration }) ?? true,
+    /// While the picture moves on its own at a steady pace (the stripes, or a circles or
+    /// ring indicator), with nothing else moving: how often its pixels change and the
+    /// first change after `time`. The stripes change at every step of a whole pixel
+    /// (`stripePhase`); an indicator at each of its frames (`IndicatorLayers.frame(at:)`).
+    /// Frames drawn at these times alone show every change and no frame twice. Nil while
+    /// anything else moves (an easing value, a mode switch with its fade) or nothing does.
+    public func frameSteps(_ model: ScreenModel, at time: Double) -> (period: Double, next: Double)? {
+        guard model.mode == mode, modeSwitch.map({ time >= $0.time + theme.transitionDuration }) ?? true,
             model.isSettled(at: time), isAnimating(model, at: time)
         else { return nil }
-        let period = theme.stripeDuration / Double(layout.stripePeriod)
+        let period: Double
+        if model.mode == .indeterminate, theme.indeterminateStyle != .barberPole {
+            guard indicatorOpacity >= 1 else { return nil }
+            period = indicator.stepPeriod
+        } else {
+            guard theme.animate, theme.stripeDuration > 0, layout.stripePeriod > 0 else { return nil }
+            period = theme.stripeDuration / Double(layout.stripePeriod)
+        }
         return (period, ((time / period).rounded(.down) + 1) * period)
     }
 

@@ -233,6 +233,23 @@ import Testing
         #expect(after == before, "\(after - before) wakeups in 0.6 s with nothing moving")
     }
 
+    @Test("an indicator wakes the daemon once per frame it presents, not at --fps", arguments: ["circles", "ring"])
+    func anIndicatorWakesOncePerFrame(style: String) throws {
+        let daemon = try GaugedProcess()
+        let c = try daemon.connect()
+        #expect(try c.request("theme indeterminate_style=\(style) transition_duration=0") == "ok")
+        #expect(try c.request("mode indeterminate") == "ok")
+        usleep(100_000)
+        let frames = try c.status().frames
+        let before = try #require(daemon.procStatus("voluntary_ctxt_switches"))
+        usleep(600_000)
+        let after = try #require(daemon.procStatus("voluntary_ctxt_switches"))
+        let presented = try c.status().frames - frames
+        // 50 frames a second; ticks at 60 fps would add a sixth more wakeups than frames.
+        #expect(presented >= 10, "\(presented) frames in 0.6 s")
+        #expect(after - before <= presented + 2, "\(after - before) wakeups for \(presented) frames")
+    }
+
     @Test func waitOfAClientThatLeavesIsDropped() throws {
         let daemon = try GaugedProcess()
         do {

@@ -167,7 +167,7 @@ struct SettledLabelTests {
     }
 }
 
-@Suite("Stripe steps")
+@Suite("Frame steps")
 struct StripeStepTests {
     @Test("while only the stripes move, the picture changes just after each step the scene names, and not between")
     func picturesChangeAtTheStepsAlone() {
@@ -178,7 +178,7 @@ struct StripeStepTests {
         var time = 100.3
         scene.update(m, at: time)
         for _ in 0..<40 {
-            guard let steps = scene.stripeSteps(m, at: time) else {
+            guard let steps = scene.frameSteps(m, at: time) else {
                 Issue.record("no stripe steps at \(time)")
                 return
             }
@@ -191,7 +191,7 @@ struct StripeStepTests {
         }
     }
 
-    @Test("no stripe steps while the value eases, in an indicator style, or with the stripes still")
+    @Test("no frame steps while the value eases, while an indicator fades, or with the stripes still")
     func noStepsWhileAnythingElseMoves() {
         let theme = Theme()
         let scene = Scene(theme: theme, width: 1280, height: 800)
@@ -199,18 +199,48 @@ struct StripeStepTests {
         m.setTarget(0)
         scene.update(m, at: 0)
         m.setTarget(40, at: 1, duration: theme.transitionDuration, easing: .easeInOut)
-        #expect(scene.stripeSteps(m, at: 1.01) == nil)
-        #expect(scene.stripeSteps(m, at: 1 + theme.transitionDuration + 1) != nil)
+        #expect(scene.frameSteps(m, at: 1.01) == nil)
+        #expect(scene.frameSteps(m, at: 1 + theme.transitionDuration + 1) != nil)
         var still = theme
         still.animate = false
         let stillScene = Scene(theme: still, width: 1280, height: 800)
         stillScene.update(m, at: 100)
-        #expect(stillScene.stripeSteps(m, at: 100) == nil)
+        #expect(stillScene.frameSteps(m, at: 100) == nil)
         var ring = theme
         ring.indeterminateStyle = .ring
         let ringScene = Scene(theme: ring, width: 1280, height: 800)
         m.mode = .indeterminate
         ringScene.update(m, at: 100)
-        #expect(ringScene.stripeSteps(m, at: 101) == nil)
+        // Fading out to the bar: the fade moves every frame.
+        m.mode = .determinate
+        ringScene.update(m, at: 101)
+        #expect(ringScene.frameSteps(m, at: 101.01) == nil)
+    }
+
+    @Test("a circles or ring indicator alone: the picture changes just after each of its frames, and not between", arguments: [IndeterminateStyle.circles, .ring])
+    func indicatorPicturesChangeAtTheStepsAlone(style: IndeterminateStyle) {
+        var theme = Theme()
+        theme.indeterminateStyle = style
+        let scene = Scene(theme: theme, width: 1280, height: 800)
+        var m = ScreenModel()
+        m.mode = .indeterminate
+        // Between two frames (they change every 20 ms).
+        var time = 100.31
+        scene.update(m, at: time)
+        for _ in 0..<80 {
+            guard let steps = scene.frameSteps(m, at: time) else {
+                Issue.record("no frame steps at \(time)")
+                return
+            }
+            #expect(steps.next > time && steps.next - time <= steps.period + 1e-9)
+            // 50 frames a second, whatever the period.
+            #expect(abs(1 / steps.period - 50) < 1)
+            #expect(scene.update(m, at: steps.next - steps.period / 50).isEmpty, "a change before the step at \(steps.next)")
+            time = steps.next + steps.period / 50
+            #expect(!scene.update(m, at: time).isEmpty, "no change after the step at \(steps.next)")
+        }
+        m.state = .failure
+        scene.update(m, at: time)
+        #expect(scene.frameSteps(m, at: time + 1) == nil)
     }
 }

@@ -1,5 +1,27 @@
 import CPixman
 
+/// What the bar looks like in every state: the track with its inner shadow (blurred,
+/// the costliest image of a scene) and the masks of the fill and its outline at the bar's
+/// full width. Built once per theme and layout, shared by the bars of every run state, so
+/// a state change (running, success, failure) rebuilds only the colours.
+final class BarShapes {
+    let track: PixmanImage
+    let fill: PixmanImage
+    let outline: PixmanImage?
+
+    init(theme: Theme, layout: Layout) {
+        let bar = layout.bar
+        let cap = layout.capWidth
+        // The ends are drawn on a narrow bar and the middle column stretched between them:
+        // the blur and the rasteriser only ever see 2 caps + 1 column.
+        let narrow = min(bar.width, 2 * cap + 1)
+        track = BarLayers.stretch(BarLayers.makeTrack(theme: theme, layout: layout, width: narrow), to: bar.width, cap: cap)
+        let masks = BarLayers.makeFillMasks(layout: layout, width: narrow, outline: theme.outline)
+        fill = BarLayers.stretch(masks.fill, to: bar.width, cap: cap)
+        outline = masks.outline.map { BarLayers.stretch($0, to: bar.width, cap: cap) }
+    }
+}
+
 /// The bar's cached images and how a frame of it is put together.
 ///
 /// Built once per theme and layout: the track with its inner shadow, the striped fill
@@ -82,23 +104,19 @@ final class BarLayers {
         for region in Region.allCases { cache.drop(region) }
     }
 
-    init(theme: Theme, layout: Layout) {
+    /// The bar in `theme`'s colours over `shapes`, which must come from the same layout and
+    /// a theme with the same track and outline.
+    init(theme: Theme, layout: Layout, shapes: BarShapes) {
         self.theme = theme
         self.layout = layout
         let bar = layout.bar
-        let cap = layout.capWidth
         let tileWidth = layout.stripePeriod * max(1, (512 + layout.stripePeriod - 1) / layout.stripePeriod)
         background = PixmanImage(solid: theme.background)
         outlineColor = PixmanImage(solid: theme.fillColor.darker.darker)
         fillTile = Self.makeFillTile(theme: theme, layout: layout, width: tileWidth)
-
-        // The ends are drawn on a narrow bar and the middle column stretched between them:
-        // the blur and the rasteriser only ever see 2 caps + 1 column.
-        let narrow = min(bar.width, 2 * cap + 1)
-        track = Self.stretch(Self.makeTrack(theme: theme, layout: layout, width: narrow), to: bar.width, cap: cap)
-        let masks = Self.makeFillMasks(layout: layout, width: narrow, outline: theme.outline)
-        fullFill = Self.stretch(masks.fill, to: bar.width, cap: cap)
-        fullOutline = masks.outline.map { Self.stretch($0, to: bar.width, cap: cap) }
+        track = shapes.track
+        fullFill = shapes.fill
+        fullOutline = shapes.outline
 
         interiorTile = PixmanImage(format: PIXMAN_a8r8g8b8, width: tileWidth, height: bar.height)
         let tileRect = Rect(x: 0, y: 0, width: tileWidth, height: bar.height)
@@ -284,7 +302,7 @@ final class BarLayers {
     // MARK: - Building the cached images
 
     /// `image` widened to `width`: its first and last `cap` columns kept, its middle column repeated.
-    private static func stretch(_ image: PixmanImage, to width: Int, cap: Int) -> PixmanImage {
+    fileprivate static func stretch(_ image: PixmanImage, to width: Int, cap: Int) -> PixmanImage {
         guard image.width < width else { return image }
         let h = image.height
         let out = PixmanImage(format: pixman_image_get_format(image.raw), width: width, height: h)
@@ -303,7 +321,7 @@ final class BarLayers {
         return col
     }
 
-    private static func makeTrack(theme: Theme, layout: Layout, width: Int) -> PixmanImage {
+    fileprivate static func makeTrack(theme: Theme, layout: Layout, width: Int) -> PixmanImage {
         let h = layout.bar.height
         let whole = Rect(x: 0, y: 0, width: width, height: h)
         let shape = Shape.roundedRectMask(width: width, height: h, rect: (0, 0, Double(width), Double(h)), radius: layout.radius)
@@ -318,7 +336,7 @@ final class BarLayers {
         outside.fill(Rect(x: 0, y: 0, width: outside.width, height: outside.height), color: .white)
         let offsetY = max(1, Int(layout.scale.rounded()))
         outside.composite(PIXMAN_OP_OUT_REVERSE, source: shape, rect: Rect(x: margin, y: margin + offsetY, width: width, height: h))
-        Blur.apply(to: outside, radius: layout.shadowBlur)
+        Blur.apply(to: outside, radius: layout.shadowBlur, region: Rect(x: margin, y: margin, width: width, height: h))
         let shadow = PixmanImage(format: PIXMAN_a8, width: width, height: h)
         shadow.composite(PIXMAN_OP_SRC, source: outside, rect: whole, sourceOrigin: (margin, margin))
         shadow.composite(PIXMAN_OP_IN, source: shape, rect: whole)
@@ -357,7 +375,7 @@ final class BarLayers {
     }
 
     /// The fill's shape (inset half a pixel, as a stroke's centre line) and its outline ring.
-    private static func makeFillMasks(layout: Layout, width: Int, outline: Bool) -> (fill: PixmanImage, outline: PixmanImage?) {
+    fileprivate static func makeFillMasks(layout: Layout, width: Int, outline: Bool) -> (fill: PixmanImage, outline: PixmanImage?) {
         let h = layout.bar.height
         let w = Double(width), hh = Double(h)
         let fill = Shape.roundedRectMask(width: width, height: h, rect: (0.5, 0.5, w - 1, hh - 1), radius: layout.radius)

@@ -3,19 +3,23 @@ import CPixman
 
 /// Gaussian blur through pixman's separable convolution filter.
 enum Blur {
-    /// Blurs an a8 image in place with a Gaussian of roughly `radius` pixels' standard deviation.
+    /// Blurs an a8 image in place with a Gaussian of roughly `radius` pixels' standard
+    /// deviation, where it counts: only `region`'s pixels get the blurred values (the rest
+    /// of the image is what they are blurred from).
     ///
     /// Two passes, horizontal then vertical: pixman applies a separable convolution filter
     /// as the full width × height grid of taps per pixel, which at a 3 px radius is over a
     /// thousand taps and cost the daemon's start-up some 10 ms; one axis at a time it is
-    /// two rows of a few dozen.
-    static func apply(to image: PixmanImage, radius: Double) {
+    /// two rows of a few dozen. The horizontal pass covers `region`'s columns in every row
+    /// (the vertical one reads above and below), the vertical one `region` alone: each
+    /// pixel is computed exactly as over the whole image, for a fraction of the taps.
+    static func apply(to image: PixmanImage, radius: Double, region: Rect) {
         guard radius > 0 else { return }
-        pass(image, radius: radius, horizontal: true)
-        pass(image, radius: radius, horizontal: false)
+        pass(image, radius: radius, horizontal: true, rect: Rect(x: region.x, y: 0, width: region.width, height: image.height))
+        pass(image, radius: radius, horizontal: false, rect: region)
     }
 
-    private static func pass(_ image: PixmanImage, radius: Double, horizontal: Bool) {
+    private static func pass(_ image: PixmanImage, radius: Double, horizontal: Bool, rect: Rect) {
         let copy = PixmanImage(format: PIXMAN_a8, width: image.width, height: image.height)
         let whole = Rect(x: 0, y: 0, width: image.width, height: image.height)
         copy.composite(PIXMAN_OP_SRC, source: image, rect: whole)
@@ -32,6 +36,6 @@ enum Blur {
         defer { free(params) }
         pixman_image_set_filter(copy.raw, PIXMAN_FILTER_SEPARABLE_CONVOLUTION, params, count)
         pixman_image_set_repeat(copy.raw, PIXMAN_REPEAT_PAD)
-        image.composite(PIXMAN_OP_SRC, source: copy, rect: whole)
+        image.composite(PIXMAN_OP_SRC, source: copy, rect: rect, sourceOrigin: (rect.x, rect.y))
     }
 }

@@ -15,6 +15,8 @@ public final class Scene {
     /// (states change a few times a run: keeping each state's layers would hold a third
     /// of a megabyte per state at 1080p for nothing).
     private var bar: BarLayers
+    /// The track and the fill's masks, which every state's bar shares.
+    private let barShapes: BarShapes
     private var state = RunState.begin
     private var mark = TextLine()
     private var logo: (image: PixmanImage, rect: Rect)?
@@ -77,7 +79,8 @@ public final class Scene {
         }
         var beginTheme = surfaceTheme
         beginTheme.fillColor = theme.beginColor
-        bar = BarLayers(theme: beginTheme, layout: layout)
+        barShapes = BarShapes(theme: surfaceTheme, layout: layout)
+        bar = BarLayers(theme: beginTheme, layout: layout, shapes: barShapes)
         if !theme.logo.isEmpty {
             do throws(AssetError) {
                 let image = try assets.logo(theme.logo, scale: scale)
@@ -429,7 +432,7 @@ public final class Scene {
         let old = bar.fillRect.union(label.rect).union(mark.rect)
         var stateTheme = surfaceTheme
         stateTheme.fillColor = theme.fillColor(for: next)
-        bar = BarLayers(theme: stateTheme, layout: layout)
+        bar = BarLayers(theme: stateTheme, layout: layout, shapes: barShapes)
         labelValue = -1
         label.rect = .zero
         mark = TextLine()

@@ -89,8 +89,10 @@ final class BarLayers {
     }
 
     /// Most bytes the whole-fill cache may hold across all phases; past it the fill is
-    /// put together from the left cap, the interior tile and the head.
-    static let wholeFillCacheBudget = 1 << 20
+    /// put together from the left cap, the interior tile and the head. Three copies cost
+    /// what one does once the fill is a few hundred pixels wide (GaugeBench, 1080p), so
+    /// only a short fill is worth a copy per phase: at 1080p the cache held a megabyte.
+    static let wholeFillCacheBudget = 1 << 18
 
     /// Most bytes the per-phase caches hold; regions past it are composed each frame (a
     /// theme with a tall bar and wide stripes costs time, not memory).

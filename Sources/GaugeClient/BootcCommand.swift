@@ -40,9 +40,7 @@ enum BootcCommand {
                 finish(.daemonError)
             }
         }
-        let requests = RequestStream(
-            session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "bootc",
-            waitsForDaemon: invocation.waitsForDaemon)
+        let requests = RequestStream(invocation: invocation, label: "bootc")
         var reader = BootcProgressReader()
         var translator = BootcProgressTranslator(settings: requests.withThemeStall(options.bar))
         var buffer = [UInt8](repeating: 0, count: 16384)
@@ -51,7 +49,7 @@ enum BootcCommand {
             for item in items {
                 switch item {
                 case .event(let event):
-                    for request in translator.requests(for: event, at: Deadline.now()) { requests.send(request) }
+                    requests.send(translator.requests(for: event, at: Deadline.now()))
                 case .problem(let text):
                     printError("gaugectl: bootc: \(text)")
                 }
@@ -60,7 +58,7 @@ enum BootcCommand {
 
         while true {
             let now = Deadline.now()
-            for request in translator.tick(at: now) { requests.send(request) }
+            requests.send(translator.tick(at: now))
             let wait = ProgressTicks.milliseconds(until: translator.nextTick(after: now))
             guard let ready = try? Syscall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: wait) else { break }
             guard ready != 0 else { continue }
@@ -81,11 +79,8 @@ enum BootcCommand {
             break
         }
         handle(reader.finish())
-        for request in translator.finish(
-            options.ending, successMessage: options.successMessage, failureMessage: options.failureMessage)
-        {
-            requests.send(request)
-        }
+        requests.send(translator.finish(
+            options.ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
         finish(requests.exitStatus)
     }
 }

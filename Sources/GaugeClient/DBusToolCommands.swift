@@ -20,9 +20,7 @@ enum RaucCommand {
 
     static func run(_ options: BusSourceOptions, invocation: Invocation) -> Never {
         unblockSignals()
-        let requests = RequestStream(
-            session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "rauc",
-            waitsForDaemon: invocation.waitsForDaemon)
+        let requests = RequestStream(invocation: invocation, label: "rauc")
         var translator = RaucProgressTranslator(settings: requests.withThemeStall(options.bar))
         translator.endsOnIdle = false
         if let message = options.successMessage { translator.successMessage = message }
@@ -30,11 +28,8 @@ enum RaucCommand {
         var progress: (Int32, String, Int32) = (0, "", 0)
         var lastError = ""
         func update(_ now: UInt64) {
-            for request in translator.requests(
-                operation: operation, percent: progress.0, message: progress.1, lastError: lastError, at: now)
-            {
-                requests.send(request)
-            }
+            requests.send(
+                translator.requests(operation: operation, percent: progress.0, message: progress.1, lastError: lastError, at: now))
         }
         BusPolling.run(
             label: "rauc",
@@ -66,15 +61,13 @@ enum RaucCommand {
                 case (interface, "Completed"):
                     let result = bus.signalInt32() ?? -1
                     if result != 0, let value = try? bus.string("LastError") { lastError = value }
-                    for request in translator.completed(result: result, lastError: lastError, at: now) {
-                        requests.send(request)
-                    }
+                    requests.send(translator.completed(result: result, lastError: lastError, at: now))
                 default:
                     break
                 }
                 return true
             },
-            tick: { now in for request in translator.tick(at: now) { requests.send(request) } },
+            tick: { now in requests.send(translator.tick(at: now)) },
             nextTick: { now in translator.nextTick(after: now) })
         finish(requests.exitStatus)
     }
@@ -91,18 +84,14 @@ enum FwupdCommand {
 
     static func run(_ options: BusSourceOptions, invocation: Invocation) -> Never {
         unblockSignals()
-        let requests = RequestStream(
-            session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "fwupd",
-            waitsForDaemon: invocation.waitsForDaemon)
+        let requests = RequestStream(invocation: invocation, label: "fwupd")
         var translator = FwupdProgressTranslator(settings: requests.withThemeStall(options.bar))
         if let message = options.successMessage { translator.successMessage = message }
         if let message = options.failureMessage { translator.failureMessage = message }
         var status: UInt32 = 0
         var percentage: UInt32 = 0
         func update(_ now: UInt64) {
-            for request in translator.requests(status: status, percentage: percentage, at: now) {
-                requests.send(request)
-            }
+            requests.send(translator.requests(status: status, percentage: percentage, at: now))
         }
         let sample = { (bus: BusConnection, now: UInt64) throws(BusFailure) -> Bool in
             if let version = try? bus.string("DaemonVersion") {
@@ -140,17 +129,14 @@ enum FwupdCommand {
                         id: bus.signalString("DeviceId") ?? "", updateState: bus.signalUInt32("UpdateState"),
                         updateError: bus.signalString("UpdateError"))
                 case (destination, "DeviceRequest"):
-                    for request in translator.deviceRequest(
-                        message: bus.signalString("UpdateMessage"), id: bus.signalString("AppstreamId"), at: now)
-                    {
-                        requests.send(request)
-                    }
+                    requests.send(translator.deviceRequest(
+                        message: bus.signalString("UpdateMessage"), id: bus.signalString("AppstreamId"), at: now))
                 default:
                     break
                 }
                 return true
             },
-            tick: { now in for request in translator.tick(at: now) { requests.send(request) } },
+            tick: { now in requests.send(translator.tick(at: now)) },
             nextTick: { now in translator.nextTick(after: now) })
         finish(requests.exitStatus)
     }

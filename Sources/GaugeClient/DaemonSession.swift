@@ -114,10 +114,23 @@ final class RequestStream {
         self.waitsForDaemon = waitsForDaemon
     }
 
+    /// The stream a command that follows a source opens: to the invocation's socket, with
+    /// its timeout, waiting for a daemon unless `--no-wait`.
+    convenience init(invocation: Invocation, label: String) {
+        self.init(
+            session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: label,
+            waitsForDaemon: invocation.waitsForDaemon)
+    }
+
     /// 0 when every request was answered `ok`, 1 when one got `err`, 3 when one could
     /// not be delivered.
     var exitStatus: ExitStatus {
         sawFailure ? .noDaemon : sawError ? .daemonError : .ok
+    }
+
+    /// Sends each of `requests` in turn.
+    func send(_ requests: [Request]) {
+        for request in requests { send(request) }
     }
 
     /// Sends `request`; true when the daemon answered it `ok`.

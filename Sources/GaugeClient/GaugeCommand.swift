@@ -23,7 +23,7 @@ enum GaugeCommand {
         let stream = RequestStream(
             session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "gauge",
             waitsForDaemon: waitsForDaemon)
-        for request in first { stream.send(request) }
+        stream.send(first)
         var reader = DialogGaugeReader()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {

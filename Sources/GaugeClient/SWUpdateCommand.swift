@@ -51,7 +51,7 @@ enum SWUpdateCommand {
         var received: [UInt8] = []
         while true {
             let now = Deadline.now()
-            for request in translator.tick(at: now) { requests.send(request) }
+            requests.send(translator.tick(at: now))
             guard let ready = try? Syscall.poll(
                 fd, events: Int16(POLLIN), timeoutMilliseconds: ProgressTicks.milliseconds(until: translator.nextTick(after: now)))
             else { return }
@@ -65,7 +65,7 @@ enum SWUpdateCommand {
                 case .connected:
                     break
                 case .message(let message):
-                    for request in translator.requests(for: message, at: Deadline.now()) { requests.send(request) }
+                    requests.send(translator.requests(for: message, at: Deadline.now()))
                 case .problem(let text):
                     printError("gaugectl: swupdate: \(text)")
                 }

@@ -18,9 +18,7 @@ enum SystemdCommand {
 
     static func run(_ options: Options, invocation: Invocation) -> Never {
         unblockSignals()
-        let requests = RequestStream(
-            session: DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout), label: "systemd",
-            waitsForDaemon: invocation.waitsForDaemon)
+        let requests = RequestStream(invocation: invocation, label: "systemd")
         var translator = SystemdProgressTranslator(settings: requests.withThemeStall(options.bar))
         if let message = options.successMessage { translator.successMessage = message }
         var first = true
@@ -41,12 +39,10 @@ enum SystemdCommand {
                     return false
                 }
                 let failed = state == "degraded" ? try? bus.uint32("NFailedUnits") : nil
-                for request in translator.requests(state: state, progress: progress, failedUnits: failed, at: now) {
-                    requests.send(request)
-                }
+                requests.send(translator.requests(state: state, progress: progress, failedUnits: failed, at: now))
                 return !translator.bootEnded
             },
-            tick: { now in for request in translator.tick(at: now) { requests.send(request) } },
+            tick: { now in requests.send(translator.tick(at: now)) },
             nextTick: { now in translator.nextTick(after: now) })
         finish(requests.exitStatus)
     }

@@ -173,12 +173,34 @@ final class FontData {
     let file: RegularFile
     /// The file's size when it was opened: what FreeType may read.
     var count: Int { file.identity.size }
+    /// FreeType reads a face's table directory and each glyph's outline in pieces of a
+    /// few bytes (about 300 reads to open two faces and draw a label); one page read at
+    /// a time serves most of them, a system call fewer each (they cost on a slow core).
+    private static let windowSize = 4096
+    private var window: [UInt8] = []
+    private var windowStart = 0
+    private var windowCount = 0
 
     init(_ file: RegularFile) { self.file = file }
 
     /// Fills as much of `buffer` as the file has from `offset` on; the count read (short
     /// at the end of the file or when a read fails).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        guard buffer.count < Self.windowSize else { return readFile(into: buffer, at: offset) }
+        if offset < windowStart || offset + buffer.count > windowStart + windowCount {
+            if window.isEmpty { window = [UInt8](repeating: 0, count: Self.windowSize) }
+            windowStart = offset
+            windowCount = window.withUnsafeMutableBytes { readFile(into: $0, at: offset) }
+        }
+        let available = min(buffer.count, windowStart + windowCount - offset)
+        guard available > 0 else { return 0 }
+        window.withUnsafeBytes { bytes in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(offset - windowStart)...].prefix(available)))
+        }
+        return available
+    }
+
+    private func readFile(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         var done = 0
         while done < buffer.count {
             let n: Int

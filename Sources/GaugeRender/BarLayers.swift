@@ -51,8 +51,9 @@ final class BarLayers {
     private(set) var fillWidth = 0
     private var steady = false
     private var label: (mask: PixmanImage, color: PixmanImage, rect: Rect)?
-    /// Where bar pixels are composed before their one conversion to the display's format.
-    private let scratch: PixmanImage
+    /// Where bar pixels are composed before their one conversion to a display format
+    /// other than 32-bit RGB (made the first time one is drawn to).
+    private lazy var scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: layout.bar.width, height: layout.bar.height)
     /// Composed regions in the display's format, by stripe phase; see `Cache`.
     private lazy var cache = Cache(phases: layout.stripePeriod)
 
@@ -130,7 +131,6 @@ final class BarLayers {
             interiorTile.composite(PIXMAN_OP_OVER, source: outlineColor, mask: Self.column(fullOutline, at: middle), rect: tileRect)
         }
         pixman_image_set_repeat(interiorTile.raw, PIXMAN_REPEAT_NORMAL)
-        scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: bar.width, height: bar.height)
     }
 
     /// The fill's screen rectangle (empty at 0).
@@ -172,8 +172,8 @@ final class BarLayers {
 
     /// Draws the bar over `clip` (screen coordinates), background and label included.
     ///
-    /// Every bar pixel is composed in a8r8g8b8 and converted to the display's format once,
-    /// so a cached region and a freshly drawn one are the same to the bit.
+    /// Every bar pixel is composed the same way (`compose`), so a cached region and a
+    /// freshly drawn one are the same to the bit.
     func draw(into dst: PixmanImage, clip: Rect, phase: Int) {
         let bar = layout.bar
         let area = clip.intersection(bar)
@@ -228,12 +228,25 @@ final class BarLayers {
         cache.interior = tile
     }
 
-    /// `part` composed in the scratch image and converted into `dst`.
-    private func compose(_ part: Rect, into dst: PixmanImage, phase: Int) {
+    /// `part` composed into `dst`, whose pixel (0, 0) is the screen point `origin`.
+    ///
+    /// Every bar pixel is composed in a8r8g8b8 terms: straight into a 32-bit RGB image
+    /// when the background is opaque (every pixel then is, and the same operations give
+    /// the same bits as in a8r8g8b8), else in the scratch image and converted once.
+    private func compose(_ part: Rect, into dst: PixmanImage, phase: Int, origin: (x: Int, y: Int) = (0, 0)) {
+        if theme.background.alpha == 1, Self.composedInPlace.contains(pixman_image_get_format(dst.raw).rawValue) {
+            drawLayers(into: dst, part: part, phase: phase, origin: origin)
+            return
+        }
         let bar = layout.bar
         drawLayers(into: scratch, part: part, phase: phase, origin: (bar.x, bar.y))
-        dst.composite(PIXMAN_OP_SRC, source: scratch, rect: part, sourceOrigin: (part.x - bar.x, part.y - bar.y))
+        dst.composite(PIXMAN_OP_SRC, source: scratch,
+                      rect: Rect(x: part.x - origin.x, y: part.y - origin.y, width: part.width, height: part.height),
+                      sourceOrigin: (part.x - bar.x, part.y - bar.y))
     }
+
+    /// 32-bit formats with 8-bit colour channels.
+    private static let composedInPlace = [PIXMAN_x8r8g8b8, PIXMAN_a8r8g8b8, PIXMAN_x8b8g8r8, PIXMAN_a8b8g8r8].map { $0.rawValue }
 
     /// `region` at `phase`, composed and converted to the display's format once; nil
     /// when it is not cached and would not fit the budget.
@@ -241,11 +254,8 @@ final class BarLayers {
         if let hit = cache.slots[kind.rawValue][phase] { return hit }
         let size = region.area * Self.bytesPerPixel(cache.format)
         guard cache.bytes + size <= Self.phaseCacheBudget else { return nil }
-        let bar = layout.bar
-        drawLayers(into: scratch, part: region, phase: phase, origin: (bar.x, bar.y))
         let image = PixmanImage(format: cache.format, width: region.width, height: region.height)
-        image.composite(PIXMAN_OP_SRC, source: scratch, rect: Rect(x: 0, y: 0, width: region.width, height: region.height),
-                        sourceOrigin: (region.x - bar.x, region.y - bar.y))
+        compose(region, into: image, phase: phase, origin: (region.x, region.y))
         cache.slots[kind.rawValue][phase] = image
         cache.bytes += size
         return image

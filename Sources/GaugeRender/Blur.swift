@@ -71,10 +71,13 @@ enum Blur {
         /// The blurred value of `line[i]`, the line's ends repeated beyond it.
         func value(at i: Int, in line: UnsafeMutableBufferPointer<UInt8>, count: Int) -> UInt8 {
             var sum = 0
-            var j = i + firstOffset
-            for weight in weights {
-                sum += Int(line[min(max(j, 0), count - 1)]) * weight
-                j += 1
+            let first = i + firstOffset
+            weights.withUnsafeBufferPointer { weights in
+                if first >= 0, first + weights.count <= count {
+                    for k in 0..<weights.count { sum &+= Int(line[first + k]) &* weights[k] }
+                } else {
+                    for k in 0..<weights.count { sum &+= Int(line[min(max(first + k, 0), count - 1)]) &* weights[k] }
+                }
             }
             return UInt8(clamping: (sum + 0x8000) >> 16)
         }

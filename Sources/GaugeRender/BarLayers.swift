@@ -36,8 +36,6 @@ final class BarLayers {
     private let track: PixmanImage
     /// Gradient plus stripes at phase 0, a whole number of stripe periods wide, repeating.
     private let fillTile: PixmanImage
-    /// Background, track, fill and outline of one interior column, with stripes; repeating.
-    private let interiorTile: PixmanImage
     private let outlineColor: PixmanImage
     private let background: PixmanImage
     /// Masks of the fill at the bar's full width; narrower fills use their ends shifted.
@@ -112,7 +110,6 @@ final class BarLayers {
     init(theme: Theme, layout: Layout, shapes: BarShapes) {
         self.theme = theme
         self.layout = layout
-        let bar = layout.bar
         let tileWidth = layout.stripePeriod * max(1, (512 + layout.stripePeriod - 1) / layout.stripePeriod)
         background = PixmanImage(solid: theme.background)
         outlineColor = PixmanImage(solid: theme.fillColor.darker.darker)
@@ -120,17 +117,6 @@ final class BarLayers {
         track = shapes.track
         fullFill = shapes.fill
         fullOutline = shapes.outline
-
-        interiorTile = PixmanImage(format: PIXMAN_a8r8g8b8, width: tileWidth, height: bar.height)
-        let tileRect = Rect(x: 0, y: 0, width: tileWidth, height: bar.height)
-        interiorTile.fill(tileRect, color: theme.background)
-        let middle = bar.width / 2
-        interiorTile.composite(PIXMAN_OP_OVER, source: Self.column(track, at: middle), rect: tileRect)
-        interiorTile.composite(PIXMAN_OP_OVER, source: fillTile, mask: Self.column(fullFill, at: middle), rect: tileRect)
-        if let fullOutline {
-            interiorTile.composite(PIXMAN_OP_OVER, source: outlineColor, mask: Self.column(fullOutline, at: middle), rect: tileRect)
-        }
-        pixman_image_set_repeat(interiorTile.raw, PIXMAN_REPEAT_NORMAL)
     }
 
     /// The fill's screen rectangle (empty at 0).
@@ -222,10 +208,26 @@ final class BarLayers {
         guard cache.format != format || cache.interior == nil else { return }
         cache = Cache(phases: layout.stripePeriod)
         cache.format = format
-        let tile = PixmanImage(format: format, width: interiorTile.width, height: interiorTile.height)
-        tile.composite(PIXMAN_OP_SRC, source: interiorTile, rect: Rect(x: 0, y: 0, width: tile.width, height: tile.height))
-        pixman_image_set_repeat(tile.raw, PIXMAN_REPEAT_NORMAL)
-        cache.interior = tile
+        cache.interior = makeInteriorTile(format: format)
+    }
+
+    /// Background, track, fill and outline of one interior column, with stripes at phase
+    /// 0, as wide as the fill tile and repeating, in `format` (composed as `compose` does).
+    private func makeInteriorTile(format: pixman_format_code_t) -> PixmanImage {
+        let rect = Rect(x: 0, y: 0, width: fillTile.width, height: layout.bar.height)
+        let inPlace = composesInPlace(format)
+        let tile = PixmanImage(format: inPlace ? format : PIXMAN_a8r8g8b8, width: rect.width, height: rect.height)
+        tile.fill(rect, color: theme.background)
+        let middle = layout.bar.width / 2
+        tile.composite(PIXMAN_OP_OVER, source: Self.column(track, at: middle), rect: rect)
+        tile.composite(PIXMAN_OP_OVER, source: fillTile, mask: Self.column(fullFill, at: middle), rect: rect)
+        if let fullOutline {
+            tile.composite(PIXMAN_OP_OVER, source: outlineColor, mask: Self.column(fullOutline, at: middle), rect: rect)
+        }
+        let result = inPlace ? tile : PixmanImage(format: format, width: rect.width, height: rect.height)
+        if !inPlace { result.composite(PIXMAN_OP_SRC, source: tile, rect: rect) }
+        pixman_image_set_repeat(result.raw, PIXMAN_REPEAT_NORMAL)
+        return result
     }
 
     /// `part` composed into `dst`, whose pixel (0, 0) is the screen point `origin`.
@@ -234,7 +236,7 @@ final class BarLayers {
     /// when the background is opaque (every pixel then is, and the same operations give
     /// the same bits as in a8r8g8b8), else in the scratch image and converted once.
     private func compose(_ part: Rect, into dst: PixmanImage, phase: Int, origin: (x: Int, y: Int) = (0, 0)) {
-        if theme.background.alpha == 1, Self.composedInPlace.contains(pixman_image_get_format(dst.raw).rawValue) {
+        if composesInPlace(pixman_image_get_format(dst.raw)) {
             drawLayers(into: dst, part: part, phase: phase, origin: origin)
             return
         }
@@ -245,7 +247,12 @@ final class BarLayers {
                       sourceOrigin: (part.x - bar.x, part.y - bar.y))
     }
 
-    /// 32-bit formats with 8-bit colour channels.
+    /// Whether bar pixels are composed straight into an image of `format`: 32-bit RGB
+    /// with 8-bit channels, the background opaque.
+    private func composesInPlace(_ format: pixman_format_code_t) -> Bool {
+        theme.background.alpha == 1 && Self.composedInPlace.contains(format.rawValue)
+    }
+
     private static let composedInPlace = [PIXMAN_x8r8g8b8, PIXMAN_a8r8g8b8, PIXMAN_x8b8g8r8, PIXMAN_a8b8g8r8].map { $0.rawValue }
 
     /// `region` at `phase`, composed and converted to the display's format once; nil

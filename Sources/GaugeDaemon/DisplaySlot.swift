@@ -52,7 +52,8 @@ package final class DisplaySlot {
     /// The device in use, nil while there is none.
     package private(set) var device: (any DeviceDisplay)?
     /// The device changed: the new one, or nil. `settled` is false while a replacement for
-    /// a device that went away is still looked for (the console need not come back yet).
+    /// a device that went away is still waited for (`replacementGrace`: the console need
+    /// not come back yet).
     package var onChange: (_ device: (any DeviceDisplay)?, _ settled: Bool) -> Void = { _, _ in }
     /// The device can take a frame again (a page flip finished).
     package var onFrameReady: () -> Void = {}
@@ -61,6 +62,12 @@ package final class DisplaySlot {
     package static let settleDelay = 0.05
     /// A better device that failed to open is tried again after 0.1, 0.2, 0.4, 0.8, 1.6 s.
     package static let retryLimit = 5
+    /// How long, after the device in use went away, a replacement is waited for before
+    /// the console is given the screen back (`onChange(nil, true)`). A DRM driver removes
+    /// the firmware's framebuffer as it starts to probe and registers its card a moment
+    /// later (0.1-0.3 s in a VM, seconds for a GPU that loads firmware); the console,
+    /// given text mode in between, would show its cursor on the card's new framebuffer.
+    package static let replacementGrace = 3.0
 
     private let policy: Policy
     private let devices: DisplayDevices
@@ -72,6 +79,8 @@ package final class DisplaySlot {
     private var lookPending = false
     private var retries = 0
     private var replacementWanted = false
+    /// When the device in use went away (monotonic seconds).
+    private var droppedAt = 0.0
     private var lastProblem: String?
 
     /// Opens the event source and the first device (logged), and registers both in `loop`.
@@ -180,6 +189,12 @@ package final class DisplaySlot {
             }
         }
         if device == nil {
+            let waited = MonotonicClock.now() - droppedAt
+            if replacementWanted, waited < Self.replacementGrace {
+                // A device that failed to open is retried sooner (`settled`) while retries last.
+                if opened || retries >= Self.retryLimit { watcher?.settle(after: Self.replacementGrace - waited) }
+                return opened
+            }
             report("no display (\(problems.isEmpty ? "no device" : problems.joined(separator: "; "))); waiting for one")
             if replacementWanted {
                 replacementWanted = false
@@ -238,6 +253,7 @@ package final class DisplaySlot {
         gone.abandon()
         log.info("left \(gone.name): \(reason)")
         replacementWanted = true
+        droppedAt = MonotonicClock.now()
         onChange(nil, false)
         watcher?.settle(after: Self.settleDelay)
     }

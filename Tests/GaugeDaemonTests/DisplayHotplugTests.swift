@@ -283,6 +283,38 @@ struct DisplayHotplugTests {
         #expect(card.drawsAfterClose == 0)
     }
 
+    @Test func aDeviceThatGoesAwayIsReplacedWithoutTheConsoleInBetween() throws {
+        let fixture = try HotplugFixture { devices in
+            devices.add(.fbdev, "/dev/fb0", driver: "EFI VGA", width: 320, height: 240, number: DeviceNumber(major: 29, minor: 0))
+        }
+        let devices = fixture.devices
+        let efifb = try #require(devices.display("/dev/fb0"))
+        try fixture.pumpUntil("the first frame") { efifb.frameCount > 0 }
+        // The DRM driver removes efifb as it starts, and registers its card a moment later.
+        let logged = fixture.lines.all.count
+        devices.remove("/dev/fb0")
+        try pump(fixture.daemon.loop, for: 0.4)
+        #expect(efifb.abandoned)
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 640, height: 480, number: card0)
+        try fixture.pumpUntil("the card shows a frame") { (devices.display("/dev/dri/card0")?.frameCount ?? 0) > 0 }
+        let since = fixture.lines.all[logged...]
+        #expect(!since.contains { $0.contains("no display") }, "the console was given the screen: \(Array(since))")
+    }
+
+    @Test func withNoReplacementTheConsoleGetsTheScreenAfterTheGrace() throws {
+        let fixture = try HotplugFixture { devices in
+            devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
+        }
+        let devices = fixture.devices
+        let card = try #require(devices.display("/dev/dri/card0"))
+        try fixture.pumpUntil("the first frame") { card.frameCount > 0 }
+        let removed = MonotonicClock.now()
+        devices.remove("/dev/dri/card0")
+        try fixture.pumpUntil("no display is declared") { fixture.lines.all.contains { $0.contains("no display (no device); waiting for one") } }
+        #expect(MonotonicClock.now() - removed >= DisplaySlot.replacementGrace)
+        #expect(try fixture.status().display == .none)
+    }
+
     @Test func aBetterDeviceReplacesOneThatStaysAndTheOldOneIsClosedNotAbandoned() throws {
         let fixture = try HotplugFixture { devices in
             devices.add(.fbdev, "/dev/fb0", driver: "bochs-drmdrmfb", width: 320, height: 240, number: DeviceNumber(major: 29, minor: 0))

@@ -381,13 +381,12 @@ final class BarLayers {
             tile.composite(PIXMAN_OP_SRC, source: gradient, rect: whole)
         }
         // Parallelograms leaning right, half a period wide: a quarter period at each side blank.
-        // One period is rasterised (with its neighbours' overhang) and repeated across the tile.
+        // Each lies within three quarters of its period, so one period's mask, repeated,
+        // is the whole tile's.
         let period = layout.stripePeriod
         let stripes = PixmanImage(format: PIXMAN_a8, width: period, height: h)
         let p = Double(period), hh = Double(h)
-        for x in [-p, 0, p] {
-            Shape.fillConvex([(x, hh), (x + p * 0.25, 0), (x + p * 0.75, 0), (x + p * 0.5, hh)], into: stripes)
-        }
+        Shape.fillConvex([(0, hh), (p * 0.25, 0), (p * 0.75, 0), (p * 0.5, hh)], into: stripes)
         pixman_image_set_repeat(stripes.raw, PIXMAN_REPEAT_NORMAL)
         tile.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: theme.stripeColor), mask: stripes, rect: whole)
         pixman_image_set_repeat(tile.raw, PIXMAN_REPEAT_NORMAL)

@@ -203,6 +203,8 @@ package final class DisplayWatcher {
     private let timer: Int32
     private var closed = false
     private var armed = false
+    /// When the armed timer expires (monotonic seconds).
+    private var deadline = 0.0
     /// Events read per wakeup at most; the loop comes back for the rest.
     private static let batch = 64
 
@@ -222,11 +224,16 @@ package final class DisplayWatcher {
 
     deinit { close() }
 
-    /// `onSettled` runs once, `seconds` from now, or when already armed at the time set
-    /// then: the events of a burst share one look, and a stream of events cannot put it off.
+    /// `onSettled` runs once, `seconds` from now, or at the time already set if that is
+    /// sooner: the events of a burst share one look, a stream of events cannot put it off,
+    /// and an event brings forward a look armed for later (a display's replacement waited
+    /// for, `DisplaySlot.replacementGrace`).
     package func settle(after seconds: Double) {
-        guard !closed, !armed else { return }
+        guard !closed else { return }
+        let now = MonotonicClock.now()
+        guard !armed || now + seconds < deadline else { return }
         armed = true
+        deadline = now + seconds
         let nanoseconds = max(1, Int(seconds * 1_000_000_000))
         let first = timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
         try? Syscall.timerSet(timer, interval: timespec(), firstExpiration: first)

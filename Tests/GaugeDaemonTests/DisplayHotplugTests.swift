@@ -292,11 +292,14 @@ struct DisplayHotplugTests {
         try fixture.pumpUntil("the first frame") { efifb.frameCount > 0 }
         // The DRM driver removes efifb as it starts, and registers its card a moment later.
         let logged = fixture.lines.all.count
+        let removed = MonotonicClock.now()
         devices.remove("/dev/fb0")
         try pump(fixture.daemon.loop, for: 0.4)
         #expect(efifb.abandoned)
         devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 640, height: 480, number: card0)
         try fixture.pumpUntil("the card shows a frame") { (devices.display("/dev/dri/card0")?.frameCount ?? 0) > 0 }
+        // Taken on its own event, not when the wait for a replacement ends.
+        #expect(MonotonicClock.now() - removed < DisplaySlot.replacementGrace)
         let since = fixture.lines.all[logged...]
         #expect(!since.contains { $0.contains("no display") }, "the console was given the screen: \(Array(since))")
     }

@@ -213,6 +213,16 @@ final class HotplugFixture {
         try #require(try pump(daemon.loop, seconds: seconds, until: condition), "timed out waiting until \(what)")
     }
 
+    /// A daemon started with one 320x240 device there, once it shows its first frame.
+    static func showing(_ kind: DeviceKind, _ path: String, driver: String, number: DeviceNumber) throws
+        -> (HotplugFixture, FakeDeviceDisplay)
+    {
+        let fixture = try HotplugFixture { $0.add(kind, path, driver: driver, width: 320, height: 240, number: number) }
+        let display = try #require(fixture.devices.display(path))
+        try fixture.pumpUntil("the first frame") { display.frameCount > 0 }
+        return (fixture, display)
+    }
+
     /// The frame the daemon's screen draws for this state on a `width` x `height` memory display.
     static func reference(width: Int, height: Int, progress: Double, message: String) throws -> [UInt8] {
         var theme = Theme()
@@ -284,12 +294,8 @@ struct DisplayHotplugTests {
     }
 
     @Test func aDeviceThatGoesAwayIsReplacedWithoutTheConsoleInBetween() throws {
-        let fixture = try HotplugFixture { devices in
-            devices.add(.fbdev, "/dev/fb0", driver: "EFI VGA", width: 320, height: 240, number: DeviceNumber(major: 29, minor: 0))
-        }
+        let (fixture, efifb) = try HotplugFixture.showing(.fbdev, "/dev/fb0", driver: "EFI VGA", number: fb0)
         let devices = fixture.devices
-        let efifb = try #require(devices.display("/dev/fb0"))
-        try fixture.pumpUntil("the first frame") { efifb.frameCount > 0 }
         // The DRM driver removes efifb as it starts, and registers its card a moment later.
         let logged = fixture.lines.all.count
         let removed = MonotonicClock.now()
@@ -305,26 +311,17 @@ struct DisplayHotplugTests {
     }
 
     @Test func withNoReplacementTheConsoleGetsTheScreenAfterTheGrace() throws {
-        let fixture = try HotplugFixture { devices in
-            devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
-        }
-        let devices = fixture.devices
-        let card = try #require(devices.display("/dev/dri/card0"))
-        try fixture.pumpUntil("the first frame") { card.frameCount > 0 }
+        let (fixture, _) = try HotplugFixture.showing(.drm, "/dev/dri/card0", driver: "bochs-drm", number: card0)
         let removed = MonotonicClock.now()
-        devices.remove("/dev/dri/card0")
+        fixture.devices.remove("/dev/dri/card0")
         try fixture.pumpUntil("no display is declared") { fixture.lines.all.contains { $0.contains("no display (no device); waiting for one") } }
         #expect(MonotonicClock.now() - removed >= DisplaySlot.replacementGrace)
         #expect(try fixture.status().display == .none)
     }
 
     @Test func aBetterDeviceReplacesOneThatStaysAndTheOldOneIsClosedNotAbandoned() throws {
-        let fixture = try HotplugFixture { devices in
-            devices.add(.fbdev, "/dev/fb0", driver: "bochs-drmdrmfb", width: 320, height: 240, number: DeviceNumber(major: 29, minor: 0))
-        }
+        let (fixture, framebuffer) = try HotplugFixture.showing(.fbdev, "/dev/fb0", driver: "bochs-drmdrmfb", number: fb0)
         let devices = fixture.devices
-        let framebuffer = try #require(devices.display("/dev/fb0"))
-        try fixture.pumpUntil("the first frame") { framebuffer.frameCount > 0 }
         devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 640, height: 480, number: card0)
         try fixture.pumpUntil("the card shows a frame") { (devices.display("/dev/dri/card0")?.frameCount ?? 0) > 0 }
         #expect(framebuffer.closed && !framebuffer.abandoned)

@@ -175,20 +175,29 @@ struct StripeStepTests {
         var m = ScreenModel()
         m.setTarget(40)
         // Between two steps (at a step itself, rounding decides which side a time is on).
-        var time = 100.3
+        // A default theme's stripes step 35 times a second at scale 1.
+        expectChangesAtTheStepsAlone(scene, m, from: 100.3, steps: 40, perSecond: 35)
+    }
+
+    /// From `start`, `steps` times: the scene names its next step within a period, the
+    /// picture is the same just before it and changes just after; the time after the last.
+    @discardableResult
+    private func expectChangesAtTheStepsAlone(_ scene: Scene, _ m: ScreenModel, from start: Double, steps count: Int,
+                                              perSecond: Double) -> Double {
+        var time = start
         scene.update(m, at: time)
-        for _ in 0..<40 {
+        for _ in 0..<count {
             guard let steps = scene.frameSteps(m, at: time) else {
-                Issue.record("no stripe steps at \(time)")
-                return
+                Issue.record("no frame steps at \(time)")
+                return time
             }
             #expect(steps.next > time && steps.next - time <= steps.period + 1e-9)
-            // A default theme's stripes step 35 times a second at scale 1.
-            #expect(abs(1 / steps.period - 35) < 1)
+            #expect(abs(1 / steps.period - perSecond) < 1)
             #expect(scene.update(m, at: steps.next - steps.period / 50).isEmpty, "a change before the step at \(steps.next)")
             time = steps.next + steps.period / 50
             #expect(!scene.update(m, at: time).isEmpty, "no change after the step at \(steps.next)")
         }
+        return time
     }
 
     @Test("no frame steps while the value eases, while an indicator fades, or with the stripes still")
@@ -224,21 +233,8 @@ struct StripeStepTests {
         let scene = Scene(theme: theme, width: 1280, height: 800)
         var m = ScreenModel()
         m.mode = .indeterminate
-        // Between two frames (they change every 20 ms).
-        var time = 100.31
-        scene.update(m, at: time)
-        for _ in 0..<80 {
-            guard let steps = scene.frameSteps(m, at: time) else {
-                Issue.record("no frame steps at \(time)")
-                return
-            }
-            #expect(steps.next > time && steps.next - time <= steps.period + 1e-9)
-            // 50 frames a second, whatever the period.
-            #expect(abs(1 / steps.period - 50) < 1)
-            #expect(scene.update(m, at: steps.next - steps.period / 50).isEmpty, "a change before the step at \(steps.next)")
-            time = steps.next + steps.period / 50
-            #expect(!scene.update(m, at: time).isEmpty, "no change after the step at \(steps.next)")
-        }
+        // Between two frames (they change every 20 ms: 50 frames a second, whatever the period).
+        let time = expectChangesAtTheStepsAlone(scene, m, from: 100.31, steps: 80, perSecond: 50)
         m.state = .failure
         scene.update(m, at: time)
         #expect(scene.frameSteps(m, at: time + 1) == nil)

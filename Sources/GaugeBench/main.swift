@@ -90,6 +90,7 @@ for (width, height, format) in [(1920, 1080, PixelFormat.xrgb8888), (800, 480, P
     report("  damage", Double(animatedDamage.area * format.bytesPerPixel) / 1024, unit: "KiB (\(animatedDamage))")
     report("  memcpy of that damage", memcpyAnimated, unit: "µs")
     report("  ratio", animated / memcpyAnimated, unit: "×", target: "≤ 3×", ok: animated / memcpyAnimated <= 3)
+    report("  frame caches after it", Double(scene.frameCacheBytes) / 1024, unit: "KiB")
 
     // Value change: every frame a new value (no easing, so each frame differs).
     var value = 10.0

@@ -34,8 +34,11 @@ final class BarLayers {
     let layout: Layout
     private let theme: Theme
     private let track: PixmanImage
-    /// Gradient plus stripes at phase 0, a whole number of stripe periods wide, repeating.
-    private let fillTile: PixmanImage
+    /// Gradient plus stripes at phase 0, a whole number of stripe periods wide, repeating;
+    /// made the first time a fill is drawn (a bar at 0%, a start's first frame, has none).
+    private lazy var fillTile = Self.makeFillTile(
+        theme: theme, layout: layout,
+        width: layout.stripePeriod * max(1, (512 + layout.stripePeriod - 1) / layout.stripePeriod))
     private let outlineColor: PixmanImage
     private let background: PixmanImage
     /// Masks of the fill at the bar's full width; narrower fills use their ends shifted.
@@ -110,10 +113,8 @@ final class BarLayers {
     init(theme: Theme, layout: Layout, shapes: BarShapes) {
         self.theme = theme
         self.layout = layout
-        let tileWidth = layout.stripePeriod * max(1, (512 + layout.stripePeriod - 1) / layout.stripePeriod)
         background = PixmanImage(solid: theme.background)
         outlineColor = PixmanImage(solid: theme.fillColor.darker.darker)
-        fillTile = Self.makeFillTile(theme: theme, layout: layout, width: tileWidth)
         track = shapes.track
         fullFill = shapes.fill
         fullOutline = shapes.outline
@@ -187,8 +188,8 @@ final class BarLayers {
         let interior = Rect(x: bar.x + cap, y: bar.y, width: headStart - bar.x - cap, height: bar.height)
         let head = Rect(x: headStart, y: bar.y, width: fillRight - headStart, height: bar.height)
         let i = area.intersection(interior)
-        if !i.isEmpty, let tile = cache.interior {
-            dst.composite(PIXMAN_OP_SRC, source: tile, rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
+        if !i.isEmpty {
+            dst.composite(PIXMAN_OP_SRC, source: interiorTile(), rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
         }
         if area.intersects(left) {
             blit(area.intersection(left), region: left, kind: .left, phase: phase, into: dst)
@@ -204,11 +205,20 @@ final class BarLayers {
         return Int(((f >> 24) & 0xff) << ((f >> 22) & 3)) / 8
     }
 
+    /// Starts the caches over when the display's format changes.
     private func useFormat(_ format: pixman_format_code_t) {
-        guard cache.format != format || cache.interior == nil else { return }
+        guard cache.format != format else { return }
         cache = Cache(phases: layout.stripePeriod)
         cache.format = format
-        cache.interior = makeInteriorTile(format: format)
+    }
+
+    /// The interior tile in the caches' format, made the first time a fill with an
+    /// interior is drawn.
+    private func interiorTile() -> PixmanImage {
+        if let tile = cache.interior { return tile }
+        let tile = makeInteriorTile(format: cache.format)
+        cache.interior = tile
+        return tile
     }
 
     /// Background, track, fill and outline of one interior column, with stripes at phase

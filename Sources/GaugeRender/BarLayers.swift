@@ -3,22 +3,30 @@ import CPixman
 /// What the bar looks like in every state: the track with its inner shadow (blurred,
 /// the costliest image of a scene) and the masks of the fill and its outline at the bar's
 /// full width. Built once per theme and layout, shared by the bars of every run state, so
-/// a state change (running, success, failure) rebuilds only the colours.
+/// a state change (running, success, failure) rebuilds only the colours. The masks are
+/// made the first time a fill is drawn (a start's first frame, at 0%, has none).
 final class BarShapes {
     let track: PixmanImage
-    let fill: PixmanImage
-    let outline: PixmanImage?
+    private let layout: Layout
+    private let withOutline: Bool
+    private lazy var masks: (fill: PixmanImage, outline: PixmanImage?) = {
+        let masks = BarLayers.makeFillMasks(layout: layout, width: Self.narrowWidth(layout), outline: withOutline)
+        let (width, cap) = (layout.bar.width, layout.capWidth)
+        return (BarLayers.stretch(masks.fill, to: width, cap: cap), masks.outline.map { BarLayers.stretch($0, to: width, cap: cap) })
+    }()
+    var fill: PixmanImage { masks.fill }
+    var outline: PixmanImage? { masks.outline }
+
+    /// The ends are drawn on a narrow bar and the middle column stretched between them:
+    /// the blur and the rasteriser only ever see 2 caps + 1 column.
+    private static func narrowWidth(_ layout: Layout) -> Int { min(layout.bar.width, 2 * layout.capWidth + 1) }
 
     init(theme: Theme, layout: Layout) {
-        let bar = layout.bar
-        let cap = layout.capWidth
-        // The ends are drawn on a narrow bar and the middle column stretched between them:
-        // the blur and the rasteriser only ever see 2 caps + 1 column.
-        let narrow = min(bar.width, 2 * cap + 1)
-        track = BarLayers.stretch(BarLayers.makeTrack(theme: theme, layout: layout, width: narrow), to: bar.width, cap: cap)
-        let masks = BarLayers.makeFillMasks(layout: layout, width: narrow, outline: theme.outline)
-        fill = BarLayers.stretch(masks.fill, to: bar.width, cap: cap)
-        outline = masks.outline.map { BarLayers.stretch($0, to: bar.width, cap: cap) }
+        self.layout = layout
+        withOutline = theme.outline
+        track = BarLayers.stretch(
+            BarLayers.makeTrack(theme: theme, layout: layout, width: Self.narrowWidth(layout)),
+            to: layout.bar.width, cap: layout.capWidth)
     }
 }
 
@@ -41,9 +49,10 @@ final class BarLayers {
         width: layout.stripePeriod * max(1, (512 + layout.stripePeriod - 1) / layout.stripePeriod))
     private let outlineColor: PixmanImage
     private let background: PixmanImage
+    private let shapes: BarShapes
     /// Masks of the fill at the bar's full width; narrower fills use their ends shifted.
-    private let fullFill: PixmanImage
-    private let fullOutline: PixmanImage?
+    private var fullFill: PixmanImage { shapes.fill }
+    private var fullOutline: PixmanImage? { shapes.outline }
     /// Masks for a fill too short to have an interior (rebuilt with the width).
     private var shortFill: PixmanImage?
     private var shortOutline: PixmanImage?
@@ -116,8 +125,7 @@ final class BarLayers {
         background = PixmanImage(solid: theme.background)
         outlineColor = PixmanImage(solid: theme.fillColor.darker.darker)
         track = shapes.track
-        fullFill = shapes.fill
-        fullOutline = shapes.outline
+        self.shapes = shapes
     }
 
     /// The fill's screen rectangle (empty at 0).

@@ -58,6 +58,8 @@ package final class Daemon {
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
+        // Before any display is opened: a terminal whose reader is gone costs an EPIPE.
+        SignalSource.ignoreBrokenPipe()
         self.options = options
         self.log = log
         throttled = ThrottledLog(log: log)
@@ -116,6 +118,7 @@ package final class Daemon {
     /// what no part of the first frame needs (the connections' server, the signals, VT
     /// switching, the demo) is set up after it, so the splash is on screen sooner.
     package func start() throws(DaemonError) {
+        SignalSource.ignoreStraySignals()
         RootSwitch.markArgv0InInitrd(log: log)
         let groupID = try options.group.map { name throws(DaemonError) in
             guard let entry = getgrnam(name) else { throw DaemonError("unknown group '\(name)'") }
@@ -204,7 +207,6 @@ package final class Daemon {
             // otherwise rather than ending the daemon as they would by default.
             var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
             if terminal != nil { handled.append(SIGWINCH) }
-            SignalSource.ignoreStraySignals()
             signals = try SignalSource(loop: loop, signals: handled) { [self] in signal($0) }
             if options.demo {
                 demoStart = MonotonicClock.now()

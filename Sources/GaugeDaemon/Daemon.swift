@@ -58,6 +58,8 @@ package final class Daemon {
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
+        // Before any display is opened: a terminal whose reader is gone costs an EPIPE.
+        SignalSource.ignoreBrokenPipe()
         self.options = options
         self.log = log
         throttled = ThrottledLog(log: log)
@@ -111,8 +113,12 @@ package final class Daemon {
         return exitStatus
     }
 
-    /// Listens, sets up the loop's sources and presents the first frame (`run()` calls it).
+    /// Listens, presents the first frame and sets up the loop's sources (`run()` calls it).
+    /// The socket is bound first (a second daemon on the same path fails before it draws);
+    /// what no part of the first frame needs (the connections' server, the signals, VT
+    /// switching, the demo) is set up after it, so the splash is on screen sooner.
     package func start() throws(DaemonError) {
+        SignalSource.ignoreStraySignals()
         RootSwitch.markArgv0InInitrd(log: log)
         let groupID = try options.group.map { name throws(DaemonError) in
             guard let entry = getgrnam(name) else { throw DaemonError("unknown group '\(name)'") }
@@ -127,38 +133,14 @@ package final class Daemon {
             let reason = "\(error)"
             throw DaemonError(reason.containsText(options.socketPath) ? "cannot listen: \(reason)" : "cannot listen on \(options.socketPath): \(reason)")
         }
-        var configuration = SocketServerConfiguration()
-        configuration.maxClients = options.maxClients
-        configuration.privilegedReserve = min(4, options.maxClients / 4)
-        configuration.policy = PeerPolicy(groupID: groupID)
-        configuration.idleTimeout = options.idleTimeout
-        let server = SocketServer(
-            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled
-        ) {
-            [self] client, item in self.handle(item, from: client)
-        }
-        server.onDisconnect = { [self] client in waiters.removeAll { $0 === client } }
-        self.server = server
         do {
-            try server.start()
+            // Before anything can schedule a frame (the boot estimate does).
             frameTimer = try FrameTimer(loop: loop) { [self] _ in tick() }
-            // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
-            // otherwise rather than ending the daemon as they would by default.
-            var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
-            if terminal != nil { handled.append(SIGWINCH) }
-            SignalSource.ignoreStraySignals()
-            signals = try SignalSource(loop: loop, signals: handled) { [self] in signal($0) }
-            displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
-            displays?.onFrameReady = { [self] in if frameOwed { tick() } }
-            if options.demo {
-                demoStart = MonotonicClock.now()
-                demoTimer = try FrameTimer(loop: loop) { [self] _ in stepDemo() }
-                try demoTimer?.start(fps: 20)
-            }
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
-        log.info("listening on \(options.socketPath)")
+        displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
+        displays?.onFrameReady = { [self] in if frameOwed { tick() } }
         if options.psplashFIFO != nil || options.plymouth {
             let compat = CompatInputs(
                 loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: groupID),
@@ -196,9 +178,9 @@ package final class Daemon {
         if let title = options.title { screen.setTitle(title) }
         if options.shutdown { screen.setMode(.indeterminate) }
         if options.boot { startBootEstimate() }
-        if handover.owner == .gauge, let console, device != nil {
-            console.takeGraphics()
-            console.enableProcessSwitching()
+        let showing = handover.owner == .gauge && device != nil
+        if showing {
+            console?.takeGraphics()
         } else if handover.owner != .gauge {
             screen.hide()
             displays?.release()
@@ -206,6 +188,37 @@ package final class Daemon {
         }
         questions?.readsWhileShown = handover.owner == .gauge
         noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
+
+        var configuration = SocketServerConfiguration()
+        configuration.maxClients = options.maxClients
+        configuration.privilegedReserve = min(4, options.maxClients / 4)
+        configuration.policy = PeerPolicy(groupID: groupID)
+        configuration.idleTimeout = options.idleTimeout
+        let server = SocketServer(
+            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled
+        ) {
+            [self] client, item in self.handle(item, from: client)
+        }
+        server.onDisconnect = { [self] client in waiters.removeAll { $0 === client } }
+        self.server = server
+        do {
+            try server.start()
+            // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
+            // otherwise rather than ending the daemon as they would by default.
+            var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
+            if terminal != nil { handled.append(SIGWINCH) }
+            signals = try SignalSource(loop: loop, signals: handled) { [self] in signal($0) }
+            if options.demo {
+                demoStart = MonotonicClock.now()
+                demoTimer = try FrameTimer(loop: loop) { [self] _ in stepDemo() }
+                try demoTimer?.start(fps: 20)
+            }
+        } catch {
+            throw DaemonError("cannot start: \(error)")
+        }
+        // Only once SIGUSR1 and SIGUSR2 are handled: the kernel sends them for VT switches.
+        if showing { console?.enableProcessSwitching() }
+        log.info("listening on \(options.socketPath)")
         scheduleFrames()
         try? notify?.ready()
     }

@@ -3,22 +3,30 @@ import CPixman
 /// What the bar looks like in every state: the track with its inner shadow (blurred,
 /// the costliest image of a scene) and the masks of the fill and its outline at the bar's
 /// full width. Built once per theme and layout, shared by the bars of every run state, so
-/// a state change (running, success, failure) rebuilds only the colours.
+/// a state change (running, success, failure) rebuilds only the colours. The masks are
+/// made the first time a fill is drawn (a start's first frame, at 0%, has none).
 final class BarShapes {
     let track: PixmanImage
-    let fill: PixmanImage
-    let outline: PixmanImage?
+    private let layout: Layout
+    private let withOutline: Bool
+    private lazy var masks: (fill: PixmanImage, outline: PixmanImage?) = {
+        let masks = BarLayers.makeFillMasks(layout: layout, width: Self.narrowWidth(layout), outline: withOutline)
+        let (width, cap) = (layout.bar.width, layout.capWidth)
+        return (BarLayers.stretch(masks.fill, to: width, cap: cap), masks.outline.map { BarLayers.stretch($0, to: width, cap: cap) })
+    }()
+    var fill: PixmanImage { masks.fill }
+    var outline: PixmanImage? { masks.outline }
+
+    /// The ends are drawn on a narrow bar and the middle column stretched between them:
+    /// the blur and the rasteriser only ever see 2 caps + 1 column.
+    private static func narrowWidth(_ layout: Layout) -> Int { min(layout.bar.width, 2 * layout.capWidth + 1) }
 
     init(theme: Theme, layout: Layout) {
-        let bar = layout.bar
-        let cap = layout.capWidth
-        // The ends are drawn on a narrow bar and the middle column stretched between them:
-        // the blur and the rasteriser only ever see 2 caps + 1 column.
-        let narrow = min(bar.width, 2 * cap + 1)
-        track = BarLayers.stretch(BarLayers.makeTrack(theme: theme, layout: layout, width: narrow), to: bar.width, cap: cap)
-        let masks = BarLayers.makeFillMasks(layout: layout, width: narrow, outline: theme.outline)
-        fill = BarLayers.stretch(masks.fill, to: bar.width, cap: cap)
-        outline = masks.outline.map { BarLayers.stretch($0, to: bar.width, cap: cap) }
+        self.layout = layout
+        withOutline = theme.outline
+        track = BarLayers.stretch(
+            BarLayers.makeTrack(theme: theme, layout: layout, width: Self.narrowWidth(layout)),
+            to: layout.bar.width, cap: layout.capWidth)
     }
 }
 
@@ -34,13 +42,17 @@ final class BarLayers {
     let layout: Layout
     private let theme: Theme
     private let track: PixmanImage
-    /// Gradient plus stripes at phase 0, a whole number of stripe periods wide, repeating.
-    private let fillTile: PixmanImage
+    /// Gradient plus stripes at phase 0, a whole number of stripe periods wide, repeating;
+    /// made the first time a fill is drawn (a bar at 0%, a start's first frame, has none).
+    private lazy var fillTile = Self.makeFillTile(
+        theme: theme, layout: layout,
+        width: layout.stripePeriod * max(1, (512 + layout.stripePeriod - 1) / layout.stripePeriod))
     private let outlineColor: PixmanImage
     private let background: PixmanImage
+    private let shapes: BarShapes
     /// Masks of the fill at the bar's full width; narrower fills use their ends shifted.
-    private let fullFill: PixmanImage
-    private let fullOutline: PixmanImage?
+    private var fullFill: PixmanImage { shapes.fill }
+    private var fullOutline: PixmanImage? { shapes.outline }
     /// Masks for a fill too short to have an interior (rebuilt with the width).
     private var shortFill: PixmanImage?
     private var shortOutline: PixmanImage?
@@ -110,13 +122,10 @@ final class BarLayers {
     init(theme: Theme, layout: Layout, shapes: BarShapes) {
         self.theme = theme
         self.layout = layout
-        let tileWidth = layout.stripePeriod * max(1, (512 + layout.stripePeriod - 1) / layout.stripePeriod)
         background = PixmanImage(solid: theme.background)
         outlineColor = PixmanImage(solid: theme.fillColor.darker.darker)
-        fillTile = Self.makeFillTile(theme: theme, layout: layout, width: tileWidth)
         track = shapes.track
-        fullFill = shapes.fill
-        fullOutline = shapes.outline
+        self.shapes = shapes
     }
 
     /// The fill's screen rectangle (empty at 0).
@@ -187,8 +196,8 @@ final class BarLayers {
         let interior = Rect(x: bar.x + cap, y: bar.y, width: headStart - bar.x - cap, height: bar.height)
         let head = Rect(x: headStart, y: bar.y, width: fillRight - headStart, height: bar.height)
         let i = area.intersection(interior)
-        if !i.isEmpty, let tile = cache.interior {
-            dst.composite(PIXMAN_OP_SRC, source: tile, rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
+        if !i.isEmpty {
+            dst.composite(PIXMAN_OP_SRC, source: interiorTile(), rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
         }
         if area.intersects(left) {
             blit(area.intersection(left), region: left, kind: .left, phase: phase, into: dst)
@@ -204,11 +213,20 @@ final class BarLayers {
         return Int(((f >> 24) & 0xff) << ((f >> 22) & 3)) / 8
     }
 
+    /// Starts the caches over when the display's format changes.
     private func useFormat(_ format: pixman_format_code_t) {
-        guard cache.format != format || cache.interior == nil else { return }
+        guard cache.format != format else { return }
         cache = Cache(phases: layout.stripePeriod)
         cache.format = format
-        cache.interior = makeInteriorTile(format: format)
+    }
+
+    /// The interior tile in the caches' format, made the first time a fill with an
+    /// interior is drawn.
+    private func interiorTile() -> PixmanImage {
+        if let tile = cache.interior { return tile }
+        let tile = makeInteriorTile(format: cache.format)
+        cache.interior = tile
+        return tile
     }
 
     /// Background, track, fill and outline of one interior column, with stripes at phase

@@ -16,6 +16,22 @@ import Testing
         #expect(exitCode(daemon.signalAndWait(SIGTERM) ?? -1) == 0, "SIGTERM still ends it")
     }
 
+    /// A terminal display whose reader is gone costs the daemon an EPIPE, which it reports
+    /// before exiting with status 1, not a death by SIGPIPE: SIGPIPE is ignored before
+    /// the first frame is written.
+    @Test func aTerminalWithoutReaderIsAnErrorNotASignal() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        close(ends[0])
+        defer { close(ends[1]) }
+        let daemon = try GaugedProcess(
+            display: "terminal", passing: ends[1], launcher: ["/bin/sh", "-c", "exec \"$@\" 1>&3 3>&-", "sh"],
+            waitForPing: false)
+        let status = try #require(reap(daemon.pid, within: 30), "gauged did not exit; its log:\n\(daemon.log)")
+        #expect(exitCode(status) == 1, "wait status \(status); log:\n\(daemon.log)")
+        #expect(daemon.log.contains("terminal: write failed: Broken pipe"), "\(daemon.log)")
+    }
+
     /// `wait` waits for the bar to show its value; in indeterminate mode there is no
     /// value, so it says so at once, and a waiter caught by the switch is told too.
     @Test func waitInIndeterminateModeIsAStateError() throws {

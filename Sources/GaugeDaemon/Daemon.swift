@@ -114,9 +114,10 @@ package final class Daemon {
     }
 
     /// Listens, presents the first frame and sets up the loop's sources (`run()` calls it).
-    /// The socket is bound first (a second daemon on the same path fails before it draws);
-    /// what no part of the first frame needs (the connections' server, the signals, VT
-    /// switching, the demo) is set up after it, so the splash is on screen sooner.
+    /// The socket is bound first (a second daemon on the same path fails before it draws),
+    /// and the signals are taken before the console is; what no part of the first frame
+    /// needs (the connections' server, VT switching, the demo) is set up after it, so the
+    /// splash is on screen sooner.
     package func start() throws(DaemonError) {
         SignalSource.ignoreStraySignals()
         RootSwitch.markArgv0InInitrd(log: log)
@@ -136,6 +137,13 @@ package final class Daemon {
         do {
             // Before anything can schedule a frame (the boot estimate does).
             frameTimer = try FrameTimer(loop: loop) { [self] _ in tick() }
+            // Before the console is put in graphics mode: from then on a SIGTERM must end
+            // the daemon through the loop, which gives the console back, never by default.
+            // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
+            // otherwise rather than ending the daemon as they would by default.
+            var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
+            if terminal != nil { handled.append(SIGWINCH) }
+            signals = try SignalSource(loop: loop, signals: handled) { [self] in signal($0) }
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
@@ -203,11 +211,6 @@ package final class Daemon {
         self.server = server
         do {
             try server.start()
-            // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
-            // otherwise rather than ending the daemon as they would by default.
-            var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
-            if terminal != nil { handled.append(SIGWINCH) }
-            signals = try SignalSource(loop: loop, signals: handled) { [self] in signal($0) }
             if options.demo {
                 demoStart = MonotonicClock.now()
                 demoTimer = try FrameTimer(loop: loop) { [self] _ in stepDemo() }
@@ -216,7 +219,6 @@ package final class Daemon {
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
-        // Only once SIGUSR1 and SIGUSR2 are handled: the kernel sends them for VT switches.
         if showing { console?.enableProcessSwitching() }
         log.info("listening on \(options.socketPath)")
         scheduleFrames()

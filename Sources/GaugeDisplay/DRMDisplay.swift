@@ -223,7 +223,7 @@ public final class DRMDisplay: DeviceDisplay {
     public func beginFrame() -> FrameTarget? {
         guard !closed, isActive, flipsPending == 0, !buffers.isEmpty else { return nil }
         if !flipping {
-            return FrameTarget(buffer: framebuffer(buffers[frontIndex]), staleRegion: .zero)
+            return FrameTarget(buffer: framebuffer(buffers[frontIndex], onScreen: true), staleRegion: .zero)
         }
         return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
     }
@@ -384,8 +384,8 @@ public final class DRMDisplay: DeviceDisplay {
     /// The buffer on screen.
     private var frontIndex: Int { frontOverride ?? (damage.back + 1) % damage.count }
 
-    private func framebuffer(_ buffer: DumbBuffer) -> Framebuffer {
-        Framebuffer(base: buffer.map!, width: width, height: height, stride: buffer.pitch, format: format)
+    private func framebuffer(_ buffer: DumbBuffer, onScreen: Bool = false) -> Framebuffer {
+        Framebuffer(base: buffer.map!, width: width, height: height, stride: buffer.pitch, format: format, isOnScreen: onScreen)
     }
 
     /// Sets the mode with the first frame on every head. A head that refuses is left dark

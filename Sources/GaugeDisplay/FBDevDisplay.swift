@@ -140,8 +140,11 @@ public final class FBDevDisplay: DeviceDisplay {
                 buffer: Framebuffer(base: shadow, width: width, height: height, stride: shadowStride, format: format),
                 staleRegion: .zero)
         }
+        // With one page (no panning) the page drawn is the one on screen.
         return FrameTarget(
-            buffer: Framebuffer(base: map + pageOffset(pages.back), width: width, height: height, stride: stride, format: format),
+            buffer: Framebuffer(
+                base: map + pageOffset(pages.back), width: width, height: height, stride: stride, format: format,
+                isOnScreen: pages.count == 1),
             staleRegion: pages.backStale)
     }
 

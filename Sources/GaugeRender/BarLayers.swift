@@ -62,7 +62,8 @@ final class BarLayers {
     private var steady = false
     private var label: (mask: PixmanImage, color: PixmanImage, rect: Rect)?
     /// Where bar pixels are composed before their one conversion to a display format
-    /// other than 32-bit RGB (made the first time one is drawn to).
+    /// other than 32-bit RGB, or their one copy onto a buffer on screen (made the first
+    /// time one is drawn to).
     private lazy var scratch = PixmanImage(format: PIXMAN_a8r8g8b8, width: layout.bar.width, height: layout.bar.height)
     /// Composed regions in the display's format, by stripe phase; see `Cache`.
     private lazy var cache = Cache(phases: layout.stripePeriod)
@@ -168,23 +169,24 @@ final class BarLayers {
     /// Draws the bar over `clip` (screen coordinates), background and label included.
     ///
     /// Every bar pixel is composed the same way (`compose`), so a cached region and a
-    /// freshly drawn one are the same to the bit.
-    func draw(into dst: PixmanImage, clip: Rect, phase: Int) {
+    /// freshly drawn one are the same to the bit. When `dst` is on screen every pixel of
+    /// it is written once, with its final value.
+    func draw(into dst: PixmanImage, clip: Rect, phase: Int, onScreen: Bool = false) {
         let bar = layout.bar
         let area = clip.intersection(bar)
         guard !area.isEmpty else { return }
         useFormat(pixman_image_get_format(dst.raw))
         guard steady, hasInterior else {
-            compose(area, into: dst, phase: phase)
+            compose(area, into: dst, phase: phase, onScreen: onScreen)
             return
         }
         for part in area.subtracting(fillRect) {
-            compose(part, into: dst, phase: phase)
+            compose(part, into: dst, phase: phase, onScreen: onScreen)
         }
         let fill = fillRect
         let bytesPerPixel = Self.bytesPerPixel(cache.format)
         if fill.area * bytesPerPixel * layout.stripePeriod <= Self.wholeFillCacheBudget {
-            blit(area.intersection(fill), region: fill, kind: .whole, phase: phase, into: dst)
+            blit(area.intersection(fill), region: fill, kind: .whole, phase: phase, into: dst, onScreen: onScreen)
             return
         }
         let cap = layout.capWidth
@@ -200,10 +202,10 @@ final class BarLayers {
             dst.composite(PIXMAN_OP_SRC, source: interiorTile(), rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
         }
         if area.intersects(left) {
-            blit(area.intersection(left), region: left, kind: .left, phase: phase, into: dst)
+            blit(area.intersection(left), region: left, kind: .left, phase: phase, into: dst, onScreen: onScreen)
         }
         if area.intersects(head) {
-            blit(area.intersection(head), region: head, kind: .head, phase: phase, into: dst)
+            blit(area.intersection(head), region: head, kind: .head, phase: phase, into: dst, onScreen: onScreen)
         }
     }
 
@@ -251,10 +253,13 @@ final class BarLayers {
     /// `part` composed into `dst`, whose pixel (0, 0) is the screen point `origin`.
     ///
     /// Every bar pixel is composed in a8r8g8b8 terms: straight into a 32-bit RGB image
-    /// when the background is opaque (every pixel then is, and the same operations give
-    /// the same bits as in a8r8g8b8), else in the scratch image and converted once.
-    private func compose(_ part: Rect, into dst: PixmanImage, phase: Int, origin: (x: Int, y: Int) = (0, 0)) {
-        if composesInPlace(pixman_image_get_format(dst.raw)) {
+    /// off screen when the background is opaque (every pixel then is, and the same
+    /// operations give the same bits as in a8r8g8b8), else in the scratch image and
+    /// copied or converted once.
+    private func compose(
+        _ part: Rect, into dst: PixmanImage, phase: Int, origin: (x: Int, y: Int) = (0, 0), onScreen: Bool = false
+    ) {
+        if !onScreen, composesInPlace(pixman_image_get_format(dst.raw)) {
             drawLayers(into: dst, part: part, phase: phase, origin: origin)
             return
         }
@@ -287,9 +292,9 @@ final class BarLayers {
     }
 
     /// `part` of `region` from its cached image, or composed afresh when over budget.
-    private func blit(_ part: Rect, region: Rect, kind: Region, phase: Int, into dst: PixmanImage) {
+    private func blit(_ part: Rect, region: Rect, kind: Region, phase: Int, into dst: PixmanImage, onScreen: Bool) {
         guard let image = cached(kind, region: region, phase: phase) else {
-            compose(part, into: dst, phase: phase)
+            compose(part, into: dst, phase: phase, onScreen: onScreen)
             return
         }
         dst.copy(from: image, rect: part, sourceOrigin: (part.x - region.x, part.y - region.y))

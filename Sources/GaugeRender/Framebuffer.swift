@@ -7,8 +7,14 @@ public struct Framebuffer: @unchecked Sendable {
     /// Bytes from one row to the next, at least `width * format.bytesPerPixel`.
     public let stride: Int
     public let format: PixelFormat
+    /// Whether the buffer is on screen while it is drawn into (a display with one buffer):
+    /// whatever is composed in it layer over layer shows half done for as long as that
+    /// takes, so such drawing goes through an image off screen first.
+    public let isOnScreen: Bool
 
-    public init(base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat) {
+    public init(
+        base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat, isOnScreen: Bool = false
+    ) {
         precondition(width > 0 && height > 0, "framebuffer needs a positive size")
         precondition(stride >= width * format.bytesPerPixel, "stride shorter than a row")
         self.base = base
@@ -16,6 +22,7 @@ public struct Framebuffer: @unchecked Sendable {
         self.height = height
         self.stride = stride
         self.format = format
+        self.isOnScreen = isOnScreen
     }
 
     public var bounds: Rect { Rect(x: 0, y: 0, width: width, height: height) }

@@ -356,7 +356,7 @@ public final class Scene {
     public func draw(into buffer: Framebuffer, clip: Rect) {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
         guard !area.isEmpty else { return }
-        draw(into: image(for: buffer), area: area)
+        draw(into: image(for: buffer), area: area, onScreen: buffer.isOnScreen)
     }
 
     /// Draws rows `rows` of the current frame into `band`, which holds just those rows
@@ -376,7 +376,7 @@ public final class Scene {
         draw(into: PixmanImage(wrapping: screen), area: area)
     }
 
-    private func draw(into dst: PixmanImage, area: Rect) {
+    private func draw(into dst: PixmanImage, area: Rect, onScreen: Bool = false) {
         // An opaque indicator frame covering the whole area hides everything under it.
         if indicatorOpacity >= 1, indicator.rect.union(area) == indicator.rect,
             !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect),
@@ -387,7 +387,7 @@ public final class Scene {
         }
         // Frames of moving stripes touch the bar alone, and nothing else overlaps it.
         if barOpacity >= 1, indicatorOpacity <= 0, layout.bar.union(area) == layout.bar {
-            bar.draw(into: dst, clip: area, phase: phase)
+            bar.draw(into: dst, clip: area, phase: phase, onScreen: onScreen)
             return
         }
         for part in area.subtracting(layout.bar) {
@@ -403,7 +403,7 @@ public final class Scene {
             dst.composite(PIXMAN_OP_OVER, source: logo.image, rect: l, sourceOrigin: (l.x - logo.rect.x, l.y - logo.rect.y))
         }
         if barOpacity > 0 {
-            bar.draw(into: dst, clip: area, phase: phase)
+            bar.draw(into: dst, clip: area, phase: phase, onScreen: onScreen)
             if barOpacity < 1 {
                 dst.fill(area.intersection(layout.bar), color: surfaceColor.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
             }

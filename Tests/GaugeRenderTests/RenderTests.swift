@@ -19,6 +19,28 @@ struct RenderTests {
         }
     }
 
+    @Test("a buffer on screen gets the same bits as one off screen, frame after frame", arguments: [PixelFormat.xrgb8888, .rgb565])
+    func onScreenBufferGetsTheSameBits(format: PixelFormat) throws {
+        // On a display with one buffer the bar is composed off screen and copied once (a
+        // buffer on screen must never show a layer half drawn); it must not look different.
+        let offScreen = try Screen(width: 800, height: 480, format: format)
+        let onScreen = try Screen(width: 800, height: 480, format: format)
+        let shown = onScreen.display.framebuffer
+        let target = Framebuffer(
+            base: shown.base, width: shown.width, height: shown.height, stride: shown.stride, format: shown.format,
+            isOnScreen: true)
+        var time = 0.0
+        for value in [0.0, 3, 42, 42, 42, 77.5, 100] {
+            for _ in 0..<3 {
+                time += 0.037
+                let m = model(value, message: "Unpacking", title: "Installing")
+                let expected = offScreen.render(m, at: time)
+                #expect(onScreen.scene.render(m, at: time, into: target) == expected)
+                #expect(difference(onScreen.image, offScreen.image, tolerance: 0).count == 0, "\(value)% at \(time) s")
+            }
+        }
+    }
+
     @Test("stripes at t and t + half a period differ inside the fill and nowhere else")
     func stripesMove() throws {
         let theme = Theme()

@@ -9,7 +9,8 @@ public struct Framebuffer: @unchecked Sendable {
     public let format: PixelFormat
     /// Whether the buffer is on screen while it is drawn into (a display with one buffer):
     /// whatever is composed in it layer over layer shows half done for as long as that
-    /// takes, so such drawing goes through an image off screen first.
+    /// takes, so the bar, the one part redrawn frame after frame, is composed off screen
+    /// and copied (text lines, redrawn when they change, are still drawn in place).
     public let isOnScreen: Bool
 
     public init(

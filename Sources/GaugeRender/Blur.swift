@@ -26,16 +26,55 @@ enum Blur {
         guard !area.isEmpty, let data = pixman_image_get_data(image.raw) else { return }
         let pixels = UnsafeMutableRawPointer(data).assumingMemoryBound(to: UInt8.self)
         let stride = Int(pixman_image_get_stride(image.raw))
-        var line = [UInt8](repeating: 0, count: max(width, height))
-        line.withUnsafeMutableBufferPointer { line in
-            for y in 0..<height {
-                let row = pixels + y * stride
-                for x in 0..<width { line[x] = row[x] }
-                for x in area.x..<area.maxX { row[x] = kernel.value(at: x, in: line, count: width) }
+        let line = Line(capacity: max(width, height), margin: kernel.weights.count)
+        defer { line.deallocate() }
+        for y in 0..<height {
+            let row = pixels + y * stride
+            for x in 0..<width { line.values[line.margin + x] = row[x] }
+            line.finish(count: width)
+            for x in area.x..<area.maxX { row[x] = kernel.value(at: x, in: line) }
+        }
+        for x in area.x..<area.maxX {
+            for y in 0..<height { line.values[line.margin + y] = pixels[y * stride + x] }
+            line.finish(count: height)
+            for y in area.y..<area.maxY { pixels[y * stride + x] = kernel.value(at: y, in: line) }
+        }
+    }
+
+    /// One row or column being blurred, with `margin` copies of its end values on each side
+    /// (pixman's PAD repeat), and for every position where the run of equal values it
+    /// starts ends: a pixel whose taps all read one value needs no sum. The track's
+    /// shadow is mostly such pixels (the blank rows above and below the track, the empty
+    /// middle of the narrow track).
+    private struct Line {
+        let margin: Int
+        let values: UnsafeMutablePointer<UInt8>
+        /// The index of the last value of the run of equal values that starts at each index.
+        let runEnds: UnsafeMutablePointer<Int32>
+
+        init(capacity: Int, margin: Int) {
+            self.margin = margin
+            values = .allocate(capacity: capacity + 2 * margin)
+            runEnds = .allocate(capacity: capacity + 2 * margin)
+        }
+
+        func deallocate() {
+            values.deallocate()
+            runEnds.deallocate()
+        }
+
+        /// Pads the `count` values just stored at `margin` and finds their runs.
+        func finish(count: Int) {
+            let first = values[margin], last = values[margin + count - 1]
+            for i in 0..<margin {
+                values[i] = first
+                values[margin + count + i] = last
             }
-            for x in area.x..<area.maxX {
-                for y in 0..<height { line[y] = pixels[y * stride + x] }
-                for y in area.y..<area.maxY { pixels[y * stride + x] = kernel.value(at: y, in: line, count: height) }
+            var i = count + 2 * margin - 1
+            runEnds[i] = Int32(i)
+            while i > 0 {
+                i -= 1
+                runEnds[i] = values[i] == values[i + 1] ? runEnds[i + 1] : Int32(i)
             }
         }
     }
@@ -46,6 +85,11 @@ enum Blur {
     private struct Kernel {
         let weights: [Int]
         let firstOffset: Int
+        /// What the taps sum to when they all read 1.
+        let weightSum: Int
+        /// The weights read the same backwards (a Gaussian's are): each pair of taps
+        /// mirrored about the middle is summed before its one multiplication.
+        let symmetric: Bool
 
         init?(radius: Double) {
             var count: Int32 = 0
@@ -66,17 +110,26 @@ enum Blur {
             // rounded as pixman_fixed_to_int rounds (down).
             let offset = ((taps << 16) - 65536) >> 1
             firstOffset = (32768 - 1 - offset) >> 16
+            weightSum = weights.reduce(0, &+)
+            symmetric = weights.elementsEqual(weights.reversed())
         }
 
-        /// The blurred value of `line[i]`, the line's ends repeated beyond it.
-        func value(at i: Int, in line: UnsafeMutableBufferPointer<UInt8>, count: Int) -> UInt8 {
+        /// The blurred value of the line's pixel `i`.
+        func value(at i: Int, in line: Line) -> UInt8 {
+            let first = line.margin + i + firstOffset
+            let taps = weights.count
+            if Int(line.runEnds[first]) >= first + taps - 1 {
+                return UInt8(clamping: (Int(line.values[first]) &* weightSum + 0x8000) >> 16)
+            }
             var sum = 0
-            let first = i + firstOffset
             weights.withUnsafeBufferPointer { weights in
-                if first >= 0, first + weights.count <= count {
-                    for k in 0..<weights.count { sum &+= Int(line[first + k]) &* weights[k] }
+                let values = line.values + first
+                if symmetric {
+                    let half = taps / 2
+                    for k in 0..<half { sum &+= (Int(values[k]) &+ Int(values[taps - 1 - k])) &* weights[k] }
+                    if taps % 2 == 1 { sum &+= Int(values[half]) &* weights[half] }
                 } else {
-                    for k in 0..<weights.count { sum &+= Int(line[min(max(first + k, 0), count - 1)]) &* weights[k] }
+                    for k in 0..<taps { sum &+= Int(values[k]) &* weights[k] }
                 }
             }
             return UInt8(clamping: (sum + 0x8000) >> 16)

@@ -184,7 +184,7 @@ final class BarLayers {
             compose(part, into: dst, phase: phase, onScreen: onScreen)
         }
         let fill = fillRect
-        let bytesPerPixel = Self.bytesPerPixel(cache.format)
+        let bytesPerPixel = PixmanImage.bytesPerPixel(cache.format)
         if fill.area * bytesPerPixel * layout.stripePeriod <= Self.wholeFillCacheBudget {
             blit(area.intersection(fill), region: fill, kind: .whole, phase: phase, into: dst, onScreen: onScreen)
             return
@@ -199,7 +199,7 @@ final class BarLayers {
         let head = Rect(x: headStart, y: bar.y, width: fillRight - headStart, height: bar.height)
         let i = area.intersection(interior)
         if !i.isEmpty {
-            dst.composite(PIXMAN_OP_SRC, source: interiorTile(), rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
+            dst.copy(fromRepeating: interiorTile(), rect: i, sourceOrigin: (i.x - bar.x - phase, i.y - bar.y))
         }
         if area.intersects(left) {
             blit(area.intersection(left), region: left, kind: .left, phase: phase, into: dst, onScreen: onScreen)
@@ -207,12 +207,6 @@ final class BarLayers {
         if area.intersects(head) {
             blit(area.intersection(head), region: head, kind: .head, phase: phase, into: dst, onScreen: onScreen)
         }
-    }
-
-    /// PIXMAN_FORMAT_BPP, which Swift cannot import, in bytes.
-    private static func bytesPerPixel(_ format: pixman_format_code_t) -> Int {
-        let f = format.rawValue
-        return Int(((f >> 24) & 0xff) << ((f >> 22) & 3)) / 8
     }
 
     /// Starts the caches over when the display's format changes.
@@ -282,7 +276,7 @@ final class BarLayers {
     /// when it is not cached and would not fit the budget.
     private func cached(_ kind: Region, region: Rect, phase: Int) -> PixmanImage? {
         if let hit = cache.slots[kind.rawValue][phase] { return hit }
-        let size = region.area * Self.bytesPerPixel(cache.format)
+        let size = region.area * PixmanImage.bytesPerPixel(cache.format)
         guard cache.bytes + size <= Self.phaseCacheBudget else { return nil }
         let image = PixmanImage(format: cache.format, width: region.width, height: region.height)
         compose(region, into: image, phase: phase, origin: (region.x, region.y))

@@ -64,7 +64,7 @@ package final class PixmanImage {
             composite(PIXMAN_OP_SRC, source: source, rect: rect, sourceOrigin: sourceOrigin)
             return
         }
-        let bytesPerPixel = Int((format.rawValue >> 24) & 0xff) << Int((format.rawValue >> 22) & 3) / 8
+        let bytesPerPixel = Self.bytesPerPixel(format)
         let rowBytes = rect.width * bytesPerPixel
         let srcStride = Int(pixman_image_get_stride(source.raw)), dstStride = Int(pixman_image_get_stride(raw))
         var src = UnsafeRawPointer(pixman_image_get_data(source.raw)!) + sourceOrigin.y * srcStride + sourceOrigin.x * bytesPerPixel
@@ -74,6 +74,43 @@ package final class PixmanImage {
             src += srcStride
             dst += dstStride
         }
+    }
+
+    /// Copies `rect` from `source` laid side by side without end, as a tile with NORMAL
+    /// repeat is drawn: each row in pieces no wider than `source` when both have the same
+    /// pixel format and the rows lie within `source` (the bar's interior tile, once per
+    /// animated frame), else a SRC composite (which repeats as `source` says).
+    package func copy(fromRepeating source: PixmanImage, rect: Rect, sourceOrigin: (x: Int, y: Int)) {
+        guard !rect.isEmpty else { return }
+        let format = pixman_image_get_format(raw)
+        guard format == pixman_image_get_format(source.raw), source.width > 0,
+            sourceOrigin.y >= 0, sourceOrigin.y + rect.height <= source.height,
+            rect.x >= 0, rect.y >= 0, rect.maxX <= width, rect.maxY <= height
+        else {
+            composite(PIXMAN_OP_SRC, source: source, rect: rect, sourceOrigin: sourceOrigin)
+            return
+        }
+        let bytesPerPixel = Self.bytesPerPixel(format)
+        let srcStride = Int(pixman_image_get_stride(source.raw)), dstStride = Int(pixman_image_get_stride(raw))
+        var src = UnsafeRawPointer(pixman_image_get_data(source.raw)!) + sourceOrigin.y * srcStride
+        var dst = UnsafeMutableRawPointer(pixman_image_get_data(raw)!) + rect.y * dstStride + rect.x * bytesPerPixel
+        let start = (sourceOrigin.x % source.width + source.width) % source.width
+        for _ in 0..<rect.height {
+            var x = start, done = 0
+            while done < rect.width {
+                let count = min(rect.width - done, source.width - x)
+                (dst + done * bytesPerPixel).copyMemory(from: src + x * bytesPerPixel, byteCount: count * bytesPerPixel)
+                done += count
+                x = 0
+            }
+            src += srcStride
+            dst += dstStride
+        }
+    }
+
+    /// PIXMAN_FORMAT_BPP, which Swift cannot import, in bytes.
+    static func bytesPerPixel(_ format: pixman_format_code_t) -> Int {
+        Int((format.rawValue >> 24) & 0xff) << Int((format.rawValue >> 22) & 3) / 8
     }
 
     /// Fills `rect` with `color` using `op` (SRC replaces, OVER blends).

@@ -223,7 +223,8 @@ public final class DRMDisplay: DeviceDisplay {
     public func beginFrame() -> FrameTarget? {
         guard !closed, isActive, flipsPending == 0, !buffers.isEmpty else { return nil }
         if !flipping {
-            return FrameTarget(buffer: framebuffer(buffers[frontIndex], onScreen: true), staleRegion: .zero)
+            // Until the first frame sets the mode, the one buffer is not scanned out yet.
+            return FrameTarget(buffer: framebuffer(buffers[frontIndex], onScreen: lit), staleRegion: .zero)
         }
         return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
     }

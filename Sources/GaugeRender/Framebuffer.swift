@@ -7,10 +7,10 @@ public struct Framebuffer: @unchecked Sendable {
     /// Bytes from one row to the next, at least `width * format.bytesPerPixel`.
     public let stride: Int
     public let format: PixelFormat
-    /// Whether the buffer is on screen while it is drawn into (a display with one buffer):
-    /// whatever is composed in it layer over layer shows half done for as long as that
-    /// takes, so the bar, the one part redrawn frame after frame, is composed off screen
-    /// and copied (text lines, redrawn when they change, are still drawn in place).
+    /// Whether the buffer is on screen while it is drawn into (a display with one buffer,
+    /// once its first frame is up): whatever is composed in it layer over layer would
+    /// show half done for as long as that takes, so a scene composes off screen and
+    /// copies (`Scene.draw(into:clip:)`).
     public let isOnScreen: Bool
 
     public init(

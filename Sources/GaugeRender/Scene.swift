@@ -353,10 +353,54 @@ public final class Scene {
     }
 
     /// Draws the current frame over `clip` into `buffer`.
+    ///
+    /// Onto a buffer on screen (`Framebuffer.isOnScreen`) every pixel is written once, with
+    /// its final value: the layers are composed off screen, a band of rows at a time, and
+    /// each band copied (drawn in place, a changed line of text would show its bare
+    /// background for a moment, and blending would read the display's memory back). The
+    /// two kinds of frame that already write each pixel once are drawn straight: the
+    /// moving stripes, and an opaque indicator alone.
     public func draw(into buffer: Framebuffer, clip: Rect) {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
         guard !area.isEmpty else { return }
-        draw(into: image(for: buffer), area: area, onScreen: buffer.isOnScreen)
+        let target = image(for: buffer)
+        if buffer.isOnScreen, !writesEachPixelOnce(area) {
+            drawInBands(area, onto: target, format: buffer.format)
+        } else {
+            draw(into: target, area: area, onScreen: buffer.isOnScreen)
+        }
+    }
+
+    /// Rows composed at a time for a buffer on screen: a band of a 1920-pixel-wide
+    /// XRGB8888 screen is 120 KiB, which the allocator keeps in its heap.
+    static let bandRows = 16
+
+    private func drawInBands(_ area: Rect, onto target: PixmanImage, format: PixelFormat) {
+        let rows = min(area.height, Self.bandRows)
+        let band = PixmanImage(format: format.pixman, width: width, height: rows)
+        guard let data = pixman_image_get_data(band.raw) else { return }
+        let stride = Int(pixman_image_get_stride(band.raw))
+        var y = area.y
+        while y < area.maxY {
+            let part = Rect(x: area.x, y: y, width: area.width, height: min(rows, area.maxY - y))
+            // The band as rows y... of a screen-sized image (pixman touches only the part's pixels).
+            let screen = Framebuffer(
+                base: UnsafeMutableRawPointer(data) - y * stride, width: width, height: part.maxY, stride: stride, format: format)
+            draw(into: PixmanImage(wrapping: screen), area: part)
+            target.copy(from: band, rect: part, sourceOrigin: (part.x, 0))
+            y = part.maxY
+        }
+    }
+
+    /// Whether `draw(into:area:)` draws `area` in one of the ways that write each pixel once.
+    private func writesEachPixelOnce(_ area: Rect) -> Bool {
+        opaqueIndicatorCovers(area) || (barOpacity >= 1 && indicatorOpacity <= 0 && layout.bar.union(area) == layout.bar)
+    }
+
+    private func opaqueIndicatorCovers(_ area: Rect) -> Bool {
+        indicatorOpacity >= 1 && indicator.rect.union(area) == indicator.rect
+            && !area.intersects(title.rect) && !area.intersects(message.rect) && !area.intersects(mark.rect)
+            && !area.intersects(entry.rect) && !area.intersects(details.rect)
     }
 
     /// Draws rows `rows` of the current frame into `band`, which holds just those rows
@@ -378,10 +422,7 @@ public final class Scene {
 
     private func draw(into dst: PixmanImage, area: Rect, onScreen: Bool = false) {
         // An opaque indicator frame covering the whole area hides everything under it.
-        if indicatorOpacity >= 1, indicator.rect.union(area) == indicator.rect,
-            !area.intersects(title.rect), !area.intersects(message.rect), !area.intersects(mark.rect),
-            !area.intersects(entry.rect), !area.intersects(details.rect)
-        {
+        if opaqueIndicatorCovers(area) {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: 1)
             return
         }

@@ -373,7 +373,7 @@ public final class Scene {
 
     /// Rows composed at a time for a buffer on screen: a band of a 1920-pixel-wide
     /// XRGB8888 screen is 120 KiB, which the allocator keeps in its heap.
-    static let bandRows = 16
+    private static let bandRows = 16
 
     private func drawInBands(_ area: Rect, onto target: PixmanImage, format: PixelFormat) {
         let rows = min(area.height, Self.bandRows)

@@ -383,10 +383,7 @@ public final class Scene {
         var y = area.y
         while y < area.maxY {
             let part = Rect(x: area.x, y: y, width: area.width, height: min(rows, area.maxY - y))
-            // The band as rows y... of a screen-sized image (pixman touches only the part's pixels).
-            let screen = Framebuffer(
-                base: UnsafeMutableRawPointer(data) - y * stride, width: width, height: part.maxY, stride: stride, format: format)
-            draw(into: PixmanImage(wrapping: screen), area: part)
+            draw(part, intoBand: UnsafeMutableRawPointer(data), top: y, stride: stride, width: width, format: format)
             target.copy(from: band, rect: part, sourceOrigin: (part.x, 0))
             y = part.maxY
         }
@@ -394,9 +391,15 @@ public final class Scene {
 
     /// Whether `draw(into:area:)` draws `area` in one of the ways that write each pixel once.
     private func writesEachPixelOnce(_ area: Rect) -> Bool {
-        opaqueIndicatorCovers(area) || (barOpacity >= 1 && indicatorOpacity <= 0 && layout.bar.union(area) == layout.bar)
+        opaqueIndicatorCovers(area) || barAloneCovers(area)
     }
 
+    /// Frames of moving stripes touch the bar alone, and nothing else overlaps it.
+    private func barAloneCovers(_ area: Rect) -> Bool {
+        barOpacity >= 1 && indicatorOpacity <= 0 && layout.bar.union(area) == layout.bar
+    }
+
+    /// An opaque indicator frame covering the whole area hides everything under it.
     private func opaqueIndicatorCovers(_ area: Rect) -> Bool {
         indicatorOpacity >= 1 && indicator.rect.union(area) == indicator.rect
             && !area.intersects(title.rect) && !area.intersects(message.rect) && !area.intersects(mark.rect)
@@ -411,23 +414,26 @@ public final class Scene {
         let area = Rect(x: 0, y: rows.lowerBound, width: width, height: rows.count)
             .intersection(Rect(x: 0, y: 0, width: width, height: height))
         guard !area.isEmpty else { return }
-        // The band as the top of a screen-sized image that starts `rows.lowerBound` rows
-        // above it: pixman touches only the pixels of the area it composes into, which are
-        // the band's. Not cached: the band's memory is the caller's and short-lived.
-        let screen = Framebuffer(
-            base: band.base - rows.lowerBound * band.stride, width: band.width, height: rows.upperBound,
-            stride: band.stride, format: band.format)
+        draw(area, intoBand: band.base, top: rows.lowerBound, stride: band.stride, width: band.width, format: band.format)
+    }
+
+    /// `area`, within the rows of a band that starts at row `top`, drawn into the band: the
+    /// band as the top of a screen-sized image that starts `top` rows above it, since pixman
+    /// touches only the pixels of the area it composes into, which are the band's. Not
+    /// cached: the band's memory is short-lived.
+    private func draw(
+        _ area: Rect, intoBand base: UnsafeMutableRawPointer, top: Int, stride: Int, width: Int, format: PixelFormat
+    ) {
+        let screen = Framebuffer(base: base - top * stride, width: width, height: area.maxY, stride: stride, format: format)
         draw(into: PixmanImage(wrapping: screen), area: area)
     }
 
     private func draw(into dst: PixmanImage, area: Rect, onScreen: Bool = false) {
-        // An opaque indicator frame covering the whole area hides everything under it.
         if opaqueIndicatorCovers(area) {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: 1)
             return
         }
-        // Frames of moving stripes touch the bar alone, and nothing else overlaps it.
-        if barOpacity >= 1, indicatorOpacity <= 0, layout.bar.union(area) == layout.bar {
+        if barAloneCovers(area) {
             bar.draw(into: dst, clip: area, phase: phase, onScreen: onScreen)
             return
         }

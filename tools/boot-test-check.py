@@ -35,6 +35,7 @@ from vmscreen import Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, st
 INTERVAL = 0.33       # seconds between screendumps
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
 EARLY_INTERVAL = 0.1  # until the first splash frame (when it comes is a figure)
+POOL_MARGIN = 0.5     # gauged started this long before the kernel's random pool was ready
 # A byte at most this is dark (the background is black; every channel of a lit pixel is
 # above it in at least one channel).
 DARK = bytes(0 if v <= 24 else 1 for v in range(256))
@@ -511,6 +512,17 @@ def analyse(boot, exited, report):
 
     if boot.passphrase:
         analyse_question(boot, report, journal, lines, offset)
+
+    # 8. gauged never waits for the kernel's random pool. The guest has no hardware source,
+    # so the pool is ready seconds into the boot; initramfs-tools starts gauged before
+    # that, with its display there already: its first frame must not wait for the pool.
+    # (dracut starts it after the pool is ready: nothing to show there.)
+    if started and crng is not None and started[0][1] < crng - POOL_MARGIN:
+        first_frame_logged = journal_time(r"gauged(\[\d+\])?: first frame on ")
+        report.check(first_frame_logged is not None and first_frame_logged < crng,
+                     "gauged's first frame does not wait for the kernel's random pool",
+                     f"gauged started at {started[0][1]:.2f} s, logged its first frame at "
+                     f"{first_frame_logged} s; the pool was ready at {crng:.2f} s")
 
     # Figures from inside the VM.
     screen_ms = [j for j in gauged_log if re.search(r"\d+(\.\d+)? ?ms", j) and re.search(r"screen|frame", j)]

@@ -324,7 +324,10 @@ def analyse(boot, exited, report):
 
     root_start = journal_time(r"systemd\[1\]: systemd .* running in system mode", last=True)
     getty = journal_time(r"Started getty@tty1\.service")
-    quit_start = journal_time(r"Starting gauged-quit\.service")
+    # gauged can log the quit before journald stamps systemd's "Starting" line.
+    quit_start = min((t for t in (journal_time(r"Starting gauged-quit\.service"),
+                                  journal_time(r"gauged(\[\d+\])?: quit requested")) if t is not None),
+                     default=None)
     quit_end = journal_time(r"Finished gauged-quit\.service")
     crng = journal_time(r"crng init done")
     drm_ready = journal_time(r"\[drm\] Initialized bochs-drm")

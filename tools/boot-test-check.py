@@ -517,9 +517,9 @@ def analyse(boot, exited, report):
         analyse_question(boot, report, journal, lines, offset)
 
     # 8. gauged never waits for the kernel's random pool. The guest has no hardware source,
-    # so the pool is ready seconds into the boot; initramfs-tools starts gauged before
-    # that, with its display there already: its first frame must not wait for the pool.
-    # (dracut starts it after the pool is ready: nothing to show there.)
+    # so the pool is ready many seconds into the boot, after gauged has started and its
+    # display has come: its first frame must not wait for the pool. (A boot whose pool
+    # is ready before gauged starts has nothing to show here.)
     if started and crng is not None and started[0][1] < crng - POOL_MARGIN:
         first_frame_logged = journal_time(r"gauged(\[\d+\])?: first frame on ")
         report.check(first_frame_logged is not None and first_frame_logged < crng,

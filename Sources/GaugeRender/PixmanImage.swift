@@ -54,32 +54,18 @@ package final class PixmanImage {
     /// cached region going to the display is exactly that), else a SRC composite, which
     /// converts.
     package func copy(from source: PixmanImage, rect: Rect, sourceOrigin: (x: Int, y: Int)) {
-        guard !rect.isEmpty else { return }
-        let format = pixman_image_get_format(raw)
-        guard format == pixman_image_get_format(source.raw),
-            sourceOrigin.x >= 0, sourceOrigin.y >= 0,
-            sourceOrigin.x + rect.width <= source.width, sourceOrigin.y + rect.height <= source.height,
-            rect.x >= 0, rect.y >= 0, rect.maxX <= width, rect.maxY <= height
-        else {
+        guard sourceOrigin.x >= 0, sourceOrigin.x + rect.width <= source.width else {
             composite(PIXMAN_OP_SRC, source: source, rect: rect, sourceOrigin: sourceOrigin)
             return
         }
-        let bytesPerPixel = Self.bytesPerPixel(format)
-        let rowBytes = rect.width * bytesPerPixel
-        let srcStride = Int(pixman_image_get_stride(source.raw)), dstStride = Int(pixman_image_get_stride(raw))
-        var src = UnsafeRawPointer(pixman_image_get_data(source.raw)!) + sourceOrigin.y * srcStride + sourceOrigin.x * bytesPerPixel
-        var dst = UnsafeMutableRawPointer(pixman_image_get_data(raw)!) + rect.y * dstStride + rect.x * bytesPerPixel
-        for _ in 0..<rect.height {
-            dst.copyMemory(from: src, byteCount: rowBytes)
-            src += srcStride
-            dst += dstStride
-        }
+        copy(fromRepeating: source, rect: rect, sourceOrigin: sourceOrigin)
     }
 
     /// Copies `rect` from `source` laid side by side without end, as a tile with NORMAL
     /// repeat is drawn: each row in pieces no wider than `source` when both have the same
     /// pixel format and the rows lie within `source` (the bar's interior tile, once per
-    /// animated frame), else a SRC composite (which repeats as `source` says).
+    /// animated frame), else a SRC composite (which repeats as `source` says). Rows that
+    /// lie within `source` across too are copied in one piece: `copy(from:)`.
     package func copy(fromRepeating source: PixmanImage, rect: Rect, sourceOrigin: (x: Int, y: Int)) {
         guard !rect.isEmpty else { return }
         let format = pixman_image_get_format(raw)

@@ -69,7 +69,8 @@ package final class PixmanImage {
     package func copy(fromRepeating source: PixmanImage, rect: Rect, sourceOrigin: (x: Int, y: Int)) {
         guard !rect.isEmpty else { return }
         let format = pixman_image_get_format(raw)
-        guard format == pixman_image_get_format(source.raw), source.width > 0,
+        let tileWidth = source.width
+        guard format == pixman_image_get_format(source.raw), tileWidth > 0,
             sourceOrigin.y >= 0, sourceOrigin.y + rect.height <= source.height,
             rect.x >= 0, rect.y >= 0, rect.maxX <= width, rect.maxY <= height
         else {
@@ -78,18 +79,22 @@ package final class PixmanImage {
         }
         let bytesPerPixel = Self.bytesPerPixel(format)
         let srcStride = Int(pixman_image_get_stride(source.raw)), dstStride = Int(pixman_image_get_stride(raw))
-        var src = UnsafeRawPointer(pixman_image_get_data(source.raw)!) + sourceOrigin.y * srcStride
+        let start = (sourceOrigin.x % tileWidth + tileWidth) % tileWidth
+        // Each row: the tile from `start` to its end, then whole tiles from its left edge,
+        // then what is left; the same pieces in every row.
+        let first = min(rect.width, tileWidth - start) * bytesPerPixel
+        let rowBytes = rect.width * bytesPerPixel, tileBytes = tileWidth * bytesPerPixel
+        var tileRow = UnsafeRawPointer(pixman_image_get_data(source.raw)!) + sourceOrigin.y * srcStride
         var dst = UnsafeMutableRawPointer(pixman_image_get_data(raw)!) + rect.y * dstStride + rect.x * bytesPerPixel
-        let start = (sourceOrigin.x % source.width + source.width) % source.width
         for _ in 0..<rect.height {
-            var x = start, done = 0
-            while done < rect.width {
-                let count = min(rect.width - done, source.width - x)
-                (dst + done * bytesPerPixel).copyMemory(from: src + x * bytesPerPixel, byteCount: count * bytesPerPixel)
+            dst.copyMemory(from: tileRow + start * bytesPerPixel, byteCount: first)
+            var done = first
+            while done < rowBytes {
+                let count = min(rowBytes - done, tileBytes)
+                (dst + done).copyMemory(from: tileRow, byteCount: count)
                 done += count
-                x = 0
             }
-            src += srcStride
+            tileRow += srcStride
             dst += dstStride
         }
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <spawn.h>
 #include <sys/vfs.h>
 
 /* epoll */
@@ -257,4 +258,63 @@ int CGL_is_on_fuse(int fd) {
         return 0;
     }
     return info.f_type == 0x65735546; /* FUSE_SUPER_MAGIC */
+}
+
+int CGL_spawn(char *const argv[], int stdin_fd, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    int result = posix_spawn_file_actions_init(&actions);
+    if (result != 0) {
+        return result;
+    }
+    if (stdin_fd >= 0) {
+        result = posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO);
+    }
+    if (result == 0) {
+        result = posix_spawnp(pid, argv[0], &actions, NULL, argv, environ);
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    return result;
+}
+
+ssize_t CGL_pread64(int fd, void *buffer, size_t length, uint64_t offset) {
+    return pread64(fd, buffer, length, (off64_t)offset);
+}
+
+static int guarded_fd = -1;
+static struct termios guarded_settings;
+static const int guarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+static void restore_terminal_and_die(int signal_number) {
+    if (guarded_fd >= 0) {
+        tcsetattr(guarded_fd, TCSANOW, &guarded_settings);
+    }
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = SIG_DFL;
+    sigaction(signal_number, &action, NULL);
+    raise(signal_number);
+}
+
+int CGL_terminal_guard(int fd, const struct termios *saved) {
+    guarded_settings = *saved;
+    guarded_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = restore_terminal_and_die;
+    for (size_t i = 0; i < sizeof(guarded_signals) / sizeof(guarded_signals[0]); i++) {
+        if (sigaction(guarded_signals[i], &action, NULL) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void CGL_terminal_unguard(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = SIG_DFL;
+    for (size_t i = 0; i < sizeof(guarded_signals) / sizeof(guarded_signals[0]); i++) {
+        sigaction(guarded_signals[i], &action, NULL);
+    }
+    guarded_fd = -1;
 }

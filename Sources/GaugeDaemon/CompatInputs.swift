@@ -33,6 +33,8 @@ final class CompatInputs {
     var hasActiveVT = false
     /// Serves Plymouth's questions and keystroke watches (`--ask`); nil refuses them.
     var questions: QuestionDesk?
+    /// A question was refused, so its caller asks on the console: the console needs the screen.
+    var onConsoleLent: (() -> Void)?
 
     init(
         loop: EventLoop, log: Log, throttled: ThrottledLog, policy: PeerPolicy, limits: ClientLimits = .init(),
@@ -118,10 +120,12 @@ final class CompatInputs {
         plymouth?.close()
         plymouth = nil
         apply = { _, _ in }
+        onConsoleLent = nil
     }
 
     private func deliver(_ output: CompatOutput, source: String, access: Access) {
         for line in output.logs { throttled.info(source, line) }
         for request in output.requests { apply(request, access) }
+        if output.lendsConsole { onConsoleLent?() }
     }
 }

@@ -21,6 +21,14 @@ package final class Daemon {
     private var signals: SignalSource?
     private var compat: CompatInputs?
     private var askPassword: AskPasswordWatch?
+    /// Programs waiting to read the console the splash covers (`--question-tty`).
+    private var consoleReaders: ConsoleReaders?
+    /// Looks for them four times a second while the splash covers the console, and ends
+    /// the console's turn once nobody has waited on it for `consoleQuestionGrace`.
+    private var consoleQuestionTimer: FrameTimer?
+    /// When a program was last seen waiting on the console (or a refused question sent
+    /// its caller there).
+    private var consoleQuestionSeen = 0.0
     /// Plymouth's questions, asked on the screen (`--ask`).
     private var questions: QuestionDesk?
     /// The pid file `--ask` created, removed on exit.
@@ -157,6 +165,7 @@ package final class Daemon {
                 _ = apply(request, from: nil, access: access)
             }
             compat.hasActiveVT = console?.isAvailable == true
+            compat.onConsoleLent = { [self] in consoleQuestionAsked(by: nil) }
             if options.ask {
                 let desk = QuestionDesk(ttyPath: options.askTTY ?? console?.path, loop: loop, log: log)
                 desk.onChange = { [self] in questionsChanged() }
@@ -183,6 +192,7 @@ package final class Daemon {
         // password requests come here (through its Plymouth agent): the console need not
         // take the screen for them.
         if let directory = options.askPasswordDirectory, createdPIDFile == nil { watchPasswordRequests(in: directory) }
+        watchConsoleQuestions()
         if let title = options.title { screen.setTitle(title) }
         if options.shutdown { screen.setMode(.indeterminate) }
         if options.boot { startBootEstimate() }
@@ -234,6 +244,7 @@ package final class Daemon {
         frameTimer?.close()
         demoTimer?.close()
         estimateTimer?.close()
+        consoleQuestionTimer?.close()
         signals?.close()
         if let terminal { terminal.close() }
         displays?.close(retain: retainOnExit && handover.owner == .gauge)
@@ -432,6 +443,7 @@ package final class Daemon {
         guard after != before else { return }
         log.info("screen: \(before.rawValue) → \(after.rawValue)")
         questions?.readsWhileShown = after == .gauge
+        updateConsoleQuestionTimer()
         switch after {
         case .gauge:
             // Back from the text console or from a display manager: graphics mode, VT
@@ -460,6 +472,72 @@ package final class Daemon {
             displays?.release()
             console?.disableProcessSwitching()
         }
+    }
+
+    // MARK: - Console questions
+
+    /// How long the console keeps the screen after the last sign of a question on it: a
+    /// wrong passphrase's retry, or the next of several disks, asks again within it, so the
+    /// splash does not flash up between them, and the answer's outcome can be read.
+    static let consoleQuestionGrace = 2.0
+
+    /// Watches the console for programs asking on it: the VT under a device display, or
+    /// the tty `--question-tty` names.
+    private func watchConsoleQuestions() {
+        let path: String?
+        switch options.questionTTY {
+        case .vt: path = console?.isAvailable == true ? console?.path : nil
+        case .path(let tty): path = tty
+        case .none: path = nil
+        }
+        if let path { consoleReaders = ConsoleReaders(ttyPath: path, log: log) }
+        do {
+            consoleQuestionTimer = try FrameTimer(loop: loop) { [self] _ in checkConsoleQuestions() }
+        } catch {
+            log.info("cannot arm the console question timer: \(error); programs asking on the console are not noticed")
+        }
+        updateConsoleQuestionTimer()
+    }
+
+    /// Runs while the splash covers a watched console, or the console has the screen for
+    /// a question; disarmed otherwise, so a screen given up makes no wakeups for it.
+    private func updateConsoleQuestionTimer() {
+        let covering = consoleReaders != nil && handover.owner == .gauge && (device != nil || displays == nil)
+        guard covering || handover.consoleQuestion else {
+            consoleQuestionTimer?.stop()
+            return
+        }
+        do {
+            try consoleQuestionTimer?.start(fps: 4)
+        } catch {
+            log.info("cannot arm the console question timer: \(error)")
+        }
+    }
+
+    private func checkConsoleQuestions() {
+        let now = MonotonicClock.now()
+        if let reader = consoleReaders?.scan() {
+            consoleQuestionAsked(by: reader)
+        } else if handover.consoleQuestion, now - consoleQuestionSeen >= Self.consoleQuestionGrace {
+            log.info("nobody waits on the console any more: the splash comes back")
+            updateHandover { $0.consoleQuestion = false }
+            scheduleFrames()
+        }
+    }
+
+    /// Someone asks on the console (`reader`), or a refused Plymouth question sent its
+    /// caller there (nil): the console gets the screen.
+    private func consoleQuestionAsked(by reader: ConsoleReaders.Reader?) {
+        consoleQuestionSeen = MonotonicClock.now()
+        guard !handover.consoleQuestion else { return }
+        if let reader {
+            log.info("\(reader.name) (pid \(reader.pid)) waits to read the console: the console gets the screen")
+        } else {
+            log.info("a question refused on the screen is asked on the console: the console gets the screen")
+        }
+        updateHandover { $0.consoleQuestion = true }
+        updateConsoleQuestionTimer()
+        scheduleFrames()
     }
 
     /// Follows systemd's password requests: the console gets the screen while one waits.
@@ -719,6 +797,7 @@ package final class Daemon {
     private func displayChanged(to next: (any DeviceDisplay)?, settled: Bool) {
         screen.replaceDisplay(next, scale: options.scale ?? Self.autoScale(next))
         frameOwed = false
+        updateConsoleQuestionTimer()
         guard handover.owner == .gauge else { return }
         if next != nil {
             console?.takeGraphics()

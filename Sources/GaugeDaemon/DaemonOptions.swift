@@ -52,6 +52,15 @@ package struct DaemonOptions: Equatable, Sendable {
     package var bootHistoryPath = "/var/lib/gauge/boot-duration"
     /// Where systemd's password requests appear; nil watches nothing.
     package var askPasswordDirectory: String? = "/run/systemd/ask-password"
+    /// The tty watched for other programs asking on it (`ConsoleReaders`): `.vt` the console
+    /// VT under a DRM or fbdev display, `.none` none.
+    package var questionTTY = QuestionTTY.vt
+
+    package enum QuestionTTY: Equatable, Sendable {
+        case vt
+        case path(String)
+        case none
+    }
 
     package init() {}
 
@@ -84,6 +93,9 @@ package struct DaemonOptions: Equatable, Sendable {
          "a boot screen: until a client sends progress, the bar follows an estimate from the previous boot's steps and duration, and quit records this boot's; "
             + "with --plymouth-compat, gauge.ask=1 on the kernel command line turns on --ask"),
         ("--boot-history FILE", "where --boot keeps them (default /var/lib/gauge/boot-duration)"),
+        ("--question-tty TTY|none",
+         "give the console the screen while another program waits to read this tty: a passphrase prompt, a shell "
+            + "(default: the console VT under a DRM or fbdev display)"),
         ("--ask-password-dir DIR|none",
          "give the console back while a password request waits here (default /run/systemd/ask-password)"),
         ("--demo", "play a scripted demo sequence, then quit"),
@@ -132,6 +144,11 @@ package struct DaemonOptions: Equatable, Sendable {
             case "--demo": options.demo = true
             case "--plymouth-compat": options.plymouth = true
             case "--ask": options.ask = true
+            case "--question-tty":
+                guard let v = required(), v.hasPrefix("/") || v == "none" else {
+                    return .error("--question-tty takes an absolute tty path or none")
+                }
+                options.questionTTY = v == "none" ? .none : .path(v)
             case "--ask-tty":
                 guard let v = required(), v.hasPrefix("/") else { return .error("--ask-tty takes an absolute tty path") }
                 options.askTTY = v

@@ -7,6 +7,12 @@ import CGaugeLinux
 /// characters, as for any console program), and its settings are restored and it is
 /// closed when nobody waits any more.
 ///
+/// The settings it found the first time are the ones it gives back, however often it
+/// stops and starts. When it stops while another program has changed them (a program
+/// asking on the console: the daemon stops reading so the keys reach it), that program
+/// keeps a tty it can read a line from: the first settings, with echo off if it turned
+/// echo off, rather than the raw mode it found.
+///
 /// What is read passes through one fixed buffer, zeroed after each read; nothing typed
 /// is logged.
 final class KeyboardInput {
@@ -15,7 +21,8 @@ final class KeyboardInput {
     private let log: Log
     private let onKeys: (UnsafeRawBufferPointer) -> Void
     private var fd: Int32 = -1
-    private var saved: termios?
+    /// The settings found before the first start.
+    private var original: termios?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
 
     init(path: String, loop: EventLoop, log: Log, onKeys: @escaping (UnsafeRawBufferPointer) -> Void) {
@@ -42,12 +49,13 @@ final class KeyboardInput {
         do throws(SystemError) {
             let fd = try Syscall.open(path, flags: O_RDWR | O_NOCTTY | O_NONBLOCK)
             do throws(SystemError) {
-                let original = try Syscall.terminalAttributes(fd)
+                let found = try Syscall.terminalAttributes(fd)
+                let original = self.original ?? found
                 try Syscall.setTerminalAttributes(fd, Self.raw(original))
                 // Keys typed before anyone asked are not an answer.
                 try Syscall.discardTerminalInput(fd)
                 try loop.register(fd, events: .readable) { [self] events in readKeys(events) }
-                saved = original
+                self.original = original
                 self.fd = fd
             } catch {
                 Syscall.close(fd)
@@ -90,14 +98,28 @@ final class KeyboardInput {
         return raw
     }
 
-    /// Stops reading and gives the tty its settings back.
+    /// Stops reading and gives the tty its settings back (see the type's notes for a tty
+    /// another program changed meanwhile).
     func stop() {
         guard fd >= 0 else { return }
         loop.unregister(fd)
-        if let saved { try? Syscall.setTerminalAttributes(fd, saved) }
-        saved = nil
+        if let original, let current = try? Syscall.terminalAttributes(fd) {
+            try? Syscall.setTerminalAttributes(fd, Self.handedBack(original, current: current))
+        }
         Syscall.close(fd)
         fd = -1
+    }
+
+    /// What a stop leaves: `original`, but with echo off when `current` is not the raw mode
+    /// this reader set and has echo off (another program is reading a passphrase).
+    static func handedBack(_ original: termios, current: termios) -> termios {
+        let raw = raw(original)
+        let lineFlags = tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
+        let inputFlags = tcflag_t(ICRNL | IXON | INLCR | IGNCR)
+        let ours = current.c_lflag & lineFlags == raw.c_lflag & lineFlags && current.c_iflag & inputFlags == raw.c_iflag & inputFlags
+        var result = original
+        if !ours, current.c_lflag & tcflag_t(ECHO) == 0 { result.c_lflag &= ~tcflag_t(ECHO | ECHONL) }
+        return result
     }
 
     private func readKeys(_ events: IOEvents) {

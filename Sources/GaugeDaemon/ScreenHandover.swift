@@ -1,10 +1,12 @@
 /// Who has the screen: Gauge, the text console, or a display manager, from the reasons
 /// the daemon has to give it up. The daemon acts on each change of `owner`.
 ///
-/// - `hide` (and a question Gauge refused, which its caller then asks on the console)
-///   gives the console back until `show`;
+/// - `hide` gives the console back until `show`;
 /// - a password request of systemd's (`ask.*` pending) gives the console back until it
 ///   is answered;
+/// - a program waiting to read the console (`ConsoleReaders`), or a Plymouth question
+///   Gauge refused (its caller then asks on the console), gives the console back until
+///   nobody has waited on it for a moment;
 /// - `deactivate` hands the display to a display manager until `reactivate`; it wins
 ///   over the others: the console is then the display manager's, not ours to switch to
 ///   text.
@@ -22,11 +24,12 @@ struct ScreenHandover: Equatable {
 
     var hiddenByRequest = false
     var passwordPending = false
+    var consoleQuestion = false
     var deactivated = false
 
     var owner: Owner {
         if deactivated { return .displayManager }
-        if hiddenByRequest || passwordPending { return .console }
+        if hiddenByRequest || passwordPending || consoleQuestion { return .console }
         return .gauge
     }
 }

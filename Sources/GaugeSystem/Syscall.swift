@@ -143,6 +143,18 @@ package enum Syscall {
         return status
     }
 
+    /// `stat` (following symbolic links, also /proc's links to open files), or nil if
+    /// nothing exists at the path.
+    package static func fileStatus(_ path: String) throws(SystemError) -> CGaugeLinux.stat? {
+        var status = CGaugeLinux.stat()
+        do throws(SystemError) {
+            _ = try retrying("stat", "stat \(path)", { fstatat(AT_FDCWD, path, &status, 0) })
+        } catch where error.errno == ENOENT {
+            return nil
+        }
+        return status
+    }
+
     /// `fstat` of an open descriptor.
     package static func fstat(_ fd: Int32) throws(SystemError) -> stat {
         var status = stat()

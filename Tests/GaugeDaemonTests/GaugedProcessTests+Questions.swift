@@ -10,7 +10,7 @@ import Testing
 // of their own so Plymouth's abstract socket is private to the test.
 
 /// A pty: the daemon reads the slave, the test types into the master.
-private final class TypingPTY {
+final class TypingPTY {
     let master: Int32
     let slavePath: String
 

@@ -9,10 +9,12 @@ import Testing
     import Glibc
 #endif
 
-// Runs Debian's real `plymouth` command (package `plymouth`, see tools/install-deps)
-// against a listener bound as the daemon binds it + PlymouthSession on the abstract socket
-// /org/freedesktop/plymouthd. Abstract names are per network namespace: if a plymouthd
-// (or another run of this test) holds the name, the bind fails and the test says so.
+// Runs Debian's real `plymouth` command (package `plymouth`, see tools/install-deps), and
+// Gauge's own (the executable called `plymouth`), against a listener bound as the daemon
+// binds it + PlymouthSession on the abstract socket /org/freedesktop/plymouthd: both must
+// send the same requests and exit with the same statuses. Abstract names are per network
+// namespace: if a plymouthd (or another run of this test) holds the name, the bind fails
+// and the test says so.
 
 private let plymouthPath: String? = ["/usr/bin/plymouth", "/bin/plymouth"].first {
     FileManager.default.isExecutableFile(atPath: $0)
@@ -77,10 +79,21 @@ private struct Outcome {
     var output: String
 }
 
-private func plymouth(_ arguments: [String]) throws -> Outcome {
+/// Gauge's executable under the name `plymouth` (kept for the test run).
+let gaugePlymouthPath: String? = {
+    guard let gauged = BuiltBinary.gauged else { return nil }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gauge-plymouth-\(getpid())")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let link = directory.appendingPathComponent("plymouth").path
+    try? FileManager.default.removeItem(atPath: link)
+    guard (try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: gauged)) != nil else { return nil }
+    return link
+}()
+
+private func plymouth(_ arguments: [String], binary: String = plymouthPath!, launcher: [String] = []) throws -> Outcome {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: plymouthPath!)
-    process.arguments = arguments
+    process.executableURL = URL(fileURLWithPath: launcher.first ?? binary)
+    process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary] + arguments
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
@@ -133,16 +146,53 @@ private func plymouth(_ arguments: [String]) throws -> Outcome {
             (["--has-active-vt"], 1, []),
             (["quit", "--retain-splash"], 0, [.quit(retain: true)]),
             (["quit"], 0, [.quit(retain: false)]),
-            (["ask-for-password"], 1, [.hide]),
-            (["ask-for-password", "--prompt=Passphrase"], 1, [.hide]),
-            (["ask-question", "--prompt=Continue?"], 1, [.hide]),
+            (["ask-for-password"], 1, []),
+            (["ask-for-password", "--prompt=Passphrase"], 1, []),
+            (["ask-question", "--prompt=Continue?"], 1, []),
             (["watch-keystroke", "--keys=yn"], 1, []),
         ]
-        for (arguments, status, requests) in cases {
-            let outcome = try plymouth(arguments)
-            #expect(outcome.status == status, "plymouth \(arguments): \(outcome.output)")
-            #expect(outcome.seconds < 3, "plymouth \(arguments) took \(outcome.seconds) s")
-            #expect(server.takeRequests() == requests, "plymouth \(arguments)")
+        let gauge = try #require(gaugePlymouthPath, "Gauge's executable is not built")
+        // Each command runs the whole table (the message list carries over between rows).
+        for binary in [plymouthPath!, gauge] {
+            for (arguments, status, requests) in cases {
+                // Gauge's asks on the console where the daemon refuses: tested with a
+                // terminal in GaugedConsoleQuestionTests.
+                if binary == gauge, arguments.first?.hasPrefix("ask-") == true { continue }
+                let outcome = try plymouth(arguments, binary: binary)
+                #expect(outcome.status == status, "\(binary) \(arguments): \(outcome.output)")
+                #expect(outcome.seconds < 3, "\(binary) \(arguments) took \(outcome.seconds) s")
+                #expect(server.takeRequests() == requests, "\(binary) \(arguments)")
+            }
+        }
+    }
+
+    /// With no daemon, and for command lines they do not take, both commands answer alike.
+    @Test func gaugesPlymouthFailsAsPlymouthDoes() throws {
+        guard plymouthPath != nil else {
+            Issue.record("the plymouth command is missing; run tools/install-deps (Debian package plymouth)")
+            return
+        }
+        let gauge = try #require(gaugePlymouthPath, "Gauge's executable is not built")
+        try #require(geteuid() == 0, "a network namespace with no daemon needs root")
+        let alone = ["/usr/bin/unshare", "--net"]
+        let cases: [([String], Int32)] = [
+            (["--ping"], 1), (["--has-active-vt"], 1), (["--wait"], 0), (["quit"], 1),
+            (["update", "--status=x"], 1), (["ask-for-password", "--prompt=Disk"], 1),
+            (["frobnicate"], 1), (["--frobnicate"], 1), (["quit", "--frobnicate"], 1), ([], 0),
+        ]
+        for (arguments, status) in cases {
+            for binary in [plymouthPath!, gauge] {
+                let outcome = try plymouth(arguments, binary: binary, launcher: alone)
+                #expect(outcome.status == status, "\(binary) \(arguments): \(outcome.output)")
+                if arguments.first?.contains("frobnicate") == true {
+                    #expect(outcome.output.contains("USAGE"), "\(binary) \(arguments) prints the usage: \(outcome.output)")
+                }
+            }
+        }
+        // ask-for-password --command with no daemon runs the command, which asks for itself.
+        for binary in [plymouthPath!, gauge] {
+            #expect(try plymouth(["ask-for-password", "--command=/bin/true"], binary: binary, launcher: alone).status == 0)
+            #expect(try plymouth(["ask-for-password", "--command=/bin/false", "--number-of-tries=2"], binary: binary, launcher: alone).status == 1)
         }
     }
 }

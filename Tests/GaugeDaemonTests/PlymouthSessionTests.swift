@@ -52,10 +52,10 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
         (plymouthRequest("!"), [], true),
         (plymouthRequest("L", "y"), [], true),
         (plymouthRequest("V"), [], false),
-        (plymouthRequest("*"), [.hide], false),
-        (plymouthRequest("*", "Passphrase for /dev/sda2:"), [.hide], false),
-        (plymouthRequest("c"), [.hide], false),
-        (plymouthRequest("W", "Continue?"), [.hide], false),
+        (plymouthRequest("*"), [], false),
+        (plymouthRequest("*", "Passphrase for /dev/sda2:"), [], false),
+        (plymouthRequest("c"), [], false),
+        (plymouthRequest("W", "Continue?"), [], false),
         (plymouthRequest("K"), [], false),
         (plymouthRequest("K", "yn"), [], false),
         (plymouthRequest("Z"), [], false),
@@ -64,6 +64,17 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
         let output = run(bytes)
         #expect(output.requests == requests)
         #expect(output.reply == [acknowledged ? ack : nak])
+    }
+
+    @Test func onlyRefusedQuestionsLendTheConsole() {
+        for command in ["*", "c", "W"] {
+            #expect(run(plymouthRequest(Character(command))).lendsConsole, "\(command)")
+        }
+        for command in ["P", "H", "$", "K", "U"] {
+            #expect(!run(plymouthRequest(Character(command))).lendsConsole, "\(command)")
+        }
+        // Asked on the screen (`--ask`), a question lends nothing.
+        #expect(!run(plymouthRequest("*"), session: PlymouthSession(asks: true)).lendsConsole)
     }
 
     @Test func refusalsAndUnknownRequestsAreLogged() {
@@ -111,8 +122,10 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
         // What `plymouth ask-for-password` sends: pause-progress, then the password request.
         let output = run(plymouthRequest("A") + plymouthRequest("*") + plymouthRequest("u", "7") + plymouthRequest("P"))
         #expect(output.reply == [ack, nak, ack, ack])
-        // The refused question gives the console back for the caller's own prompt.
-        #expect(output.requests == [.hide, .progress(7, message: nil)])
+        // The refused question lends the console to the caller's own prompt; nothing is
+        // hidden for good.
+        #expect(output.requests == [.progress(7, message: nil)])
+        #expect(output.lendsConsole)
     }
 
     @Test func requestsSplitAtEveryByteGiveTheSameResult() {

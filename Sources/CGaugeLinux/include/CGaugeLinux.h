@@ -154,6 +154,21 @@ int CGL_chroot(const char *path);
 ssize_t CGL_recv_with_descriptors(int fd, void *buffer, size_t length, int *fds, int max_fds, int *fd_count);
 ssize_t CGL_send_with_descriptor(int fd, const void *buffer, size_t length, int passed);
 
+/* Runs `argv[0]` (looked up on PATH) with `argv` and the process's environment, its
+   standard input `stdin_fd` (or inherited when negative): posix_spawnp. Returns 0 and the
+   child in `*pid`, or the error number. */
+int CGL_spawn(char *const argv[], int stdin_fd, pid_t *pid);
+
+/* pread(2) at a 64-bit offset whatever the size of off_t (another process's memory through
+   /proc/PID/mem, whose addresses may not fit a 32-bit off_t). */
+ssize_t CGL_pread64(int fd, void *buffer, size_t length, uint64_t offset);
+
+/* While a program reads a passphrase from a terminal with echo off: SIGINT, SIGTERM, SIGHUP
+   and SIGQUIT put `saved` back on `fd` before the signal ends the process, so the terminal
+   never stays silent. CGL_terminal_unguard restores the default handlers. */
+int CGL_terminal_guard(int fd, const struct termios *saved);
+void CGL_terminal_unguard(void);
+
 /* The file system a descriptor lives on is FUSE (whose server may never answer a write). */
 int CGL_is_on_fuse(int fd);
 

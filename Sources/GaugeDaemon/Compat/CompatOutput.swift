@@ -12,6 +12,8 @@ package struct CompatOutput: Equatable, Sendable {
     /// A question for the person at the screen: the reply comes once it is answered
     /// (`reply` is then empty).
     package var ask: PlymouthAsk?
+    /// A question was refused: its caller asks on the console now, which gets the screen.
+    package var lendsConsole = false
 
     package init(requests: [Request] = [], reply: [UInt8] = [], logs: [String] = [], ask: PlymouthAsk? = nil) {
         self.requests = requests
@@ -20,12 +22,13 @@ package struct CompatOutput: Equatable, Sendable {
         self.ask = ask
     }
 
-    package var isEmpty: Bool { requests.isEmpty && reply.isEmpty && logs.isEmpty && ask == nil }
+    package var isEmpty: Bool { requests.isEmpty && reply.isEmpty && logs.isEmpty && ask == nil && !lendsConsole }
 
     mutating func append(_ other: CompatOutput) {
         requests += other.requests
         reply += other.reply
         logs += other.logs
         if let ask = other.ask { self.ask = ask }
+        lendsConsole = lendsConsole || other.lendsConsole
     }
 }

@@ -1,4 +1,5 @@
 import CGaugeLinux
+import GaugeProtocol
 
 /// What a Plymouth request asks of the person at the screen (when the daemon asks at
 /// all; see `PlymouthSession.asks`).
@@ -11,20 +12,6 @@ package enum PlymouthAsk: Equatable, Sendable {
     case watchKeystroke(keys: [UInt8]?)
     /// `L`: end the watch for exactly these `keys` (its asker gets "no answer").
     case ignoreKeystroke(keys: [UInt8]?)
-}
-
-/// Plymouth's replies beyond ACK and NAK, byte for byte as plymouthd writes them.
-package enum PlymouthReply {
-    /// `\x02`, the answer's length as 4 bytes, least significant first, then the answer
-    /// (no NUL): a password, a question's answer or a key.
-    package static func answer(_ bytes: [UInt8]) -> [UInt8] {
-        let count = UInt32(truncatingIfNeeded: bytes.count)
-        return [0x02, UInt8(count & 0xFF), UInt8((count >> 8) & 0xFF), UInt8((count >> 16) & 0xFF), UInt8(count >> 24)]
-            + bytes
-    }
-
-    /// `\x05`: no answer (cancelled, withdrawn, or no cached password).
-    package static let noAnswer: [UInt8] = [0x05]
 }
 
 /// The questions Plymouth clients have asked and the keystrokes they watch for, and what

@@ -38,7 +38,7 @@ import GaugeProtocol
 /// | `c` | cached passwords (systemd's agent asks first) | with `asks`: `\x05`, none cached, so the caller asks with `*` |
 /// | `K` | `watch-keystroke [--keys=K]` | with `asks`: the first key pressed that is in K (any key without), as an answer |
 /// | `L` | `ignore-keystroke [--keys=K]` | ACK; with `asks`, the watch for K ends and its caller gets `\x05` |
-/// | `*`, `c`, `W` without `asks` | passwords, cached passwords, questions | NAK at once, so the caller falls back to asking on the console instead of hanging, and `hide`: the console is given back for that question |
+/// | `*`, `c`, `W` without `asks` | passwords, cached passwords, questions | NAK at once, so the caller falls back to asking on the console instead of hanging (Gauge's `plymouth` asks there itself), and the console gets the screen while someone waits to read it (`lendsConsole`) |
 /// | `K` without `asks` | `watch-keystroke` | NAK |
 /// | other | | NAK and a log line |
 ///
@@ -51,9 +51,9 @@ import GaugeProtocol
 /// `plymouth deactivate` returns once the display is released). A request is at most 258
 /// bytes, so the held-back bytes stay small.
 package struct PlymouthSession: Sendable {
-    package static let ack: UInt8 = 0x06
-    package static let nak: UInt8 = 0x15
-    static let argumentMarker: UInt8 = 0x02
+    package static let ack = PlymouthReply.ackByte
+    package static let nak = PlymouthReply.nakByte
+    static let argumentMarker = PlymouthRequest.argumentMarker
 
     package var authorized: Bool
     /// The peer is root: only root may move the daemon into a new root (`R`).
@@ -163,9 +163,11 @@ package struct PlymouthSession: Sendable {
         case UInt8(ascii: "V"):
             if !hasActiveVT { reply = Self.nak }
         case UInt8(ascii: "*"), UInt8(ascii: "c"), UInt8(ascii: "W"):
-            reply = Self.nak
-            requests.append(.hide)
-            logs.append("\(name) refused (Gauge asks no questions); the console is given back for the caller's own prompt")
+            var output = CompatOutput(reply: [Self.nak], logs: [
+                "\(name) refused (questions are asked on the screen only with gauge.ask=1); the console gets the screen for the caller's own prompt",
+            ])
+            output.lendsConsole = true
+            return output
         case UInt8(ascii: "K"):
             reply = Self.nak
             logs.append("\(name) refused (Gauge reads no keys)")

@@ -1,0 +1,52 @@
+import CGaugeLinux
+
+extension Syscall {
+    // MARK: Processes
+
+    /// Starts `arguments[0]`, looked up on `PATH`, with `arguments` and this process's
+    /// environment; its standard input is `input` when given, else inherited.
+    package static func spawn(_ arguments: [String], input: Int32? = nil) throws(SystemError) -> pid_t {
+        precondition(!arguments.isEmpty)
+        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        var pid: pid_t = 0
+        let error = pointers.withUnsafeMutableBufferPointer { CGL_spawn($0.baseAddress, input ?? -1, &pid) }
+        guard error == 0 else { throw SystemError("cannot run \(arguments[0])", errno: error) }
+        return pid
+    }
+
+    /// How a child ended, from its `waitpid` status.
+    package enum ChildEnd: Equatable, Sendable {
+        case exited(Int32)
+        case signaled(Int32)
+
+        package init(status: Int32) {
+            let signal = status & 0x7F
+            self = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
+        }
+    }
+
+    /// Waits for the child `pid` to end: its status as `waitpid` gives it.
+    package static func waitForChild(_ pid: pid_t) throws(SystemError) -> Int32 {
+        var status: Int32 = 0
+        _ = try retrying("waitpid", "waitpid \(pid)", { CGaugeLinux.waitpid(pid, &status, 0) })
+        return status
+    }
+
+    /// A pipe, both ends close-on-exec: (read end, write end).
+    package static func pipe() throws(SystemError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        _ = try retrying("pipe", "pipe", { ends.withUnsafeMutableBufferPointer { CGaugeLinux.pipe($0.baseAddress) } })
+        for end in ends { _ = try fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+
+    /// Reads `buffer.count` bytes at most at `offset`, a 64-bit position (another process's
+    /// address through `/proc/PID/mem`): the count read.
+    package static func read(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, atAddress offset: UInt64
+    ) throws(SystemError) -> Int {
+        try retrying("pread", "pread", { CGL_pread64(fd, buffer.baseAddress, buffer.count, offset) })
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import GaugeProtocol
+import Glibc
+import Testing
+
+// A question asked on the console is never hidden: while a program other than gauged waits
+// to read the console (a pty stands in for the VT: `--question-tty`), the console has the
+// screen (`visible` false), and the splash comes back once nobody has waited for a moment.
+// The programs are real: a shell's `read`, perl's `select`, Gauge's own `plymouth
+// ask-for-password` when the daemon does not ask on the screen.
+
+/// A program with the pty as its standard input, and its output.
+private final class ConsoleProgram {
+    let process = Process()
+    private let out = Pipe()
+
+    init(_ path: String, _ arguments: [String], tty: String) throws {
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardInput = FileHandle(forUpdatingAtPath: tty)
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Its exit status and standard output once it exits (nil status: not within 30 s).
+    func finish() -> (status: Int32?, stdout: String) {
+        let deadline = monotonicNow() + 30
+        while process.isRunning, monotonicNow() < deadline { usleep(2_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return (nil, "")
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+extension TypingPTY {
+    /// What the programs wrote to the terminal, read until `text` shows (30 s at most).
+    func read(until text: String) -> String {
+        var seen = ""
+        let deadline = monotonicNow() + 30
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while !seen.contains(text), monotonicNow() < deadline {
+            var entry = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) == 1 else { continue }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
+            if count > 0 { seen += String(decoding: buffer[..<count], as: UTF8.self) }
+        }
+        return seen
+    }
+
+    var echoes: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return true }
+        return settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+}
+
+/// Waits until `visible` in the daemon's status is `shown`: the seconds it took, nil if it
+/// never was within `seconds`.
+private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Double = 10) throws -> Double? {
+    let start = monotonicNow()
+    while monotonicNow() - start < seconds {
+        if try daemon.status().visible == shown { return monotonicNow() - start }
+        usleep(20_000)
+    }
+    return nil
+}
+
+@Suite(.serialized) struct GaugedConsoleQuestionTests {
+    @Test func aShellsReadTakesTheScreenUntilAnswered() throws {
+        let pty = try TypingPTY()
+        let daemon = try GaugedProcess(["--question-tty", pty.slavePath])
+        #expect(try daemon.status().visible)
+        let reader = try ConsoleProgram("/bin/sh", ["-c", "read answer; echo \"got $answer\""], tty: pty.slavePath)
+        let taken = try waitForVisible(daemon, false)
+        #expect(taken != nil, "the console gets the screen while sh reads it:\n\(daemon.log)")
+        #expect(daemon.log.contains("sh (pid \(reader.pid)) waits to read the console"))
+        pty.type("yes\n")
+        let answered = monotonicNow()
+        let result = reader.finish()
+        #expect(result.status == 0 && result.stdout == "got yes\n")
+        let back = try waitForVisible(daemon, true)
+        let after = monotonicNow() - answered
+        #expect(back != nil, "the splash comes back once nobody reads:\n\(daemon.log)")
+        // Not at once: a retry or a second disk asks again within the grace.
+        #expect(after >= 1.5, "the splash came back \(after) s after the answer")
+        #expect(daemon.log.contains("nobody waits on the console any more"))
+    }
+
+    @Test func selectOnTheConsoleTakesTheScreenSelectElsewhereDoesNot() throws {
+        let pty = try TypingPTY()
+        let daemon = try GaugedProcess(["--question-tty", pty.slavePath])
+        // Has the console as its standard input, but waits on a pipe: no question.
+        let elsewhere = try ConsoleProgram(
+            "/usr/bin/perl", ["-e", "pipe(R, W); vec($r, fileno(R), 1) = 1; select($r, undef, undef, 3); exit 0"],
+            tty: pty.slavePath)
+        for _ in 0..<8 {
+            #expect(try daemon.status().visible, "a program that only holds the console asks nothing")
+            usleep(250_000)
+        }
+        #expect(elsewhere.finish().status == 0)
+        // Waits for the console itself to be readable, as askpass does.
+        let asking = try ConsoleProgram(
+            "/usr/bin/perl", ["-e", "vec($r, 0, 1) = 1; select($r, undef, undef, undef); exit 0"], tty: pty.slavePath)
+        #expect(try waitForVisible(daemon, false) != nil, "select on the console is a question:\n\(daemon.log)")
+        #expect(daemon.log.contains("perl (pid \(asking.pid)) waits to read the console"))
+        pty.type("\n")
+        #expect(asking.finish().status == 0)
+        #expect(try waitForVisible(daemon, true) != nil)
+    }
+
+    /// Without `--ask`, Gauge's `plymouth ask-for-password` (askpass's way on Debian) is
+    /// refused on the screen and asks on the console, echo off; the console has the screen
+    /// meanwhile, and the answer goes to standard output as Plymouth's would.
+    @Test func gaugesPlymouthAsksOnTheConsoleWhenTheScreenDoesNot() throws {
+        try #require(geteuid() == 0, "a private network namespace needs root")
+        let plymouth = try #require(gaugePlymouthPath, "Gauge's executable is not built")
+        let pty = try TypingPTY()
+        let daemon = try GaugedProcess(
+            ["--plymouth-compat", "--question-tty", pty.slavePath], launcher: ["/usr/bin/unshare", "--net"])
+        #expect(try daemon.status().visible)
+        let asker = try ConsoleProgram(
+            "/usr/bin/nsenter",
+            ["--net=/proc/\(daemon.pid)/ns/net", "/usr/bin/setsid", "-w", plymouth, "ask-for-password",
+             "--prompt", "Please unlock disk cryptroot"],
+            tty: pty.slavePath)
+        let shown = pty.read(until: "Please unlock disk cryptroot: ")
+        #expect(shown.hasSuffix("Please unlock disk cryptroot: "), "the prompt: \(shown.debugDescription)")
+        #expect(try waitForVisible(daemon, false) != nil, "the console has the screen for the prompt:\n\(daemon.log)")
+        #expect(!pty.echoes, "a passphrase is typed without echo")
+        pty.type("s3cret\r")
+        let result = asker.finish()
+        #expect(result.status == 0)
+        #expect(result.stdout == "s3cret", "the answer, as Plymouth's client prints it")
+        let afterwards = pty.read(until: "\n")
+        #expect(!afterwards.contains("s3cret"), "nothing typed shows: \(afterwards.debugDescription)")
+        #expect(pty.echoes, "the terminal's settings come back")
+        #expect(try waitForVisible(daemon, true) != nil, "the splash comes back:\n\(daemon.log)")
+    }
+
+    /// With `--ask` the daemon reads the keyboard while the splash shows; a program asking
+    /// on the console itself (a script's `read`, not Plymouth's protocol) gets the keys.
+    @Test func withAskTheKeysGoToWhoeverAsksOnTheConsole() throws {
+        let pty = try TypingPTY()
+        let directory = TemporaryDirectory()
+        let daemon = try GaugedProcess(
+            ["--plymouth-compat", "--ask", "--ask-tty", pty.slavePath, "--question-tty", pty.slavePath,
+             "--plymouth-pid-file", directory.appending("pid")],
+            launcher: ["/usr/bin/unshare", "--net"])
+        let deadline = monotonicNow() + 30
+        while pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
+        #expect(!pty.isCooked, "the daemon reads keys while the splash shows")
+        let reader = try ConsoleProgram("/bin/sh", ["-c", "read answer; echo \"got $answer\""], tty: pty.slavePath)
+        #expect(try waitForVisible(daemon, false) != nil, "the console gets the screen:\n\(daemon.log)")
+        #expect(pty.isCooked, "the daemon let go of the keyboard: a line can be typed")
+        pty.type("yes\r")
+        let result = reader.finish()
+        #expect(result.status == 0 && result.stdout == "got yes\n", "the keys reached the script:\n\(daemon.log)")
+        #expect(try waitForVisible(daemon, true) != nil)
+        let again = monotonicNow() + 30
+        while pty.isCooked, monotonicNow() < again { usleep(2_000) }
+        #expect(!pty.isCooked, "the daemon reads keys again under the splash")
+    }
+}

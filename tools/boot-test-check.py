@@ -18,6 +18,12 @@ figures and failures are written under --results (PNG of every frame the checks 
 With --ask-passphrase the boot asks for an encrypted volume's passphrase on the splash:
 once a frame shows the question's field (empty), the passphrase is typed with the
 monitor's `sendkey`, and Enter once the field holds one bullet per key.
+
+With --root-passphrase the root file system is encrypted and unlocked in the initramfs:
+--question-on says where the question must show. `console`: once the console replaces
+the splash (the daemon gives it the screen for the prompt), a wrong passphrase and Enter
+are typed, and after the retry had time to come, the right one. `splash`: the same into
+the splash's field, each once the field shows empty. Neither may ever be echoed or logged.
 Standard library only.
 """
 import argparse
@@ -195,6 +201,16 @@ class Boot:
         self.passphrase = args.ask_passphrase
         self.asked = self.typed_at = self.full = self.entered_at = None
         self.most_bullets = 0
+        # The encrypted root: the passphrases, where the question shows, how far the
+        # checker got (0 waiting, 1 wrong typed, 2 wrong entered, 3 right typed, 4 done),
+        # the frames it acted on and when (host seconds).
+        self.root_pass = args.root_passphrase
+        self.wrong_pass = args.wrong_passphrase
+        self.question_on = args.question_on
+        self.unlock_state = 0
+        self.unlock_frames = {}
+        self.unlock_times = {}
+        self.unlock_bullets = []
         self.finished = threading.Event()
         self.reader = threading.Thread(target=self.read_serial, daemon=True)
         self.reader.start()
@@ -223,6 +239,8 @@ class Boot:
             self.splash_seen = self.splash_seen or self.frames[-1].kind == "splash"
             if self.passphrase and self.splash_seen and self.entered_at is None:
                 self.answer(img, self.frames[-1])
+            if self.root_pass and self.splash_seen and self.unlock_state < 4:
+                self.unlock(img, self.frames[-1])
             time.sleep(max(0.0, begin + (INTERVAL if self.splash_seen else EARLY_INTERVAL) - self.now()))
         self.process.wait()
         return True
@@ -245,6 +263,54 @@ class Boot:
                 self.full = frame
             self.monitor.command("sendkey ret")
             self.entered_at = self.now()
+
+    def type(self, text, enter):
+        for char in text:
+            self.monitor.command(f"sendkey {sendkey_name(char)}")
+        if enter:
+            self.monitor.command("sendkey ret")
+
+    def unlock(self, img, frame):
+        """The encrypted root's question: a wrong passphrase once it shows, the right
+        one once the retry shows (see the module's notes)."""
+        now, state = self.now(), self.unlock_state
+        if self.question_on == "console":
+            if state == 0 and frame.kind == "console":
+                self.unlock_frames["asked"], self.unlock_times["asked"] = frame, frame.host
+                self.type(self.wrong_pass, enter=True)
+                self.unlock_times["wrong"] = now
+                self.unlock_state = 2
+            elif state == 2 and now - self.unlock_times["wrong"] >= 5:
+                self.unlock_frames["retry"] = frame
+                if frame.kind == "console":
+                    self.type(self.root_pass, enter=True)
+                    self.unlock_times["right"] = now
+                    self.unlock_state = 4
+                elif now - self.unlock_times["wrong"] > 60:
+                    self.unlock_state = 4
+            return
+        entry = entry_field(img) if frame.kind == "splash" else None
+        bullets = entry[2] if entry is not None else 0
+        if state in (1, 3):
+            self.unlock_bullets.append(bullets)
+        if state == 0 and entry is not None and bullets == 0:
+            self.unlock_frames["asked"], self.unlock_times["asked"] = frame, frame.host
+            self.type(self.wrong_pass, enter=False)
+            self.unlock_times["typed"], self.unlock_state = now, 1
+        elif state == 1 and (bullets == len(self.wrong_pass) or now - self.unlock_times["typed"] > 30):
+            self.unlock_frames["wrong-full"] = frame
+            self.monitor.command("sendkey ret")
+            self.unlock_times["wrong"], self.unlock_state = now, 2
+        elif state == 2 and now - self.unlock_times["wrong"] >= 2 and entry is not None and bullets == 0:
+            self.unlock_frames["retry"] = frame
+            self.type(self.root_pass, enter=False)
+            self.unlock_times["typed"], self.unlock_state = now, 3
+        elif state == 2 and now - self.unlock_times["wrong"] > 60:
+            self.unlock_state = 4
+        elif state == 3 and (bullets == len(self.root_pass) or now - self.unlock_times["typed"] > 30):
+            self.unlock_frames["right-full"] = frame
+            self.monitor.command("sendkey ret")
+            self.unlock_times["right"], self.unlock_state = now, 4
 
     def read_serial(self):
         """Reads the report port every 10 ms: a line's arrival time maps host time onto
@@ -381,7 +447,14 @@ def analyse(boot, exited, report):
                      f"gauged on the card at {on_card} s, first splash frame after it at {shown} s")
     in_handover = (lambda f: f.kind == "black" and handover is not None and handover[0] <= f.guest
                    and (handover[1] is None or f.guest < handover[1]))
-    gaps = [f for f in during if f.kind != "splash" and not in_handover(f)]
+    # The encrypted root's question on the console: from its first frame until the splash
+    # is back after the right passphrase (the daemon's grace, two seconds, and a margin).
+    unlocking = None
+    if boot.root_pass and boot.question_on == "console" and "asked" in boot.unlock_times:
+        right = boot.unlock_times.get("right")
+        unlocking = (boot.unlock_times["asked"] - offset - 0.5, (right - offset + 5.0) if right else float("inf"))
+    in_question = (lambda f: unlocking is not None and unlocking[0] <= f.guest <= unlocking[1])
+    gaps = [f for f in during if f.kind != "splash" and not in_handover(f) and not in_question(f)]
     for f in gaps[:6]:
         report.evidence(f, f"no splash during the boot: {f.kind}")
     report.figure("frames without the splash during the boot",
@@ -515,6 +588,8 @@ def analyse(boot, exited, report):
 
     if boot.passphrase:
         analyse_question(boot, report, journal, lines, offset)
+    if boot.root_pass:
+        analyse_unlock(boot, report, lines, offset, vt_rows, vt_text, getty)
 
     # 8. gauged never waits for the kernel's random pool. The guest has no hardware source,
     # so the pool is ready many seconds into the boot, after gauged has started and its
@@ -581,6 +656,71 @@ def analyse_question(boot, report, journal, lines, offset):
                  f"{full_journal} journal lines read; the passphrase is in {leaks}")
 
 
+def analyse_unlock(boot, report, lines, offset, vt_rows, vt_text, getty):
+    """The encrypted root's passphrase: asked where it must be (the console, or the
+    splash), visible from the moment it waits until the right one is entered, the retry
+    after a wrong one too, the root unlocked, and neither passphrase echoed or logged."""
+    frames, times, where = boot.unlock_frames, boot.unlock_times, boot.question_on
+    asked, retry = frames.get("asked"), frames.get("retry")
+    report.evidence(asked, f"the root's passphrase asked ({where})")
+    report.evidence(retry, f"the retry after a wrong passphrase ({where})")
+    if where == "console":
+        # The prompt's line and those above it, as tty1 held them at the end of the boot,
+        # lit in their character rows on the question's frame.
+        prompt_at = next((i for i, t in enumerate(vt_text) if re.search(r"unlock disk|passphrase for", t)), None)
+        prompt_lines = vt_text[:prompt_at + 1] if prompt_at is not None else []
+        retries = sum(1 for t in vt_text if re.search(r"unlock disk|passphrase for", t))
+        report.check(asked is not None and asked.kind == "console" and prompt_lines
+                     and shows_text(Image(asked.path), vt_rows, prompt_lines),
+                     "the passphrase prompt is on the console as soon as it waits",
+                     f"question frame {asked.label() if asked else None}; tty1's prompt line {prompt_at}: "
+                     f"{vt_text[prompt_at].strip() if prompt_at is not None else 'none in ' + str([t.strip() for t in vt_text if t.strip()][:8])}")
+        report.check(retries >= 2, "the retry after a wrong passphrase is asked on the console too",
+                     f"{retries} prompts in tty1's text")
+    else:
+        entry = entry_field(Image(asked.path)) if asked else None
+        report.check(asked is not None and entry is not None and entry[3] > 100,
+                     "the passphrase prompt and its field are on the splash as soon as it waits",
+                     f"question frame {asked.label() if asked else None}, field rows and prompt {entry}")
+        report.check(retry is not None, "the retry after a wrong passphrase is asked on the splash",
+                     f"retry frame {retry.label() if retry else None}")
+        report.check(max(boot.unlock_bullets, default=0) == max(len(boot.wrong_pass), len(boot.root_pass)),
+                     "the field shows one bullet per typed key",
+                     f"most bullets {max(boot.unlock_bullets, default=0)}, keys {len(boot.wrong_pass)} and {len(boot.root_pass)}")
+    right = times.get("right")
+    waiting = [f for f in boot.frames if asked is not None and right is not None and asked.host <= f.host <= right]
+    hidden = [f for f in waiting if f.kind != ("console" if where == "console" else "splash")]
+    for f in hidden[:3]:
+        report.evidence(f, "the question not on screen")
+    report.check(waiting and not hidden, f"the question stays on the {where} until the right passphrase is entered",
+                 f"{len(hidden)} of {len(waiting)} frames from the question to the answer are not the {where}: "
+                 f"{[f.label() for f in hidden[:4]]}")
+    if where == "console" and right is not None:
+        back = next((f for f in boot.frames if f.host > right and f.kind == "splash"), None)
+        report.evidence(back, "the splash back after the answer")
+        report.check(back is not None and (getty is None or back.guest < getty),
+                     "the splash comes back once the passphrase is answered",
+                     f"first splash frame after the answer: {back.label() if back else None}")
+        report.figure("question on the console",
+                      f"from {times['asked'] - offset:.2f} s, wrong passphrase at {times['wrong'] - offset:.2f} s, "
+                      f"right one at {right - offset:.2f} s, splash back at "
+                      f"{back.guest if back else float('nan'):.2f} s (guest seconds)")
+    luks = [text[len("GAUGE-LUKS "):] for _, text in lines if text.startswith("GAUGE-LUKS ")]
+    report.check("root /dev/mapper/cryptroot" in luks, "the root file system is the unlocked LUKS volume",
+                 f"the guest reports {luks}")
+    leaks = []
+    for path in (boot.serial_path, boot.report_path):
+        with open(path, "rb") as f:
+            data = f.read()
+        for word in (boot.root_pass, boot.wrong_pass):
+            if word.encode() in data:
+                leaks.append(os.path.basename(path))
+    full_journal = sum(1 for _, text in lines if text.startswith("GAUGE-LOG "))
+    report.check(full_journal > 100 and not leaks,
+                 "neither passphrase is in any log or on tty1 (the whole journal, the consoles, tty1's text)",
+                 f"{full_journal} journal lines read; a passphrase is in {leaks}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--name", required=True)
@@ -595,6 +735,10 @@ def main():
     parser.add_argument("--keep-frames", action="store_true", help="keep every screen as PPM in --results/frames")
     parser.add_argument("--ask-passphrase", help="type this when the splash asks for a passphrase")
     parser.add_argument("--ask-token", help="what the unlocked volume's file holds")
+    parser.add_argument("--root-passphrase", help="the encrypted root's passphrase, typed when it is asked")
+    parser.add_argument("--wrong-passphrase", help="a wrong passphrase, typed first")
+    parser.add_argument("--question-on", choices=["console", "splash"], default="console",
+                        help="where the root's question must show")
     parser.add_argument("qemu", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)

@@ -526,13 +526,14 @@ package final class Daemon {
     }
 
     /// Someone asks on the console (`reader`), or a refused Plymouth question sent its
-    /// caller there (nil): the console gets the screen.
-    private func consoleQuestionAsked(by reader: ConsoleReaders.Reader?) {
+    /// caller there, or systemd's password request was just answered (nil): the console
+    /// gets the screen, or keeps it for `consoleQuestionGrace`.
+    private func consoleQuestionAsked(by reader: ConsoleReaders.Reader?, quietly: Bool = false) {
         consoleQuestionSeen = MonotonicClock.now()
         guard !handover.consoleQuestion else { return }
         if let reader {
             log.info("\(reader.name) (pid \(reader.pid)) waits to read the console: the console gets the screen")
-        } else {
+        } else if !quietly {
             log.info("a question refused on the screen is asked on the console: the console gets the screen")
         }
         updateHandover { $0.consoleQuestion = true }
@@ -557,6 +558,8 @@ package final class Daemon {
     private func passwordRequestsChanged() {
         guard let watch = askPassword else { return }
         log.info(watch.isPending ? "a password request is waiting: the console gets the screen" : "password request answered")
+        // Answered: the console keeps the screen a moment, for a retry or the next disk.
+        if !watch.isPending, handover.passwordPending { consoleQuestionAsked(by: nil, quietly: true) }
         updateHandover { $0.passwordPending = watch.isPending }
         scheduleFrames()
     }

@@ -268,7 +268,7 @@ package final class Daemon {
         if let questions, let question = questions.questions.current {
             let field: ScreenModel.Entry.Field = question.kind == .password
                 ? .hidden(count: questions.questions.typedCount) : .shown(questions.questions.echoedText ?? "")
-            screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field))
+            screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field, capsLock: questions.capsLock))
             // A question must be seen: a splash hidden by request comes back for it, as
             // plymouthd shows a splash to ask on.
             if handover.hiddenByRequest {
@@ -516,6 +516,8 @@ package final class Daemon {
 
     private func checkConsoleQuestions() {
         let now = MonotonicClock.now()
+        // Caps Lock pressed alone sends no character: its notice follows here.
+        if let questions, let entry = screen.model.entry, entry.capsLock != questions.capsLock { questionsChanged() }
         if let reader = consoleReaders?.scan() {
             consoleQuestionAsked(by: reader)
         } else if handover.consoleQuestion, now - consoleQuestionSeen >= Self.consoleQuestionGrace {

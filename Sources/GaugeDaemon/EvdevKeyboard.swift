@@ -112,6 +112,9 @@ final class EvdevKeyboard {
         devices.removeAll { $0.fd == fd }
     }
 
+    /// Whether Caps Lock is on, as the keys read so far left it.
+    var capsLock: Bool { keymap.capsLock }
+
     /// Has the keys of a keyboard: A to Z and Enter (EVIOCGBIT for EV_KEY).
     private static func isKeyboard(_ fd: Int32) -> Bool {
         var bits = [UInt8](repeating: 0, count: 96)

@@ -16,7 +16,7 @@ struct EvdevKeymap {
     private var partial: [UInt8]
     private var shift = Set<UInt16>()
     private var control = Set<UInt16>()
-    private var capsLock = false
+    private(set) var capsLock = false
 
     init() {
         partial = []

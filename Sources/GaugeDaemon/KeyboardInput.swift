@@ -69,6 +69,15 @@ final class KeyboardInput {
         return true
     }
 
+    /// Whether Caps Lock is on, from the VT's keyboard flags (`KDGKBLED`); false for a tty
+    /// that is not a VT.
+    var capsLock: Bool {
+        guard fd >= 0 else { return false }
+        var flags: UInt8 = 0
+        guard (try? Syscall.ioctl(fd, UInt(KDGKBLED), &flags, "KDGKBLED \(path)")) != nil else { return false }
+        return flags & UInt8(K_CAPSLOCK) != 0
+    }
+
     /// Puts the tty back in the mode keys are read in when something else changed it
     /// while it was read (systemd resets the console's settings to canonical mode with
     /// echo when it starts in the real root): otherwise keys would wait in the line

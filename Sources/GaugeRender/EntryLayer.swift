@@ -12,17 +12,21 @@ extension ScreenModel {
 
         public var prompt: String
         public var field: Field
+        /// Caps Lock is on while a password is typed: a notice under the field says so.
+        public var capsLock: Bool
 
-        public init(prompt: String, field: Field) {
+        public init(prompt: String, field: Field, capsLock: Bool = false) {
             self.prompt = prompt
             self.field = field
+            self.capsLock = capsLock
         }
     }
 }
 
 /// A question's prompt and answer field, drawn below the message (the bar and message
 /// stay where they are): the prompt in the title's colour, then a rounded field in the
-/// track's colour holding one bullet per character of a password, or the answer typed.
+/// track's colour holding one bullet per character of a password, or the answer typed,
+/// and under it, while Caps Lock is on during a password, a notice in the fill's colour.
 final class EntryLayer {
     private(set) var entry: ScreenModel.Entry?
     /// Everything the layer covers (empty without a question).
@@ -32,6 +36,11 @@ final class EntryLayer {
     private var echo: (image: TextImage, rect: Rect)?
     private var dots: [Rect] = []
     private var dotMask: PixmanImage?
+    private var capsNotice: (image: TextImage, rect: Rect)?
+    /// Rendered once, the first time Caps Lock is on.
+    private var capsImage: TextImage?
+
+    static let capsLockText = "Caps Lock is on"
 
     private let theme: Theme
     private let layout: Layout
@@ -57,6 +66,7 @@ final class EntryLayer {
             field = nil
             echo = nil
             dots = []
+            capsNotice = nil
             rect = .zero
             return old
         }
@@ -67,7 +77,13 @@ final class EntryLayer {
         if promptImage == nil, !next.prompt.isEmpty {
             promptImage = text.render(next.prompt, size: size, maxWidth: layout.textMaxWidth)
         }
-        let height = promptImage.map { $0.height + gap } .map { $0 + fieldHeight } ?? fieldHeight
+        var notice: TextImage?
+        if next.capsLock, case .hidden = next.field {
+            if capsImage == nil { capsImage = text.render(Self.capsLockText, size: max(1, size * 4 / 5), maxWidth: layout.textMaxWidth) }
+            notice = capsImage
+        }
+        let height = (promptImage.map { $0.height + gap } .map { $0 + fieldHeight } ?? fieldHeight)
+            + (notice.map { $0.height + gap } ?? 0)
         let top = below + height <= layout.height ? below : max(0, above - height)
         prompt = promptImage.map { image in
             (image, Rect(x: (layout.width - image.width) / 2, y: top, width: image.width, height: image.height))
@@ -107,7 +123,10 @@ final class EntryLayer {
                                     width: image.width, height: image.height))
             }
         }
-        rect = fieldRect.union(prompt?.rect ?? .zero).intersection(screen)
+        capsNotice = notice.map { image in
+            (image, Rect(x: (layout.width - image.width) / 2, y: fieldRect.maxY + gap, width: image.width, height: image.height))
+        }
+        rect = fieldRect.union(prompt?.rect ?? .zero).union(capsNotice?.rect ?? .zero).intersection(screen)
         return old.union(rect)
     }
 
@@ -118,6 +137,7 @@ final class EntryLayer {
         if let field { composite(field.mask, at: field.rect, color: theme.trackColor.withAlpha(0.35), into: dst, clip: clip) }
         for dot in dots { composite(dotMask, at: dot, color: theme.fillColor, into: dst, clip: clip) }
         if let echo { composite(echo.image.mask, at: echo.rect, color: theme.titleColor, into: dst, clip: clip) }
+        if let capsNotice { composite(capsNotice.image.mask, at: capsNotice.rect, color: theme.fillColor, into: dst, clip: clip) }
     }
 
     private func composite(_ mask: PixmanImage?, at rect: Rect, color: Color, into dst: PixmanImage, clip: Rect) {

@@ -54,4 +54,39 @@ struct EntryTests {
         #expect(screen.scene.entryRect.isEmpty)
         #expect(difference(screen.image, before, tolerance: 0).count == 0)
     }
+
+    @Test("Caps Lock during a password: a notice under the field, in the fill's colour; none for an echoed answer")
+    func capsLock() throws {
+        let screen = try Screen(width: 1280, height: 1024)
+        var plain = asking(.hidden(count: 4), prompt: "Please unlock disk cryptroot")
+        screen.render(plain)
+        let without = screen.image
+        let field = screen.scene.entryRect
+        plain.entry?.capsLock = true
+        screen.render(plain)
+        let with = screen.image
+        let notice = screen.scene.entryRect
+        #expect(notice.y == field.y && notice.maxY > field.maxY, "the notice goes under the field")
+        for other in [screen.scene.messageRect, screen.scene.barRect, screen.scene.titleRect] {
+            #expect(!notice.intersects(other), "the notice covers nothing of the screen's")
+        }
+        let changed = difference(with, without, tolerance: 0)
+        #expect(changed.count > 200 && changed.box.y >= field.maxY, "only below the field: \(changed)")
+        // Lit in the fill's colour (orange: red well above blue).
+        var orange = 0
+        for y in changed.box.y..<changed.box.maxY {
+            for x in changed.box.x..<changed.box.maxX {
+                let p = with.pixel(x: x, y: y)
+                if p.r > 150, Int(p.r) > Int(p.b) + 80 { orange += 1 }
+            }
+        }
+        #expect(orange > 50, "the notice is drawn in the fill's colour")
+        try expectGolden(with, "1280x1024-password-caps-lock")
+        var question = asking(.shown("yes"), prompt: "Continue?")
+        screen.render(question)
+        let echoed = screen.image
+        question.entry?.capsLock = true
+        screen.render(question)
+        #expect(difference(screen.image, echoed, tolerance: 0).count == 0, "an echoed answer shows what is typed already")
+    }
 }

@@ -29,6 +29,9 @@ final class QuestionDesk {
         }
     }
 
+    /// Whether Caps Lock is on, on the keyboard questions are answered from.
+    var capsLock: Bool { keyboard?.capsLock ?? evdev?.capsLock ?? false }
+
     /// Makes sure the VT is still read as it should be (a step of the boot: systemd may
     /// have reset the console's settings since).
     func checkKeyboard() {

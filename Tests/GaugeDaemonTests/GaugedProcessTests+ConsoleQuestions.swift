@@ -65,6 +65,15 @@ extension TypingPTY {
     }
 }
 
+/// The parent of `pid`, from /proc/PID/stat (the field after the state).
+private func parentPID(of pid: Int32) -> Int32? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return nil }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    return fields.count > 1 ? Int32(fields[1]) : nil
+}
+
 /// Waits until `visible` in the daemon's status is `shown`: the seconds it took, nil if it
 /// never was within `seconds`.
 private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Double = 10) throws -> Double? {
@@ -145,6 +154,33 @@ private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Dou
         let afterwards = pty.read(until: "\n")
         #expect(!afterwards.contains("s3cret"), "nothing typed shows: \(afterwards.debugDescription)")
         #expect(pty.echoes, "the terminal's settings come back")
+        #expect(try waitForVisible(daemon, true) != nil, "the splash comes back:\n\(daemon.log)")
+    }
+
+    /// An asker that dies in the middle of typing leaves a console that echoes again, and
+    /// the splash comes back.
+    @Test func anAskerKilledMidTypingLeavesAUsableConsole() throws {
+        try #require(geteuid() == 0, "a private network namespace needs root")
+        let plymouth = try #require(gaugePlymouthPath, "Gauge's executable is not built")
+        let pty = try TypingPTY()
+        let daemon = try GaugedProcess(
+            ["--plymouth-compat", "--question-tty", pty.slavePath], launcher: ["/usr/bin/unshare", "--net"])
+        let asker = try ConsoleProgram(
+            "/usr/bin/nsenter",
+            ["--net=/proc/\(daemon.pid)/ns/net", "/usr/bin/setsid", "-w", plymouth, "ask-for-password", "--prompt", "Disk"],
+            tty: pty.slavePath)
+        _ = pty.read(until: "Disk: ")
+        #expect(try waitForVisible(daemon, false) != nil)
+        #expect(!pty.echoes)
+        pty.type("half")
+        // The plymouth process itself: the one started, or setsid's child.
+        let pids = try runProgram("/usr/bin/pgrep", ["-x", "plymouth"]).stdout
+            .split(separator: "\n").compactMap { Int32($0) }
+            .filter { $0 == asker.pid || parentPID(of: $0) == asker.pid }
+        #expect(!pids.isEmpty, "the asker runs")
+        for pid in pids { kill(pid, SIGTERM) }
+        #expect(asker.finish().status != 0)
+        #expect(pty.echoes, "the terminal echoes again")
         #expect(try waitForVisible(daemon, true) != nil, "the splash comes back:\n\(daemon.log)")
     }
 

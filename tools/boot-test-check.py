@@ -21,9 +21,10 @@ monitor's `sendkey`, and Enter once the field holds one bullet per key.
 
 With --root-passphrase the root file system is encrypted and unlocked in the initramfs:
 --question-on says where the question must show. `console`: once the console replaces
-the splash (the daemon gives it the screen for the prompt), a wrong passphrase and Enter
-are typed, and after the retry had time to come, the right one. `splash`: the same into
-the splash's field, each once the field shows empty. Neither may ever be echoed or logged.
+the splash (the daemon gives it the screen) and its text, read with the console's font,
+ends in the prompt, a wrong passphrase and Enter are typed; once the retry's prompt is
+on screen, the right one. `splash`: the same into the splash's field, each once the field
+shows empty. Neither may ever be echoed, logged or shown.
 Standard library only.
 """
 import argparse
@@ -36,7 +37,7 @@ import sys
 import threading
 import time
 
-from vmscreen import Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, stop_qemu, wait_for_sockets
+from vmscreen import ConsoleFont, Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, stop_qemu, wait_for_sockets
 
 INTERVAL = 0.33       # seconds between screendumps
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
@@ -45,6 +46,11 @@ POOL_MARGIN = 0.5     # gauged started this long before the kernel's random pool
 # A byte at most this is dark (the background is black; every channel of a lit pixel is
 # above it in at least one channel).
 DARK = bytes(0 if v <= 24 else 1 for v in range(256))
+
+
+# A passphrase prompt on the console: cryptsetup's askpass ("Please unlock disk NAME:"),
+# systemd's console agent ("Please enter passphrase for disk NAME:").
+PROMPT = re.compile(r"unlock disk|passphrase for disk")
 
 
 def is_fill(p):
@@ -211,6 +217,10 @@ class Boot:
         self.unlock_frames = {}
         self.unlock_times = {}
         self.unlock_bullets = []
+        # The console's text on the frames read while the question waited (frame index ->
+        # rows), read with the console font.
+        self.console_text = {}
+        self.font = ConsoleFont() if self.root_pass and self.question_on == "console" else None
         self.finished = threading.Event()
         self.reader = threading.Thread(target=self.read_serial, daemon=True)
         self.reader.start()
@@ -239,7 +249,10 @@ class Boot:
             self.splash_seen = self.splash_seen or self.frames[-1].kind == "splash"
             if self.passphrase and self.splash_seen and self.entered_at is None:
                 self.answer(img, self.frames[-1])
-            if self.root_pass and self.splash_seen and self.unlock_state < 4:
+            # After the right passphrase too, for a few seconds: what is on screen then is
+            # read for leaks.
+            if self.root_pass and self.splash_seen and (
+                    self.unlock_state < 4 or self.now() - self.unlock_times.get("right", -10.0) < 5):
                 self.unlock(img, self.frames[-1])
             time.sleep(max(0.0, begin + (INTERVAL if self.splash_seen else EARLY_INTERVAL) - self.now()))
         self.process.wait()
@@ -275,19 +288,30 @@ class Boot:
         one once the retry shows (see the module's notes)."""
         now, state = self.now(), self.unlock_state
         if self.question_on == "console":
-            if state == 0 and frame.kind == "console":
+            if frame.kind != "console":
+                if state == 2 and now - self.unlock_times["wrong"] > 60:
+                    self.unlock_state = 4
+                return
+            rows = self.font.read(img)
+            self.console_text[frame.index] = rows
+            if state == 4:
+                return
+            prompts = [r for r in rows if PROMPT.search(r)]
+            last = next((r for r in reversed(rows) if r.strip()), "")
+            waiting = bool(PROMPT.search(last))
+            if state == 0 and waiting:
                 self.unlock_frames["asked"], self.unlock_times["asked"] = frame, frame.host
                 self.type(self.wrong_pass, enter=True)
-                self.unlock_times["wrong"] = now
-                self.unlock_state = 2
-            elif state == 2 and now - self.unlock_times["wrong"] >= 5:
+                self.unlock_times["wrong"], self.unlock_state = now, 2
+                self.prompts_asked = len(prompts)
+            elif state == 2 and waiting and len(prompts) > self.prompts_asked:
                 self.unlock_frames["retry"] = frame
-                if frame.kind == "console":
-                    self.type(self.root_pass, enter=True)
-                    self.unlock_times["right"] = now
-                    self.unlock_state = 4
-                elif now - self.unlock_times["wrong"] > 60:
-                    self.unlock_state = 4
+                self.type(self.root_pass, enter=True)
+                self.unlock_times["right"], self.unlock_state = now, 4
+            elif state == 2 and now - self.unlock_times["wrong"] > 60:
+                self.unlock_state = 4
+            return
+        if state == 4:
             return
         entry = entry_field(img) if frame.kind == "splash" else None
         bullets = entry[2] if entry is not None else 0
@@ -589,13 +613,17 @@ def analyse(boot, exited, report):
     if boot.passphrase:
         analyse_question(boot, report, journal, lines, offset)
     if boot.root_pass:
-        analyse_unlock(boot, report, lines, offset, vt_rows, vt_text, getty)
+        analyse_unlock(boot, report, lines, offset, getty)
 
     # 8. gauged never waits for the kernel's random pool. The guest has no hardware source,
     # so the pool is ready many seconds into the boot, after gauged has started and its
     # display has come: its first frame must not wait for the pool. (A boot whose pool
     # is ready before gauged starts has nothing to show here.)
-    if started and crng is not None and started[0][1] < crng - POOL_MARGIN:
+    # Nor does one whose first display device only came within the margin of the pool:
+    # its first frame follows the device, not the pool.
+    first_display = journal_time(r"gauged(\[\d+\])?: display: ")
+    display_early = crng is not None and (first_display is None or first_display < crng - POOL_MARGIN)
+    if started and crng is not None and started[0][1] < crng - POOL_MARGIN and display_early:
         first_frame_logged = journal_time(r"gauged(\[\d+\])?: first frame on ")
         report.check(first_frame_logged is not None and first_frame_logged < crng,
                      "gauged's first frame does not wait for the kernel's random pool",
@@ -648,6 +676,10 @@ def analyse_question(boot, report, journal, lines, offset):
     # Every log: the kernel console, the report port (whole journal, tty1's text).
     full_journal = sum(1 for _, text in lines if text.startswith("GAUGE-LOG "))
     leaks = []
+    for index, rows in boot.console_text.items():
+        for word in (boot.root_pass, boot.wrong_pass):
+            if any(word in r for r in rows):
+                leaks.append(f"the screen (frame #{index})")
     for path in (boot.serial_path, boot.report_path):
         with open(path, "rb") as f:
             if passphrase.encode() in f.read():
@@ -656,7 +688,7 @@ def analyse_question(boot, report, journal, lines, offset):
                  f"{full_journal} journal lines read; the passphrase is in {leaks}")
 
 
-def analyse_unlock(boot, report, lines, offset, vt_rows, vt_text, getty):
+def analyse_unlock(boot, report, lines, offset, getty):
     """The encrypted root's passphrase: asked where it must be (the console, or the
     splash), visible from the moment it waits until the right one is entered, the retry
     after a wrong one too, the root unlocked, and neither passphrase echoed or logged."""
@@ -665,18 +697,14 @@ def analyse_unlock(boot, report, lines, offset, vt_rows, vt_text, getty):
     report.evidence(asked, f"the root's passphrase asked ({where})")
     report.evidence(retry, f"the retry after a wrong passphrase ({where})")
     if where == "console":
-        # The prompt's line and those above it, as tty1 held them at the end of the boot,
-        # lit in their character rows on the question's frame.
-        prompt_at = next((i for i, t in enumerate(vt_text) if re.search(r"unlock disk|passphrase for", t)), None)
-        prompt_lines = vt_text[:prompt_at + 1] if prompt_at is not None else []
-        retries = sum(1 for t in vt_text if re.search(r"unlock disk|passphrase for", t))
-        report.check(asked is not None and asked.kind == "console" and prompt_lines
-                     and shows_text(Image(asked.path), vt_rows, prompt_lines),
+        asked_text = boot.console_text.get(asked.index, []) if asked else []
+        retry_text = boot.console_text.get(retry.index, []) if retry else []
+        report.check(asked is not None and any(PROMPT.search(r) for r in asked_text),
                      "the passphrase prompt is on the console as soon as it waits",
-                     f"question frame {asked.label() if asked else None}; tty1's prompt line {prompt_at}: "
-                     f"{vt_text[prompt_at].strip() if prompt_at is not None else 'none in ' + str([t.strip() for t in vt_text if t.strip()][:8])}")
-        report.check(retries >= 2, "the retry after a wrong passphrase is asked on the console too",
-                     f"{retries} prompts in tty1's text")
+                     f"question frame {asked.label() if asked else None} reads {[r for r in asked_text if r.strip()][-3:]}")
+        report.check(retry is not None and sum(1 for r in retry_text if PROMPT.search(r)) >= 2,
+                     "the retry after a wrong passphrase is asked on the console too",
+                     f"retry frame {retry.label() if retry else None} reads {[r for r in retry_text if r.strip()][-4:]}")
     else:
         entry = entry_field(Image(asked.path)) if asked else None
         report.check(asked is not None and entry is not None and entry[3] > 100,
@@ -709,6 +737,10 @@ def analyse_unlock(boot, report, lines, offset, vt_rows, vt_text, getty):
     report.check("root /dev/mapper/cryptroot" in luks, "the root file system is the unlocked LUKS volume",
                  f"the guest reports {luks}")
     leaks = []
+    for index, rows in boot.console_text.items():
+        for word in (boot.root_pass, boot.wrong_pass):
+            if any(word in r for r in rows):
+                leaks.append(f"the screen (frame #{index})")
     for path in (boot.serial_path, boot.report_path):
         with open(path, "rb") as f:
             data = f.read()
@@ -717,7 +749,7 @@ def analyse_unlock(boot, report, lines, offset, vt_rows, vt_text, getty):
                 leaks.append(os.path.basename(path))
     full_journal = sum(1 for _, text in lines if text.startswith("GAUGE-LOG "))
     report.check(full_journal > 100 and not leaks,
-                 "neither passphrase is in any log or on tty1 (the whole journal, the consoles, tty1's text)",
+                 "neither passphrase is in any log or on screen (the journal, the consoles, tty1's text, every console frame read)",
                  f"{full_journal} journal lines read; a passphrase is in {leaks}")
 
 

@@ -4,6 +4,7 @@ Standard library only.
 """
 import os
 import socket
+import gzip
 import struct
 import time
 import zlib
@@ -159,3 +160,51 @@ def wait_for_sockets(process, paths, log, seconds=20):
         if time.time() > deadline or process.poll() is not None:
             raise RuntimeError("QEMU did not start: " + open(log, errors="replace").read())
         time.sleep(0.05)
+
+
+class ConsoleFont:
+    """A PSF1 console font as one integer per glyph, for reading a text console's screen.
+    console-data's iso01.f16 has the kernel's built-in VGA 8x16 glyphs for ASCII (read back
+    letter for letter from a Debian 12 guest's console; its default8x16 differs in a few)."""
+
+    DEFAULT = "/usr/share/consolefonts/iso01.f16.psf.gz"
+
+    def __init__(self, path=DEFAULT):
+        with gzip.open(path, "rb") as f:
+            data = f.read()
+        if data[:2] != b"\x36\x04":
+            raise ValueError(f"{path}: not a PSF1 font")
+        self.height = data[3]
+        count = 512 if data[2] & 1 else 256
+        glyphs = data[4:4 + count * self.height]
+        # Printable ASCII sits at its own code in the VGA layout.
+        self.glyphs = [(chr(code), int.from_bytes(glyphs[code * self.height:(code + 1) * self.height], "big"))
+                       for code in range(0x21, 0x7F)]
+
+    def read(self, img, lit=80):
+        """The text on a console screen drawn with this font in 8-pixel cells, one string a
+        row (trailing blanks dropped); a cell that matches no glyph well reads '?'."""
+        rows = []
+        height = self.height
+        for top in range(0, img.height - height + 1, height):
+            line = []
+            for left in range(0, img.width - 7, 8):
+                bits = 0
+                for y in range(top, top + height):
+                    start = (y * img.width + left) * 3
+                    row = img.pixels[start:start + 24]
+                    byte = 0
+                    for x in range(8):
+                        byte = byte << 1 | (1 if max(row[x * 3:x * 3 + 3]) > lit else 0)
+                    bits = bits << 8 | byte
+                if bits == 0:
+                    line.append(" ")
+                    continue
+                best, distance = "?", 8 * height
+                for char, glyph in self.glyphs:
+                    d = bin(bits ^ glyph).count("1")
+                    if d < distance:
+                        best, distance = char, d
+                line.append(best if distance <= height else "?")
+            rows.append("".join(line).rstrip())
+        return rows

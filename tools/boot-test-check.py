@@ -473,10 +473,15 @@ def analyse(boot, exited, report):
                    and (handover[1] is None or f.guest < handover[1]))
     # The encrypted root's question on the console: from its first frame until the splash
     # is back after the right passphrase (the daemon's grace, two seconds, and a margin).
+    # It starts with the console frames that lead up to the prompt (the console may get
+    # the screen a moment before the asker has printed it).
     unlocking = None
-    if boot.root_pass and boot.question_on == "console" and "asked" in boot.unlock_times:
+    if boot.root_pass and boot.question_on == "console" and "asked" in boot.unlock_frames:
         right = boot.unlock_times.get("right")
-        unlocking = (boot.unlock_times["asked"] - offset - 0.5, (right - offset + 5.0) if right else float("inf"))
+        start = boot.unlock_frames["asked"].index
+        while start > 0 and frames[start - 1].kind == "console":
+            start -= 1
+        unlocking = (frames[start].host - offset - 0.1, (right - offset + 5.0) if right else float("inf"))
     in_question = (lambda f: unlocking is not None and unlocking[0] <= f.guest <= unlocking[1])
     gaps = [f for f in during if f.kind != "splash" and not in_handover(f) and not in_question(f)]
     for f in gaps[:6]:
@@ -718,9 +723,20 @@ def analyse_unlock(boot, report, lines, offset, getty):
     right = times.get("right")
     waiting = [f for f in boot.frames if asked is not None and right is not None and asked.host <= f.host <= right]
     hidden = [f for f in waiting if f.kind != ("console" if where == "console" else "splash")]
+    if where == "console":
+        # Between a wrong answer and the retry nobody asks (the passphrase is being
+        # checked): the splash may show then, but not while a prompt waits. A frame without
+        # the console is such a gap when the console frame after it holds a new prompt.
+        def prompts(f):
+            return sum(1 for r in boot.console_text.get(f.index, []) if PROMPT.search(r))
+        texts = [f for f in waiting if f.index in boot.console_text]
+        hidden = [f for f in hidden
+                  if not (any(t.host < f.host for t in texts) and any(t.host > f.host for t in texts)
+                          and prompts(next(t for t in texts if t.host > f.host))
+                          > prompts([t for t in texts if t.host < f.host][-1]))]
     for f in hidden[:3]:
         report.evidence(f, "the question not on screen")
-    report.check(waiting and not hidden, f"the question stays on the {where} until the right passphrase is entered",
+    report.check(waiting and not hidden, f"the question is on the {where} whenever it waits, until the right passphrase is entered",
                  f"{len(hidden)} of {len(waiting)} frames from the question to the answer are not the {where}: "
                  f"{[f.label() for f in hidden[:4]]}")
     if where == "console" and right is not None:

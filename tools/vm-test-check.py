@@ -102,6 +102,15 @@ class Checker:
         self.expect(lit > 200, f"{step}: no console text on screen ({lit} lit pixels sampled)")
 
 
+# The display manager's picture (tools/vm-drm-client.c draws 0x2040c0).
+CLIENT_COLOUR = (0x20, 0x40, 0xC0)
+
+
+def client_share(img):
+    """The share of the screen in the display manager's colour."""
+    return img.pixels.count(bytes(CLIENT_COLOUR)) / (img.width * img.height)
+
+
 def count_bullets(img):
     """The orange dots in the row below the bar (and its message) that has the most."""
     bx, by, bw, bh = bar_rect(img.width, img.height)
@@ -185,6 +194,8 @@ def main():
     logged = []
     # Screens sampled between the "early" and "moved" steps: splash or not.
     sampling = None
+    # Screens sampled between the "deactivated" and "client" steps: what each was.
+    handover = None
     done = False
     answers = []
     asked = None
@@ -194,6 +205,19 @@ def main():
                 check.expect(False, f"timed out after {args.timeout:.0f} s (steps seen: {steps})")
                 break
             new = vm.lines()
+            if not new and handover is not None:
+                # From deactivate to the display manager's first frame: nothing else may show.
+                shot = vm.screendump(os.path.join(args.work, f"handover-{len(handover)}.ppm"))
+                bx, by, bw, bh = bar_rect(shot.width, shot.height)
+                if client_share(shot) >= 0.99:
+                    seen = "client"
+                elif check.share(shot, (bx + 14, by + 6, bw - 90, 12), is_orange) >= 0.9:
+                    seen = "splash"
+                else:
+                    seen = "other"
+                    shots.append(shot)
+                handover.append((time.time(), seen))
+                continue
             if not new and sampling is not None:
                 # While the driver loads: is the splash (the bar's fill at 30 %) on screen?
                 shot = vm.screendump(os.path.join(args.work, f"handover-{len(sampling)}.ppm"))
@@ -297,6 +321,16 @@ def main():
                         check.expect((details_text(shot) > 100) == want,
                                      f"details: {details_text(shot)} pixels of text at the top after Escape, expected {what}")
                         check.bar(shot, f"details-{what}", 100)
+                elif step == "deactivated":
+                    # The display manager holds the card but has not drawn: the splash's
+                    # last frame stays (no black, no console).
+                    check.background(shot, step)
+                    check.bar(shot, step, 100)
+                elif step in ("client", "handed-over"):
+                    # The display manager's picture, whole, and after quit --retain-splash
+                    # still (the console did not come back over it).
+                    share = client_share(shot)
+                    check.expect(share >= 0.99, f"{step}: {share:.1%} of the screen is the display manager's colour")
                 elif step == "retained":
                     # gauged has exited: the 100 % frame stays, still and untouched by
                     # the console text written since.
@@ -305,6 +339,17 @@ def main():
                 vm.answer()
                 if step == "early" and args.early_splash:
                     sampling = []
+                if step == "deactivated":
+                    handover = []
+                elif step == "client" and handover is not None:
+                    # Every screen between the splash's last frame and the client's first.
+                    others = [t for t, kind in handover if kind not in ("splash", "client")]
+                    print(f"  [{args.name}] hand-over: {len(handover)} screens sampled, "
+                          f"{sum(1 for _, k in handover if k == 'splash')} the splash, "
+                          f"{sum(1 for _, k in handover if k == 'client')} the client's, {len(others)} neither")
+                    check.expect(handover and not others,
+                                 f"hand-over: {len(others)} of {len(handover)} screens were neither the splash nor the client's")
+                    handover = None
         if summary is None:
             check.expect(False, "the daemon logged no display")
         else:
@@ -313,11 +358,13 @@ def main():
                          f"display is \"{summary}\", expected {args.expect}")
         for text in args.expect_log:
             check.expect(any(text in line for line in logged), f"the daemon's log has no line with \"{text}\"")
-        last = "retained" if "gauge.quit=retain" in args.append else "after-quit"
+        last = ("retained" if "gauge.quit=retain" in args.append
+                else "handed-over" if "gauge.handover=1" in args.append else "after-quit")
         first = ["early", "moved"] if "gauge.late-modules=" in args.append else []
-        ask = ["ask", "details"] if "gauge.ask=1" in args.append else []
+        ask = (["ask", "details"] if "gauge.ask=1" in args.append
+               else ["deactivated", "client"] if "gauge.handover=1" in args.append else [])
         check.expect(steps == first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last], f"steps seen: {steps}")
-        if ask:
+        if "gauge.ask=1" in args.append:
             check.expect(answers == [f"GAUGE-ANSWER [{asked}] status 0"], f"the asker printed {answers}, typed {asked}")
     finally:
         vm.stop()

@@ -466,10 +466,11 @@ package final class Daemon {
             displays?.release()
             console?.releaseText()
         case .displayManager:
-            // Stop drawing and let go of DRM master and VT switching; the console stays
-            // in graphics mode, so no text shows before the display manager's first frame.
+            // Stop drawing and let go of DRM master and VT switching; our last frame stays
+            // on screen and the console in graphics mode, so neither black nor text shows
+            // before the display manager's first frame.
             screen.hide()
-            displays?.release()
+            displays?.release(keepingFrame: true)
             console?.disableProcessSwitching()
         }
     }

@@ -101,10 +101,11 @@ package final class DisplaySlot {
         if !look() { watcher?.settle(after: Self.retryDelay(0)) }
     }
 
-    /// Drops DRM master and stops frames (hide, VT switched away).
-    package func release() {
+    /// Drops DRM master and stops frames (hide, VT switched away); with `keepingFrame`
+    /// the last frame stays on screen for the next user (a display manager).
+    package func release(keepingFrame: Bool = false) {
         released = true
-        device?.release()
+        device?.release(keepingFrame: keepingFrame)
     }
 
     /// Takes the device back, after the look at the devices that waited for it.

@@ -320,11 +320,12 @@ public final class DRMDisplay: DeviceDisplay {
 
     /// Puts the saved CRTCs back (normally the text console) and drops DRM master (hide,
     /// VT switched away), so the console or the next master can show itself; frames are
-    /// refused until `acquire()`.
-    public func release() {
+    /// refused until `acquire()`. With `keepingFrame` the CRTCs keep our front buffer,
+    /// which lives on while the display is open, until the next master sets its own.
+    public func release(keepingFrame: Bool) {
         guard !closed, isActive else { return }
         isActive = false
-        if lit { restoreCrtcs() }
+        if lit, !keepingFrame { restoreCrtcs() }
         _ = drmDropMaster(fd)
     }
 

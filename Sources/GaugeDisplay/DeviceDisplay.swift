@@ -39,8 +39,10 @@ public protocol DeviceDisplay: Display {
     /// Reads pending events without blocking. True when a frame can be started now.
     @discardableResult func handleEvents() -> Bool
     /// Gives the device up for another user (drops DRM master); frames are refused
-    /// until `acquire()`.
-    func release()
+    /// until `acquire()`. The screen shows what it showed before us again (the text
+    /// console), or with `keepingFrame` our last frame stays until the next user shows
+    /// its own (a display manager's hand-over: no black or console between).
+    func release(keepingFrame: Bool)
     /// Takes the device back and shows our buffers again; the next frame must be whole.
     func acquire() throws(DisplayError)
     /// Puts the device back as it was found (the saved CRTC, the console's pan offset),

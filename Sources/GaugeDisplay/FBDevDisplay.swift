@@ -173,8 +173,9 @@ public final class FBDevDisplay: DeviceDisplay {
     @discardableResult
     public func handleEvents() -> Bool { isActive }
 
-    /// Stops drawing (hide, VT switched away: the console owns the framebuffer then).
-    public func release() {
+    /// Stops drawing (hide, VT switched away: the console owns the framebuffer then; a
+    /// frame is kept either way, the framebuffer holds what was drawn last).
+    public func release(keepingFrame: Bool) {
         isActive = false
     }
 

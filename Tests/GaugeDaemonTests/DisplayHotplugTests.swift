@@ -62,7 +62,7 @@ final class FakeDeviceDisplay: DeviceDisplay {
     func bytes() -> [UInt8] { Array(UnsafeRawBufferPointer(start: memory.base, count: memory.byteCount)) }
 
     func handleEvents() -> Bool { active }
-    func release() { active = false }
+    func release(keepingFrame: Bool) { active = false }
     func acquire() throws(DisplayError) { active = true }
     func close(retain: Bool) { closed = true }
     func isPresent() -> Bool { !removed && !isGone }

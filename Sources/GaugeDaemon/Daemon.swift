@@ -345,7 +345,7 @@ package final class Daemon {
         case .step(let name):
             noteMessage(name)
             questions?.checkKeyboard()
-            bootRecord.step(name, at: now)
+            if access.mayRecordBootSteps { bootRecord.step(name, at: now) }
             bootEstimate?.step(name, at: now)
             if !clientMessage { screen.setMessage(name) }
         case .mode(let mode): screen.setMode(mode)
@@ -495,7 +495,8 @@ package final class Daemon {
         // The real root's history is the newest (the initramfs holds a copy from when it
         // was built, if any).
         if bootEstimate != nil {
-            let history = loadBootHistory()
+            let kept = bootEstimate?.history != nil
+            let history = loadBootHistory(otherwise: kept ? "the initramfs's history stays" : "the bar follows a first boot's curve")
             if history != nil { bootEstimate?.replaceHistory(history) }
         }
         // Paths resolve in the new root from now on; a watch on an ancestor in the old
@@ -542,10 +543,12 @@ package final class Daemon {
         log.info("\(reason): the boot estimate stops")
     }
 
-    private func loadBootHistory() -> BootHistory? {
+    /// The history at `--boot-history`; nil (and the log says why, and what happens
+    /// `otherwise`) when there is none or it cannot be used.
+    private func loadBootHistory(otherwise: String = "the bar follows a first boot's curve") -> BootHistory? {
         let (history, problem) = BootHistory.load(options.bootHistoryPath)
         if let problem {
-            log.info("boot history not used: \(problem)")
+            log.info("boot history not used: \(problem); \(otherwise)")
         } else if let history {
             log.info("boot history: \(history.steps.count) steps, \(PlainDecimal.format(history.duration.rounded())) s")
         } else {

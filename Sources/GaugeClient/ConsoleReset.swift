@@ -3,6 +3,17 @@ import GaugeSystem
 
 /// `gaugectl console-reset`: the console in text mode with automatic VT switching again.
 enum ConsoleReset {
+    /// Removes the pid file at `path` when it names no running gauged or plymouthd
+    /// (`PIDFile`): nil when done or nothing to do, else what went wrong.
+    static func removeStalePIDFile(_ path: String) -> String? {
+        do throws(SystemError) {
+            _ = try PIDFile.removeIfStale(path)
+            return nil
+        } catch {
+            return "cannot remove the stale pid file: \(error)"
+        }
+    }
+
     /// Nil when done, else what went wrong.
     static func run(tty: String) -> String? {
         do throws(SystemError) {

@@ -58,12 +58,16 @@ package enum Gaugectl {
             finish(GaugeCommand.run(
                 first: first, atEnd: atEnd, socketPath: invocation.socketPath, timeout: invocation.timeout,
                 waitsForDaemon: invocation.waitsForDaemon))
-        case .consoleReset(let tty):
+        case .consoleReset(let tty, let pidFile):
+            // The pid file first: a console that cannot be reset is no reason to keep
+            // systemd's console agent away.
+            let pidProblem = pidFile.flatMap(ConsoleReset.removeStalePIDFile)
+            if let pidProblem { printError("gaugectl: \(pidProblem)") }
             if let problem = ConsoleReset.run(tty: tty) {
                 printError("gaugectl: \(problem)")
                 finish(.daemonError)
             }
-            finish(.ok)
+            finish(pidProblem == nil ? .ok : .daemonError)
         case .run(let body):
             body(invocation)
         case .swupdate(let progressSocket, let layout, let bar):

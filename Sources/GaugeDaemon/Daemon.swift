@@ -246,7 +246,7 @@ package final class Daemon {
         }
         compat?.close()
         server?.close()
-        if let path = createdPIDFile { try? Syscall.unlink(path) }
+        if let path = createdPIDFile { PIDFile.remove(path, ifNaming: getpid()) }
         if let askPassword { loop.unregister(askPassword.fd) }
     }
 
@@ -285,18 +285,20 @@ package final class Daemon {
     }
 
     /// `/run/plymouth/pid`: systemd's console password agent stays away and its Plymouth
-    /// agent forwards questions to Plymouth's socket while the file exists.
+    /// agent forwards questions to Plymouth's socket while the file exists. Created new,
+    /// never through a link; a stale one is replaced, a live daemon's left alone (`PIDFile`).
     private func writePIDFile(_ path: String) {
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        switch PIDFile.holder(of: path) {
+        case .live(let pid, let name) where pid != getpid():
+            log.info("\(path) belongs to \(name) (pid \(pid)), which is running: it stays, and this daemon does not claim it")
+            return
+        case .stale(let reason):
+            log.info("replacing a stale \(path): \(reason)")
+        default:
+            break
+        }
         do throws(SystemError) {
-            if !directory.isEmpty, try Syscall.lstat(directory) == nil { try Syscall.mkdir(directory, mode: 0o755) }
-            let fd = try Syscall.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-            defer { Syscall.close(fd) }
-            let text = Array("\(getpid())\n".utf8)
-            let written = text.withUnsafeBytes { bytes in
-                Result { () throws(SystemError) in try Syscall.writeAll(fd, bytes, at: 0) }
-            }
-            try written.get()
+            try PIDFile.create(path, pid: getpid())
             createdPIDFile = path
             log.info("questions are asked on the screen; \(path) tells systemd to send its password requests here")
         } catch {

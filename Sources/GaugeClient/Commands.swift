@@ -315,12 +315,14 @@ struct CommandSpec: Sendable {
             name: "console-reset", argumentsSynopsis: "[--tty PATH] [--pid-file PATH|none]",
             summary: "Give the text console back after gauged died uncleanly",
             details: """
-                Puts the console back in text mode (KD_TEXT) and automatic VT switching, as gauged
-                does on every exit it sees. For the one it cannot see (SIGKILL, a crash):
-                gauged.service runs it after the daemon stops. It also removes Plymouth's pid file
+                Gives the console sane line settings (as stty sane: line editing, echo, signals)
+                and, on a VT, text mode (KD_TEXT) and automatic VT switching, as gauged does on
+                every exit it sees. For the one it cannot see (SIGKILL, a crash): gauged.service
+                runs it after the daemon stops. It also removes Plymouth's pid file
                 when it names no running gauged or plymouthd, so systemd's console password agent
                 asks on the console again. Talks to the console, not to gauged; exit 1 when the
-                console cannot be reset.
+                console cannot be reset (a pty or serial line has no console mode: only its line
+                settings are reset).
                 """,
             options: [
                 OptionSpec(name: "--tty", valueName: "PATH", help: "The console (default /dev/tty0, the active VT)"),

@@ -153,7 +153,8 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
             ("100", "Installing done.", "1"),
         ] {
             try rauc.send("set", "Progress", percent, message, depth)
-            try daemon.waitForStatus { $0.message == message && $0.target == Double(percent)! }
+            // RAUC's 100 % comes before Completed: not the end yet.
+            try daemon.waitForStatus { $0.message == message && $0.target == min(Double(percent)!, 99.9) }
         }
         // RAUC's order: Completed, then Operation back to idle.
         try rauc.send("signal", "Completed", "i", "0")

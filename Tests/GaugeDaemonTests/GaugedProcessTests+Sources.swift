@@ -113,7 +113,8 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
     (#"{"type":"ProgressSteps","task":"staging","description":"Deploying Image","id":"sha256:5e1f","stepsCached":0,"steps":1,"stepsTotal":3,"subtasks":[{"subtask":"merging","description":"Merging Image","id":"fetching","completed":true},{"subtask":"deploying","description":"Deploying Image","id":"deploying","completed":false}]}"#,
      86.6, "Deploying Image"),
     (#"{"type":"ProgressSteps","task":"staging","description":"Deploying Image","id":"sha256:5e1f","stepsCached":0,"steps":3,"stepsTotal":3,"subtasks":[{"subtask":"merging","description":"Merging Image","id":"fetching","completed":true},{"subtask":"deploying","description":"Deploying Image","id":"deploying","completed":true}]}"#,
-     100, "Deploying Image"),
+     // Every step done, the stream still open: not the end yet.
+     99.9, "Deploying Image"),
 ]
 
 @Suite struct GaugedSourceTests {
@@ -164,6 +165,7 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
             #expect(after.shown >= before.shown, "the shown value went back from \(before.shown) to \(after.shown)")
         }
         #expect(!samples.contains { $0.state == .failure || $0.mode == .indeterminate })
+        #expect(!samples.contains { $0.state == .running && $0.target >= 100 }, "full only with the end")
     }
 
     @Test func bootcStoppingEarlyIsAFailureWithTheMessage() throws {

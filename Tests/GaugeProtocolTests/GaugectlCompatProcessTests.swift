@@ -265,6 +265,16 @@ private final class FakeSWUpdate: @unchecked Sendable {
     }
 }
 
+/// A progress message whose number fields all hold `value` (the API version stays 2.0,
+/// else the message is skipped before it is read), with `status` if given.
+private func everyField(_ value: UInt32, status: SWUpdateProgressMessage.Status? = nil) -> SWUpdateProgressMessage {
+    var message = SWUpdateProgressMessage(
+        status: .idle, downloadPercent: value, downloadBytes: UInt64(value) << 32 | UInt64(value), steps: value,
+        step: value, stepPercent: value, source: value)
+    message.statusCode = status?.rawValue ?? value
+    return message
+}
+
 @Suite struct SWUpdateCommandProcessTests {
     @Test func progressMessagesBecomeRequestsAndItReconnects() throws {
         try #require(gaugectlBinary != nil)
@@ -274,6 +284,8 @@ private final class FakeSWUpdate: @unchecked Sendable {
                 .init(status: .start, source: 4),
                 .init(status: .run, steps: 2, step: 1, stepPercent: 0, image: "rootfs.ext4", handler: "raw"),
                 .init(status: .run, steps: 2, step: 1, stepPercent: 50, image: "rootfs.ext4", handler: "raw"),
+                // Every field 0xffffffff (once with a RUN status): no request at all.
+                everyField(.max), everyField(.max, status: .run),
                 .init(status: .run, steps: 2, step: 2, stepPercent: 0, image: "boot.img", handler: "rawfile"),
                 .init(status: .run, steps: 2, step: 2, stepPercent: 100, image: "boot.img", handler: "rawfile"),
                 .init(status: .success),
@@ -302,7 +314,8 @@ private final class FakeSWUpdate: @unchecked Sendable {
         #expect(lines == [
             "progress 0", "state running Update started",
             "message Installing rootfs.ext4 (raw)", "progress 25",
-            "progress 50 Installing boot.img (rawfile)", "progress 100",
+            // The last step at 100 % is not the end: only SUCCESS fills the bar.
+            "progress 50 Installing boot.img (rawfile)", "progress 99.9",
             "state success Update successful",
             // One bar per update: the download is its first half.
             "progress 0", "state running Update started",

@@ -120,3 +120,22 @@ package enum Gaugectl {
         }
     }
 }
+
+/// A source's complaints about its input on stderr (`gaugectl: LABEL: TEXT`), a few a
+/// second at most (`ComplaintLimiter`): garbage on a progress socket or stream must not
+/// become one line per bad message.
+final class Complaints {
+    private let label: String
+    private var limiter = ComplaintLimiter()
+
+    init(label: String) { self.label = label }
+
+    func report(_ text: String) {
+        for line in limiter.lines(for: text, at: Deadline.now()) { printError("gaugectl: \(label): \(line)") }
+    }
+
+    /// Says how many were held back, if any (at the end of the input).
+    func flush() {
+        if let line = limiter.heldBack() { printError("gaugectl: \(label): \(line)") }
+    }
+}

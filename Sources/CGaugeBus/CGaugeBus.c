@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <systemd/sd-bus.h>
 
 /* The sd-bus functions used, found in libsystemd.so.0 at run time. */
@@ -17,12 +18,6 @@ static struct {
     int (*open_system)(sd_bus **);
     int (*set_method_call_timeout)(sd_bus *, uint64_t);
     sd_bus *(*flush_close_unref)(sd_bus *);
-    int (*get_property)(sd_bus *, const char *, const char *, const char *, const char *, sd_bus_error *,
-                        sd_bus_message **, const char *);
-    int (*get_property_trivial)(sd_bus *, const char *, const char *, const char *, const char *, sd_bus_error *,
-                                char, void *);
-    int (*get_property_string)(sd_bus *, const char *, const char *, const char *, const char *, sd_bus_error *,
-                               char **);
     int (*message_read)(sd_bus_message *, const char *, ...);
     sd_bus_message *(*message_unref)(sd_bus_message *);
     sd_bus_message *(*message_ref)(sd_bus_message *);
@@ -39,12 +34,22 @@ static struct {
     int (*message_exit_container)(sd_bus_message *);
     int (*message_skip)(sd_bus_message *, const char *);
     int (*message_peek_type)(sd_bus_message *, char *, const char **);
+    int (*call_method_async)(sd_bus *, sd_bus_slot **, const char *, const char *, const char *, const char *,
+                             sd_bus_message_handler_t, void *, const char *, ...);
+    int (*wait)(sd_bus *, uint64_t);
+    sd_bus_slot *(*slot_unref)(sd_bus_slot *);
+    const sd_bus_error *(*message_get_error)(sd_bus_message *);
 } sd;
 
-/* A connection, and the signals its matches caught that the caller has not taken yet. */
-#define QUEUE_SIZE 64
+/* A connection, and the signals its matches caught that the caller has not taken yet.
+ * Few: signals are taken one by one as they come, and only pile up while a property is
+ * read; a service flooding the bus then costs at most this many messages (the rest are
+ * dropped and reported as lost, and the caller reads the properties again). */
+#define QUEUE_SIZE 16
 struct gauge_bus {
     sd_bus *bus;
+    /* The limit of each property read, in microseconds. */
+    uint64_t timeout_usec;
     sd_bus_message *queue[QUEUE_SIZE];
     size_t head, count;
     int overflowed;
@@ -74,9 +79,6 @@ static void load(void) {
     FIND(start, "sd_bus_start");
     FIND(open_system, "sd_bus_open_system");
     FIND(flush_close_unref, "sd_bus_flush_close_unref");
-    FIND(get_property, "sd_bus_get_property");
-    FIND(get_property_trivial, "sd_bus_get_property_trivial");
-    FIND(get_property_string, "sd_bus_get_property_string");
     FIND(message_read, "sd_bus_message_read");
     FIND(message_unref, "sd_bus_message_unref");
     FIND(message_ref, "sd_bus_message_ref");
@@ -93,6 +95,10 @@ static void load(void) {
     FIND(message_exit_container, "sd_bus_message_exit_container");
     FIND(message_skip, "sd_bus_message_skip");
     FIND(message_peek_type, "sd_bus_message_peek_type");
+    FIND(call_method_async, "sd_bus_call_method_async");
+    FIND(wait, "sd_bus_wait");
+    FIND(slot_unref, "sd_bus_slot_unref");
+    FIND(message_get_error, "sd_bus_message_get_error");
 #undef FIND
     /* Optional (systemd 240 and later). */
     *(void **)(&sd.set_method_call_timeout) = dlsym(library, "sd_bus_set_method_call_timeout");
@@ -140,6 +146,7 @@ int gauge_bus_open(const char *address, uint64_t timeout_usec, gauge_bus **out, 
         return failed(-ENOMEM, NULL, "cannot connect to the bus", message, size);
     }
     wrapper->bus = bus;
+    wrapper->timeout_usec = timeout_usec > 0 ? timeout_usec : 25000000;
     *out = wrapper;
     return 0;
 }
@@ -282,44 +289,112 @@ int gauge_bus_signal_isi(gauge_bus *bus, const char *key, int32_t *first, char *
     return result < 0 ? result : copy_text(borrowed, text);
 }
 
+static uint64_t monotonic_usec(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
+}
+
+/* The reply to a property read, once it came. */
+struct pending {
+    int done;
+    sd_bus_message *reply;
+};
+
+static int replied(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+    (void)error;
+    struct pending *pending = userdata;
+    pending->done = 1;
+    pending->reply = sd.message_ref(reply);
+    return 0;
+}
+
+/* Reads property `member` and leaves *reply inside its variant (of `contents`). Not with
+ * sd_bus_call: while it waits for the reply it keeps every other message that arrives in
+ * sd-bus's own queue (up to 384k messages: a service sending large signals meanwhile
+ * grows the process by hundreds of megabytes). Here the connection is processed as for
+ * signals, one message at a time, each signal going to the bounded queue above, until
+ * the reply comes or the connection's timeout passes. */
+static int get_property(gauge_bus *bus, const char *destination, const char *path, const char *interface,
+                        const char *member, const char *contents, sd_bus_message **reply, char *message,
+                        size_t size) {
+    struct pending pending = {0, NULL};
+    sd_bus_slot *slot = NULL;
+    int result = sd.call_method_async(bus->bus, &slot, destination, path, "org.freedesktop.DBus.Properties", "Get",
+                                      replied, &pending, "ss", interface, member);
+    if (result < 0) return failed(result, NULL, member, message, size);
+    uint64_t deadline = monotonic_usec() + bus->timeout_usec;
+    while (!pending.done) {
+        result = sd.process(bus->bus, NULL);
+        if (result < 0) break;
+        if (result > 0) continue;
+        uint64_t now = monotonic_usec();
+        if (now >= deadline) {
+            result = -ETIMEDOUT;
+            break;
+        }
+        result = sd.wait(bus->bus, deadline - now);
+        if (result < 0) break;
+    }
+    sd.slot_unref(slot);
+    if (!pending.done) return failed(result, NULL, member, message, size);
+    const sd_bus_error *error = sd.message_get_error(pending.reply);
+    if (error) {
+        snprintf(message, size, "%s: %s", member, error->message ? error->message : (error->name ? error->name : "error"));
+        sd.message_unref(pending.reply);
+        return -EIO;
+    }
+    result = sd.message_enter_container(pending.reply, 'v', contents);
+    if (result <= 0) {
+        sd.message_unref(pending.reply);
+        return failed(result < 0 ? result : -EBADMSG, NULL, member, message, size);
+    }
+    *reply = pending.reply;
+    return 0;
+}
+
 static int trivial(gauge_bus *bus, const char *destination, const char *path, const char *interface,
-                   const char *member, char type, void *value, char *message, size_t size) {
-    sd_bus_error error = SD_BUS_ERROR_NULL;
-    int result = sd.get_property_trivial(bus->bus, destination, path, interface, member, &error, type, value);
-    if (result < 0) return failed(result, &error, member, message, size);
+                   const char *member, const char *type, void *value, char *message, size_t size) {
+    sd_bus_message *reply = NULL;
+    int result = get_property(bus, destination, path, interface, member, type, &reply, message, size);
+    if (result < 0) return result;
+    result = sd.message_read(reply, type, value);
+    sd.message_unref(reply);
+    if (result < 0) return failed(result, NULL, member, message, size);
     return 0;
 }
 
 int gauge_bus_get_double(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, double *value, char *message, size_t size) {
-    return trivial(bus, destination, path, interface, member, 'd', value, message, size);
+    return trivial(bus, destination, path, interface, member, "d", value, message, size);
 }
 
 int gauge_bus_get_uint32(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, uint32_t *value, char *message, size_t size) {
-    return trivial(bus, destination, path, interface, member, 'u', value, message, size);
+    return trivial(bus, destination, path, interface, member, "u", value, message, size);
 }
 
 int gauge_bus_get_string(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, char **value, char *message, size_t size) {
-    sd_bus_error error = SD_BUS_ERROR_NULL;
-    int result = sd.get_property_string(bus->bus, destination, path, interface, member, &error, value);
-    if (result < 0) return failed(result, &error, member, message, size);
+    sd_bus_message *reply = NULL;
+    int result = get_property(bus, destination, path, interface, member, "s", &reply, message, size);
+    if (result < 0) return result;
+    const char *borrowed = NULL;
+    result = sd.message_read(reply, "s", &borrowed);
+    if (result >= 0) result = copy_text(borrowed, value);
+    sd.message_unref(reply);
+    if (result < 0) return failed(result, NULL, member, message, size);
     return 0;
 }
 
 int gauge_bus_get_isi(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                       const char *member, int32_t *first, char **text, int32_t *second, char *message, size_t size) {
-    sd_bus_error error = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
-    int result = sd.get_property(bus->bus, destination, path, interface, member, &error, &reply, "(isi)");
-    if (result < 0) return failed(result, &error, member, message, size);
+    int result = get_property(bus, destination, path, interface, member, "(isi)", &reply, message, size);
+    if (result < 0) return result;
     const char *borrowed = NULL;
     result = sd.message_read(reply, "(isi)", first, &borrowed, second);
-    if (result >= 0) {
-        *text = strdup(borrowed ? borrowed : "");
-        if (!*text) result = -ENOMEM;
-    }
+    if (result >= 0) result = copy_text(borrowed, text);
     sd.message_unref(reply);
     if (result < 0) return failed(result, NULL, member, message, size);
     return 0;

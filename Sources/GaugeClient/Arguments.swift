@@ -15,8 +15,9 @@ struct Invocation {
         /// A command that runs on its own (the tools' progress sources): it gets the
         /// parsed global options and ends the process.
         case run((Invocation) -> Never)
-        /// Put a console left in graphics mode back in text mode (no daemon involved).
-        case consoleReset(tty: String)
+        /// Put a console left in graphics mode back in text mode, and remove a pid file a
+        /// dead daemon left (no daemon involved).
+        case consoleReset(tty: String, pidFile: String?)
     }
 
     var socketPath: String

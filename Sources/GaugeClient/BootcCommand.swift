@@ -51,7 +51,7 @@ enum BootcCommand {
                 case .event(let event):
                     requests.send(translator.requests(for: event, at: Deadline.now()))
                 case .problem(let text):
-                    printError("gaugectl: bootc: \(text)")
+                    requests.complaints.report(text)
                 }
             }
         }
@@ -79,6 +79,7 @@ enum BootcCommand {
             break
         }
         handle(reader.finish())
+        requests.complaints.flush()
         requests.send(translator.finish(
             options.ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
         finish(requests.exitStatus)

@@ -99,6 +99,9 @@ final class DaemonSession {
 final class RequestStream {
     let session: DaemonSession
     private let label: String
+    /// The source's complaints about its input, and the daemon's `err` replies to what it
+    /// made of it: rate-limited, one shared limit.
+    let complaints: Complaints
     private var waitsForDaemon: Bool
     private var lost = false
     private var lastAttempt: UInt64 = 0
@@ -109,6 +112,7 @@ final class RequestStream {
     private(set) var sawFailure = false
 
     init(session: DaemonSession, label: String, waitsForDaemon: Bool = true) {
+        complaints = Complaints(label: label)
         self.session = session
         self.label = label
         self.waitsForDaemon = waitsForDaemon
@@ -198,7 +202,7 @@ final class RequestStream {
     private func exchange(_ request: Request) throws(ConnectionFailure) -> Bool {
         guard case .err(let error) = try session.send(request) else { return true }
         sawError = true
-        printError("gaugectl: \(label): '\(request.encoded)': \(error.code.rawValue): \(error.message)")
+        complaints.report("'\(request.encoded)': \(error.code.rawValue): \(error.message)")
         return false
     }
 

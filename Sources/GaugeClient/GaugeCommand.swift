@@ -46,6 +46,7 @@ enum GaugeCommand {
             break
         }
         handle(reader.finish(), stream)
+        stream.complaints.flush()
         switch atEnd {
         case .success:
             stream.send(.state(.success, message: nil))
@@ -61,7 +62,7 @@ enum GaugeCommand {
         for event in events {
             switch event {
             case .request(let request): stream.send(request)
-            case .warning(let text): printError("gaugectl: gauge: \(text)")
+            case .warning(let text): stream.complaints.report(text)
             }
         }
     }

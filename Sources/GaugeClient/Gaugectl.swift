@@ -58,12 +58,16 @@ package enum Gaugectl {
             finish(GaugeCommand.run(
                 first: first, atEnd: atEnd, socketPath: invocation.socketPath, timeout: invocation.timeout,
                 waitsForDaemon: invocation.waitsForDaemon))
-        case .consoleReset(let tty):
+        case .consoleReset(let tty, let pidFile):
+            // The pid file first: a console that cannot be reset is no reason to keep
+            // systemd's console agent away.
+            let pidProblem = pidFile.flatMap(ConsoleReset.removeStalePIDFile)
+            if let pidProblem { printError("gaugectl: \(pidProblem)") }
             if let problem = ConsoleReset.run(tty: tty) {
                 printError("gaugectl: \(problem)")
                 finish(.daemonError)
             }
-            finish(.ok)
+            finish(pidProblem == nil ? .ok : .daemonError)
         case .run(let body):
             body(invocation)
         case .swupdate(let progressSocket, let layout, let bar):
@@ -114,5 +118,24 @@ package enum Gaugectl {
                 finish(.noDaemon)
             }
         }
+    }
+}
+
+/// A source's complaints about its input on stderr (`gaugectl: LABEL: TEXT`), a few a
+/// second at most (`ComplaintLimiter`): garbage on a progress socket or stream must not
+/// become one line per bad message.
+final class Complaints {
+    private let label: String
+    private var limiter = ComplaintLimiter()
+
+    init(label: String) { self.label = label }
+
+    func report(_ text: String) {
+        for line in limiter.lines(for: text, at: Deadline.now()) { printError("gaugectl: \(label): \(line)") }
+    }
+
+    /// Says how many were held back, if any (at the end of the input).
+    func flush() {
+        if let line = limiter.heldBack() { printError("gaugectl: \(label): \(line)") }
     }
 }

@@ -37,6 +37,7 @@ enum SWUpdateCommand {
             stream.reset()
             follow(fd, &stream, &translator, requests)
             Syscall.close(fd)
+            requests.complaints.flush()
             printError("gaugectl: swupdate: \(progressSocket) closed; reconnecting")
             waitingReported = true
             sleep(retrySeconds)
@@ -67,7 +68,7 @@ enum SWUpdateCommand {
                 case .message(let message):
                     requests.send(translator.requests(for: message, at: Deadline.now()))
                 case .problem(let text):
-                    printError("gaugectl: swupdate: \(text)")
+                    requests.complaints.report(text)
                 }
             }
         }

@@ -27,6 +27,13 @@ package struct Access: Equatable, Sendable {
         isRoot = peer.uid == 0
     }
 
+    /// Its `step`s (and Plymouth's `update --status`) go into the boot history the next
+    /// boot's estimate follows: root's (systemd, the initramfs scripts) and the daemon's
+    /// own user's only. A member's or a Plymouth peer's steps still show on the message
+    /// line, but cannot fill the history's `BootHistory.maxSteps` or push it past the
+    /// size the next boot reads.
+    package var mayRecordBootSteps: Bool { mayNameFiles }
+
     /// The daemon's own requests (the demo script).
     package static let daemon = Access(mayNameFiles: true, isRoot: true)
     /// The psplash FIFO, whose writers are unknown (its file mode decides who writes), and

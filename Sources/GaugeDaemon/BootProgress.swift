@@ -22,7 +22,12 @@ package struct BootHistory: Equatable, Sendable {
     package static let maxNameBytes = 256
     /// Longer boots than this are not recorded (a machine left at a prompt).
     package static let maxDuration = 3600.0
-    package static let maxFileBytes = 256 * 1024
+    /// The longest step line: `step 3599.999 NAME\n` with a name of `maxNameBytes`.
+    package static let maxStepLineBytes = "step ".utf8.count + "3600.000".utf8.count + 1 + maxNameBytes + 1
+    /// The most a file may hold to be read. Writer and reader share it: room for the
+    /// comment, the duration and `maxSteps` of the longest step lines, so whatever `save`
+    /// writes the next boot reads (`encoded` never goes past it).
+    package static let maxFileBytes = 1024 + maxSteps * maxStepLineBytes
 
     package init(duration: Double, steps: [String: Double] = [:]) {
         self.duration = duration
@@ -67,8 +72,15 @@ package struct BootHistory: Equatable, Sendable {
     package var encoded: String {
         var text = "# Gauge boot history: seconds from the kernel's start (written at the end of each boot)\n"
         text += "duration \(Self.format(duration))\n"
+        // The earliest steps first, and no more than the reader takes (a history built
+        // by hand could hold more, or longer names, than a `BootRecord` does).
+        var kept = 0
         for (name, time) in steps.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) }) {
-            text += "step \(Self.format(time)) \(name)\n"
+            guard kept < Self.maxSteps, Self.isValidName(name) else { continue }
+            let line = "step \(Self.format(time)) \(name)\n"
+            guard text.utf8.count + line.utf8.count <= Self.maxFileBytes else { break }
+            text += line
+            kept += 1
         }
         return text
     }

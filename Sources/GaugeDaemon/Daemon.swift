@@ -257,7 +257,7 @@ package final class Daemon {
         }
         compat?.close()
         server?.close()
-        if let path = createdPIDFile { try? Syscall.unlink(path) }
+        if let path = createdPIDFile { PIDFile.remove(path, ifNaming: getpid()) }
         if let askPassword { loop.unregister(askPassword.fd) }
     }
 
@@ -296,18 +296,20 @@ package final class Daemon {
     }
 
     /// `/run/plymouth/pid`: systemd's console password agent stays away and its Plymouth
-    /// agent forwards questions to Plymouth's socket while the file exists.
+    /// agent forwards questions to Plymouth's socket while the file exists. Created new,
+    /// never through a link; a stale one is replaced, a live daemon's left alone (`PIDFile`).
     private func writePIDFile(_ path: String) {
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        switch PIDFile.holder(of: path) {
+        case .live(let pid, let name) where pid != getpid():
+            log.info("\(path) belongs to \(name) (pid \(pid)), which is running: it stays, and this daemon does not claim it")
+            return
+        case .stale(let reason):
+            log.info("replacing a stale \(path): \(reason)")
+        default:
+            break
+        }
         do throws(SystemError) {
-            if !directory.isEmpty, try Syscall.lstat(directory) == nil { try Syscall.mkdir(directory, mode: 0o755) }
-            let fd = try Syscall.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-            defer { Syscall.close(fd) }
-            let text = Array("\(getpid())\n".utf8)
-            let written = text.withUnsafeBytes { bytes in
-                Result { () throws(SystemError) in try Syscall.writeAll(fd, bytes, at: 0) }
-            }
-            try written.get()
+            try PIDFile.create(path, pid: getpid())
             createdPIDFile = path
             log.info("questions are asked on the screen; \(path) tells systemd to send its password requests here")
         } catch {
@@ -356,7 +358,7 @@ package final class Daemon {
         case .step(let name):
             noteMessage(name)
             questions?.checkKeyboard()
-            bootRecord.step(name, at: now)
+            if access.mayRecordBootSteps { bootRecord.step(name, at: now) }
             bootEstimate?.step(name, at: now)
             if !clientMessage { screen.setMessage(name) }
         case .mode(let mode): screen.setMode(mode)
@@ -579,7 +581,8 @@ package final class Daemon {
         // The real root's history is the newest (the initramfs holds a copy from when it
         // was built, if any).
         if bootEstimate != nil {
-            let history = loadBootHistory()
+            let kept = bootEstimate?.history != nil
+            let history = loadBootHistory(otherwise: kept ? "the initramfs's history stays" : "the bar follows a first boot's curve")
             if history != nil { bootEstimate?.replaceHistory(history) }
         }
         // Paths resolve in the new root from now on; a watch on an ancestor in the old
@@ -626,10 +629,12 @@ package final class Daemon {
         log.info("\(reason): the boot estimate stops")
     }
 
-    private func loadBootHistory() -> BootHistory? {
+    /// The history at `--boot-history`; nil (and the log says why, and what happens
+    /// `otherwise`) when there is none or it cannot be used.
+    private func loadBootHistory(otherwise: String = "the bar follows a first boot's curve") -> BootHistory? {
         let (history, problem) = BootHistory.load(options.bootHistoryPath)
         if let problem {
-            log.info("boot history not used: \(problem)")
+            log.info("boot history not used: \(problem); \(otherwise)")
         } else if let history {
             log.info("boot history: \(history.steps.count) steps, \(PlainDecimal.format(history.duration.rounded())) s")
         } else {

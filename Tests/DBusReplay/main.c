@@ -11,6 +11,9 @@
  *                                       emits a signal with those arguments; an a{sv}'s
  *                                       VALUE is KEY=TEXT entries separated by ';', all
  *                                       strings (fwupd's DeviceRequest)
+ *   flood <TAB> COUNT <TAB> BYTES        the next property read first emits COUNT signals
+ *                                       (`Flood`, one string of BYTES bytes each), as a
+ *                                       service flooding its clients while they read
  *
  * It answers each command (and start-up) with a line on stdout, "ok" or "error: ...", so
  * the test knows the bus has the new state. It exits at the end of stdin.
@@ -37,13 +40,26 @@ struct property {
 };
 
 static struct property properties[32];
+static unsigned long flood_count, flood_bytes;
 static size_t property_count;
 static const char *object_path, *interface_name;
 
 static int get(sd_bus *bus, const char *path, const char *interface, const char *name, sd_bus_message *reply,
                void *userdata, sd_bus_error *error) {
-    (void)bus, (void)path, (void)interface, (void)name, (void)error;
+    (void)path, (void)interface, (void)name, (void)error;
     struct property *property = userdata;
+    if (flood_count > 0) {
+        char *text = malloc(flood_bytes + 1);
+        if (!text) return -ENOMEM;
+        memset(text, 'x', flood_bytes);
+        text[flood_bytes] = 0;
+        for (; flood_count > 0; flood_count--) {
+            if (sd_bus_emit_signal(bus, object_path, interface_name, "Flood", "s", text) < 0) break;
+            while (sd_bus_flush(bus) > 0) {}
+        }
+        free(text);
+        flood_count = 0;
+    }
     switch (property->signature[0]) {
     case 'd': return sd_bus_message_append(reply, "d", property->d);
     case 'u': return sd_bus_message_append(reply, "u", (uint32_t)property->integer);
@@ -137,6 +153,14 @@ static void command(sd_bus *bus, char *line) {
         sd_bus_message_unref(message);
         if (r < 0) return answer("error: cannot send the signal");
         while (sd_bus_flush(bus) > 0) {}
+        return answer("ok");
+    }
+    if (verb && strcmp(verb, "flood") == 0) {
+        char *count = field(&cursor);
+        char *bytes = field(&cursor);
+        if (!count || !bytes) return answer("error: flood needs a count and a size");
+        flood_count = strtoul(count, NULL, 10);
+        flood_bytes = strtoul(bytes, NULL, 10);
         return answer("ok");
     }
     answer("error: unknown command");

@@ -105,6 +105,46 @@ struct BootProgressTests {
         #expect((try? Syscall.lstat(path + ".new")) == nil, "no temporary file left")
     }
 
+    /// The largest history a boot can record (every step a name of the longest, reached
+    /// just before an hour) is written within the size the next boot reads, and read whole.
+    @Test func theLargestRecordIsReadBackWhole() throws {
+        var record = BootRecord()
+        for index in 0..<(BootHistory.maxSteps + 10) {
+            let digits = String(index)
+            let name = digits + String(repeating: "x", count: BootHistory.maxNameBytes - digits.utf8.count)
+            record.step(name, at: BootHistory.maxDuration - 0.001 - Double(index) / 1e6)
+        }
+        let worst = try #require(record.history(endingAt: BootHistory.maxDuration))
+        #expect(worst.steps.count == BootHistory.maxSteps)
+        let directory = TemporaryDirectory()
+        let path = directory.appending("boot-duration")
+        try worst.save(to: path)
+        let size = Int(try #require(try Syscall.lstat(path)).st_size)
+        #expect(size > 256 * 1024 && size <= BootHistory.maxFileBytes, "\(size) bytes")
+        let loaded = BootHistory.load(path)
+        #expect(loaded.problem == nil, "\(loaded.problem ?? "")")
+        let read = try #require(loaded.history)
+        let same = Set(read.steps.keys) == Set(worst.steps.keys)
+            && read.steps.allSatisfy { abs($0.value - worst.steps[$0.key]!) <= 0.0005 }
+        #expect(same, "every step read back as written (to the millisecond)")
+    }
+
+    /// A history made by hand with more steps, or longer names, than a record keeps is
+    /// written only as far as the reader takes it: the earliest steps.
+    @Test func theWriterKeepsToTheReadersLimits() throws {
+        var steps: [String: Double] = [:]
+        let padding = String(repeating: "x", count: BootHistory.maxNameBytes - 20)
+        for index in 0..<(BootHistory.maxSteps * 2) { steps["unit-\(index)-\(padding)"] = Double(index) / 1000 }
+        steps[String(repeating: "y", count: BootHistory.maxNameBytes + 1)] = 0
+        let large = BootHistory(duration: 60, steps: steps)
+        let text = large.encoded
+        #expect(text.utf8.count <= BootHistory.maxFileBytes)
+        let parsed = try #require(BootHistory.parse(Array(text.utf8)))
+        #expect(parsed.steps.count == BootHistory.maxSteps)
+        #expect(parsed.steps["unit-0-\(padding)"] == 0 && parsed.steps["unit-\(BootHistory.maxSteps - 1)-\(padding)"] != nil)
+        #expect(parsed.steps["unit-\(BootHistory.maxSteps)-\(padding)"] == nil, "the latest steps are left out")
+    }
+
     @Test func aMissingFileIsAFirstBootAndAnUnusableOneSaysWhy() throws {
         let directory = TemporaryDirectory()
         let missing = BootHistory.load(directory.appending("none"))

@@ -26,6 +26,21 @@ private func commandLine(of pid: pid_t) -> [UInt8] {
     (try? Array(Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")))) ?? []
 }
 
+/// Perl sending COUNT `step` requests of NAME_BYTES-byte names on one connection (the
+/// name starts with its number) and printing how many were answered `ok`.
+private let floodSteps = """
+    use IO::Socket::UNIX; $| = 1;
+    my ($path, $count, $bytes) = @ARGV;
+    my $c = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $path) or die "connect: $!";
+    my $ok = 0;
+    for my $i (0 .. $count - 1) {
+        my $name = $i . ("x" x ($bytes - length($i)));
+        print $c "step $name\\n";
+        my $reply = <$c>; $ok++ if defined $reply && $reply eq "ok\\n";
+    }
+    print "$ok\\n";
+    """
+
 @Suite struct GaugedBootFlowTests {
     @Test(.enabled(if: geteuid() == 0, "chroot needs root"))
     func newrootMovesTheDaemonIntoTheRealRootForRootOnly() throws {
@@ -269,6 +284,61 @@ private func commandLine(of pid: pid_t) -> [UInt8] {
         #expect(saved.duration > 5 && saved.duration < 60)
         #expect(Set(saved.steps.keys) == ["late.service", "other.service"])
         #expect(saved.steps["late.service"]! > 5 && saved.steps["late.service"]! <= saved.steps["other.service"]!)
+    }
+
+    /// A group member's steps show but are not recorded: 2,000 of the longest names and a
+    /// `quit` leave a history of the boot's own steps, which the next boot reads.
+    @Test(.enabled(if: geteuid() == 0, "a time namespace and a member through setpriv need root"))
+    func aMembersStepsDoNotFillTheHistory() throws {
+        let uptime = monotonicNow()
+        try #require(uptime > 10, "the machine has been up for more than ten seconds")
+        let directory = TemporaryDirectory()
+        chmod(directory.path, 0o755)
+        let history = directory.appending("boot-duration")
+        let daemon = try GaugedProcess(
+            ["--boot", "--boot-history", history, "--group", "users"], socketPath: directory.appending("gauged.sock"),
+            launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+        #expect(try daemon.request("step early.service") == "ok")
+
+        let member = ["--reuid=nobody", "--regid=nogroup", "--groups=users"]
+        let flood = try runProgram(
+            "/usr/bin/setpriv", member + ["--", "perl", "-e", floodSteps, daemon.socketPath, "2000", "256"])
+        #expect(flood.status == 0 && flood.stdout == "2000\n", "every step answered ok: \(flood.stdout) \(flood.stderr)")
+        #expect(try daemon.status().message.hasPrefix("1999"), "a member's step still shows")
+        #expect(try daemon.request("step late.service") == "ok")
+        let quit = try gaugectl(
+            ["--socket", daemon.socketPath, "quit"], asUser: member, binary: try reachableGaugectl(in: directory))
+        #expect(quit.status == 0, "\(quit.stderr)")
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
+
+        let size = try #require(FileManager.default.attributesOfItem(atPath: history)[.size] as? Int)
+        #expect(size < 1024, "\(size) bytes")
+        let saved = try #require(BootHistory.load(history).history, "\(daemon.log)")
+        #expect(Set(saved.steps.keys) == ["early.service", "late.service"])
+
+        // The next boot reads it.
+        let next = try GaugedProcess(["--boot", "--boot-history", history])
+        #expect(next.log.contains("boot history: 2 steps"), "\(next.log)")
+    }
+
+    /// A history the daemon will not read (here larger than it reads) is logged, and the
+    /// bar follows a first boot's curve, not the steps in the file.
+    @Test(.enabled(if: geteuid() == 0, "a time namespace needs root"))
+    func aRejectedHistoryFallsBackToAFirstBootsCurve() throws {
+        let uptime = monotonicNow()
+        try #require(uptime > 10, "the machine has been up for more than ten seconds")
+        let directory = TemporaryDirectory()
+        let history = directory.appending("boot-duration")
+        let padding = String(repeating: "# padding\n", count: BootHistory.maxFileBytes / 10 + 1)
+        try ("duration 6\n" + padding).write(toFile: history, atomically: false, encoding: .utf8)
+        let daemon = try GaugedProcess(
+            ["--boot", "--boot-history", history],
+            launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+        // Five seconds in: 24% on a first boot's curve; a six-second boot would say 80%.
+        let status = try daemon.status()
+        #expect(status.target > 15 && status.target < 35, "\(status.target)")
+        #expect(daemon.log.contains("boot history not used: "), "\(daemon.log)")
+        #expect(daemon.log.contains("the bar follows a first boot's curve"), "\(daemon.log)")
     }
 
     /// A first boot has no history: the bar still moves, and the log says why it guesses.

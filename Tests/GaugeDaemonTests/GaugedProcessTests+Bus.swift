@@ -23,6 +23,15 @@ private func readLine(_ fd: Int32, seconds: Double = 30) -> String? {
     return nil
 }
 
+/// The peak resident set of process `pid` (VmHWM), in kB.
+func peakResidentKilobytes(of pid: pid_t) -> Int? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+    }
+    return nil
+}
+
 /// A message bus of the test's own.
 final class PrivateBus {
     let address: String
@@ -153,7 +162,8 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
             ("100", "Installing done.", "1"),
         ] {
             try rauc.send("set", "Progress", percent, message, depth)
-            try daemon.waitForStatus { $0.message == message && $0.target == Double(percent)! }
+            // RAUC's 100 % comes before Completed: not the end yet.
+            try daemon.waitForStatus { $0.message == message && $0.target == min(Double(percent)!, 99.9) }
         }
         // RAUC's order: Completed, then Operation back to idle.
         try rauc.send("signal", "Completed", "i", "0")
@@ -183,6 +193,28 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         #expect(failure.message == "Failed to check bundle: signature mismatch")
         let end = client.terminate()
         #expect(end.status != nil, "gaugectl rauc ends on SIGTERM")
+    }
+
+    /// fwupd (or whoever owns its name) sending 200 signals of 1 MB while gaugectl reads
+    /// its first properties: gaugectl keeps a bounded queue of them, not all of them.
+    @Test func aFloodOfLargeSignalsDuringTheFirstReadsKeepsGaugectlSmall() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let fwupd = try ReplayService(
+            bus: bus, name: "org.freedesktop.fwupd", path: "/", interface: "org.freedesktop.fwupd",
+            properties: ["Status:u:change", "Percentage:u:change"])
+        try fwupd.send("set", "Status", "5")
+        try fwupd.send("flood", "200", "1000000")
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "fwupd", "--address", bus.address, "--stall", "0", "--creep", "0",
+        ])
+        try daemon.waitForStatus { $0.state == .running && $0.message == "Writing firmware" }
+        // Still following fwupd after the flood.
+        try fwupd.send("set", "Percentage", "50")
+        try daemon.waitForStatus { $0.target == 62.5 }
+        let peak = try #require(peakResidentKilobytes(of: client.process.processIdentifier))
+        #expect(peak < 48 * 1024, "gaugectl's peak RSS: \(peak) kB")
+        #expect(client.terminate().status != nil)
     }
 
     @Test func fwupdPhasesMakeOneBarEndingInSuccess() throws {

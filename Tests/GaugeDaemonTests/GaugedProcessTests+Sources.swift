@@ -113,7 +113,8 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
     (#"{"type":"ProgressSteps","task":"staging","description":"Deploying Image","id":"sha256:5e1f","stepsCached":0,"steps":1,"stepsTotal":3,"subtasks":[{"subtask":"merging","description":"Merging Image","id":"fetching","completed":true},{"subtask":"deploying","description":"Deploying Image","id":"deploying","completed":false}]}"#,
      86.6, "Deploying Image"),
     (#"{"type":"ProgressSteps","task":"staging","description":"Deploying Image","id":"sha256:5e1f","stepsCached":0,"steps":3,"stepsTotal":3,"subtasks":[{"subtask":"merging","description":"Merging Image","id":"fetching","completed":true},{"subtask":"deploying","description":"Deploying Image","id":"deploying","completed":true}]}"#,
-     100, "Deploying Image"),
+     // Every step done, the stream still open: not the end yet.
+     99.9, "Deploying Image"),
 ]
 
 @Suite struct GaugedSourceTests {
@@ -164,6 +165,7 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
             #expect(after.shown >= before.shown, "the shown value went back from \(before.shown) to \(after.shown)")
         }
         #expect(!samples.contains { $0.state == .failure || $0.mode == .indeterminate })
+        #expect(!samples.contains { $0.state == .running && $0.target >= 100 }, "full only with the end")
     }
 
     @Test func bootcStoppingEarlyIsAFailureWithTheMessage() throws {
@@ -191,6 +193,36 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
 
         let missing = try gaugectl(["--socket", daemon.socketPath, "bootc", "--fd", "987"])
         #expect(missing.status == 2 && missing.stderr.contains("descriptor 987 is not open"), "\(missing.stderr)")
+    }
+
+    /// 8 MB of random bytes as bootc's stream (some 30,000 lines that are no JSON): a
+    /// few complaints a second and the count of the rest, not one line each.
+    @Test func bootcRandomBytesMakeFewComplaints() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let trace = daemon.directory.appending("random")
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: 8 << 20)
+        #expect(FileManager.default.createFile(atPath: trace, contents: random))
+        // stderr into a file: a pipe nobody reads while it fills would block gaugectl.
+        let log = daemon.directory.appending("stderr")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"))
+        process.arguments = ["--socket", daemon.socketPath, "bootc", "--file", trace, "--on-eof", "keep"]
+        process.environment = childEnvironment()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        let start = monotonicNow()
+        try process.run()
+        while process.isRunning, monotonicNow() - start < 120 { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        let seconds = monotonicNow() - start
+        #expect(process.terminationStatus == 0)
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        // The burst, then per token a complaint and the count before it, and the last count.
+        #expect(lines.count <= 20 + 2 * (Int(seconds * 2) + 1) + 1, "\(lines.count) lines in \(seconds) s")
+        #expect(lines.last?.hasSuffix("more complaints suppressed") == true, "\(lines.suffix(3))")
     }
 
     @Test func bootcReadsAnInheritedDescriptor() throws {

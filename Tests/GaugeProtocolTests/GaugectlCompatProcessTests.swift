@@ -265,6 +265,78 @@ private final class FakeSWUpdate: @unchecked Sendable {
     }
 }
 
+/// A progress message whose number fields all hold `value` (the API version stays 2.0,
+/// else the message is skipped before it is read), with `status` if given.
+private func everyField(_ value: UInt32, status: SWUpdateProgressMessage.Status? = nil) -> SWUpdateProgressMessage {
+    var message = SWUpdateProgressMessage(
+        status: .idle, downloadPercent: value, downloadBytes: UInt64(value) << 32 | UInt64(value), steps: value,
+        step: value, stepPercent: value, source: value)
+    message.statusCode = status?.rawValue ?? value
+    return message
+}
+
+/// A progress socket that sends `bytes` random bytes on its first connection, then
+/// closes it; later connections are accepted and counted, nothing more.
+private final class RandomBytesServer: @unchecked Sendable {
+    let directory = ScratchDirectory()
+    let path: String
+    private let listener: Int32
+    private let lock = NSLock()
+    private var connections = 0
+    private let sent = DispatchSemaphore(value: 0)
+
+    init(bytes: Int) {
+        path = directory.path + "/swupdateprog"
+        listener = listeningSocket(at: path)
+        Thread { [self] in
+            var random = [UInt8](repeating: 0, count: bytes)
+            let source = open("/dev/urandom", O_RDONLY)
+            var filled = 0
+            while filled < bytes {
+                let count = random[filled...].withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+                guard count > 0 else { break }
+                filled += count
+            }
+            close(source)
+            var held: [Int32] = []
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { break }
+                let first = lock.withLock { () -> Bool in
+                    connections += 1
+                    return connections == 1
+                }
+                if first {
+                    writeAll(client, random)
+                    close(client)
+                    sent.signal()
+                } else {
+                    held.append(client)
+                }
+            }
+            for client in held { close(client) }
+        }.start()
+    }
+
+    var connectionCount: Int { lock.withLock { connections } }
+
+    func waitUntilSent() -> Bool { sent.wait(timeout: .now() + 60) == .success }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
+
+/// The peak resident set of process `pid` (VmHWM), in kB.
+private func peakResidentKilobytes(of pid: pid_t) -> Int? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+    }
+    return nil
+}
+
 @Suite struct SWUpdateCommandProcessTests {
     @Test func progressMessagesBecomeRequestsAndItReconnects() throws {
         try #require(gaugectlBinary != nil)
@@ -274,6 +346,8 @@ private final class FakeSWUpdate: @unchecked Sendable {
                 .init(status: .start, source: 4),
                 .init(status: .run, steps: 2, step: 1, stepPercent: 0, image: "rootfs.ext4", handler: "raw"),
                 .init(status: .run, steps: 2, step: 1, stepPercent: 50, image: "rootfs.ext4", handler: "raw"),
+                // Every field 0xffffffff (once with a RUN status): no request at all.
+                everyField(.max), everyField(.max, status: .run),
                 .init(status: .run, steps: 2, step: 2, stepPercent: 0, image: "boot.img", handler: "rawfile"),
                 .init(status: .run, steps: 2, step: 2, stepPercent: 100, image: "boot.img", handler: "rawfile"),
                 .init(status: .success),
@@ -302,7 +376,8 @@ private final class FakeSWUpdate: @unchecked Sendable {
         #expect(lines == [
             "progress 0", "state running Update started",
             "message Installing rootfs.ext4 (raw)", "progress 25",
-            "progress 50 Installing boot.img (rawfile)", "progress 100",
+            // The last step at 100 % is not the end: only SUCCESS fills the bar.
+            "progress 50 Installing boot.img (rawfile)", "progress 99.9",
             "state success Update successful",
             // One bar per update: the download is its first half.
             "progress 0", "state running Update started",
@@ -312,6 +387,41 @@ private final class FakeSWUpdate: @unchecked Sendable {
         let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("closed; reconnecting"), "\(log)")
         #expect(daemon.connections == 1)
+    }
+
+    /// 20 MB of random bytes on the progress socket: a few complaints a second and a
+    /// count of the rest, in bounded memory; gaugectl goes on (and reconnects).
+    @Test func randomBytesMakeFewComplaintsInBoundedMemory() throws {
+        try #require(gaugectlBinary != nil)
+        let daemon = FakeGauged()
+        let garbage = RandomBytesServer(bytes: 20 << 20)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
+        process.arguments = ["--socket", daemon.path, "swupdate", "--socket", garbage.path, "--creep", "0", "--stall", "0"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        // stderr into a file: a pipe nobody reads while it fills would block gaugectl.
+        let log = garbage.directory.path + "/stderr"
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        let start = Date()
+        try process.run()
+        #expect(garbage.waitUntilSent(), "the server sent everything")
+        // Until gaugectl has read it all (it reconnects after the close).
+        var peak = 0
+        while Date().timeIntervalSince(start) < 60 {
+            peak = max(peak, peakResidentKilobytes(of: process.processIdentifier) ?? 0)
+            if garbage.connectionCount >= 2 { break }
+            usleep(20_000)
+        }
+        let seconds = Date().timeIntervalSince(start)
+        process.terminate()
+        process.waitUntilExit()
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        let complaints = lines.filter { $0.contains("skipped") || $0.contains("layout") }
+        #expect(complaints.count <= 20 + Int(seconds * 2) + 1, "\(complaints.count) complaints in \(seconds) s")
+        #expect(lines.contains { $0.hasSuffix("more complaints suppressed") }, "\(lines.prefix(30))")
+        #expect(peak < 48 * 1024, "peak RSS \(peak) kB")
     }
 
     @Test func badLayoutIsAUsageError() throws {

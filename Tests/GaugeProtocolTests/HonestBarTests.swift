@@ -25,8 +25,8 @@ private func values(_ requests: [Request]) -> [Double] {
         for value in [10.0, 40, 5, 39.9, 40, 41.26, -3, .nan, 250, 99] {
             sent += values(bar.report(value, at: 0))
         }
-        #expect(sent == [10, 40, 41.2, 100])
-        #expect(bar.shown == 100)
+        #expect(sent == [10, 40, 41.2, 99.9], "full only at the end")
+        #expect(bar.shown == 99.9)
         // A new operation starts at 0 again.
         #expect(bar.start(message: "Again", at: 0) == [.progress(0, message: nil), .state(.running, message: "Again")])
         #expect(values(bar.report(3, at: 0)) == [3])
@@ -87,7 +87,20 @@ private func values(_ requests: [Request]) -> [Double] {
         #expect(!bar.isRunning && bar.tick(at: 10 * second) == [] && bar.nextTick(after: 10 * second) == nil)
         _ = bar.report(50, at: 0)
         #expect(bar.finish(.success, message: "Done")
-            == [.progress(100, message: nil), .state(.success, message: "Done")])
+            == [.state(.success, message: "Done")])
+    }
+
+    /// Whatever the tool reports while it runs (100, more, a checkpoint at 100 to creep
+    /// to), the bar is full only at a successful end.
+    @Test func onlyTheEndFillsTheBar() {
+        var bar = HonestBar(settings: .init(stallSeconds: nil, creepHalfSeconds: 1))
+        #expect(bar.report(100, at: 0) == [.progress(99.9, message: nil)])
+        #expect(bar.report(250, message: "Done?", at: 0) == [.message("Done?")])
+        var creeping = HonestBar(settings: .init(stallSeconds: nil, creepHalfSeconds: 0.001, creepShare: 0.99))
+        _ = creeping.report(99.95, checkpoint: 100, at: 0)
+        #expect(creeping.tick(at: 100 * second) == [], "the creep stops short of full")
+        #expect(creeping.shown < 100)
+        #expect(bar.finish(.success, message: "Done") == [.state(.success, message: "Done")])
     }
 
     @Test func creepingAsksForTicksAndStopsAtTheStall() {

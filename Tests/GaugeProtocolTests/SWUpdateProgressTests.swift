@@ -139,7 +139,7 @@ import Testing
             "progress 62.5",
             "progress 66.6",
             "progress 75 Installing boot.img",
-            "progress 100",
+            "progress 99.9",
             "state success Update successful",
             "progress 0", "state running Update started",
             "state failure Update failed",
@@ -173,11 +173,31 @@ import Testing
             == [.mode(.determinate), .progress(50, message: "Installing b")])
     }
 
+    /// The last step at 100 % is not the end of the update: the bar stops short of full
+    /// until SUCCESS, and so does a huge step count.
+    @Test func onlySuccessFillsTheBar() {
+        var translator = SWUpdateProgressTranslator(settings: .init(stallSeconds: nil, creepHalfSeconds: nil))
+        _ = translator.requests(for: .init(status: .start))
+        #expect(translator.requests(for: .init(status: .run, steps: 1, step: 1, stepPercent: 100, image: "a"))
+            == [.progress(99.9, message: "Installing a")])
+        #expect(translator.requests(for: .init(status: .success))
+            == [.state(.success, message: "Update successful")])
+        _ = translator.requests(for: .init(status: .start))
+        #expect(translator.requests(for: .init(status: .run, steps: 20_000, step: 15_000, stepPercent: 0, image: "b"))
+            == [.progress(74.9, message: "Installing b")], "steps beyond 10,000 are counted, not cut")
+    }
+
     @Test func oddValuesStayInRangeAndTextIsCleaned() {
         var translator = SWUpdateProgressTranslator()
         let requests = translator.requests(
-            for: .init(status: .run, steps: 2, step: 7, stepPercent: 900, image: "a\nb", handler: "h\u{7F}"))
-        #expect(requests == [.progress(100, message: "Installing a b (h )")])
+            for: .init(status: .run, steps: 2, step: 2, stepPercent: 40, image: "a\nb", handler: "h\u{7F}"))
+        #expect(requests == [.progress(70, message: "Installing a b (h )")])
+        // A step past the steps, a percentage past 100, 0xffffffff everywhere: no report.
+        #expect(translator.requests(for: .init(status: .run, steps: 2, step: 7, stepPercent: 10, image: "c")) == [])
+        #expect(translator.requests(for: .init(status: .run, steps: 2, step: 2, stepPercent: 900, image: "c")) == [])
+        #expect(translator.requests(for: .init(
+            status: .progress, downloadPercent: .max, downloadBytes: .max, steps: .max, step: .max, stepPercent: .max,
+            source: .max)) == [])
         // 250 % is a whole download, behind the bar: only the message changes.
         #expect(translator.requests(for: .init(status: .download, downloadPercent: 250)) == [.message("Downloading update")])
         var unknown = SWUpdateProgressMessage(status: .idle)

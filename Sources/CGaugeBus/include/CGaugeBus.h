@@ -27,7 +27,8 @@ int gauge_bus_open(const char *address, uint64_t timeout_usec, gauge_bus **bus, 
 
 void gauge_bus_close(gauge_bus *bus);
 
-/* Property getters, one per D-Bus type. */
+/* Property getters, one per D-Bus type. While one waits for its reply, the signals that
+ * arrive go to the queue of gauge_bus_subscribe (bounded), not into sd-bus's own. */
 int gauge_bus_get_double(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, double *value, char *message, size_t size);
 int gauge_bus_get_uint32(gauge_bus *bus, const char *destination, const char *path, const char *interface,
@@ -41,7 +42,7 @@ int gauge_bus_get_isi(gauge_bus *bus, const char *destination, const char *path,
                       const char *member, int32_t *first, char **text, int32_t *second, char *message, size_t size);
 
 /* Adds a match rule (D-Bus match syntax); the signals it matches are queued for
- * gauge_bus_next_signal (up to 64; the rest are dropped and reported). */
+ * gauge_bus_next_signal (up to 16; the rest are dropped and reported). */
 int gauge_bus_subscribe(gauge_bus *bus, const char *rule, char *message, size_t size);
 
 /* What to poll for, as sd_bus_get_fd, sd_bus_get_events and sd_bus_get_timeout

@@ -259,8 +259,8 @@ package struct SWUpdateProgressStream: Sendable {
 /// |---|---|
 /// | START | starts an update: `progress 0`, `state running Update started` |
 /// | DOWNLOAD | the download is the first half of the bar: `dwl_percent` / 2, message `Downloading update` |
-/// | RUN, PROGRESS (with a step) | the steps share the bar (the second half after a download) equally; message `Installing <image> (<handler>)` |
-/// | SUCCESS | `progress 100`, `state success Update successful` |
+/// | RUN, PROGRESS (with a step) | the steps share the bar (the second half after a download) equally; message `Installing <image> (<handler>)`; a step outside the steps or a percentage past 100 is ignored |
+/// | SUCCESS | `state success Update successful` (which fills the bar) |
 /// | FAILURE | `state failure Update failed` |
 /// | IDLE, DONE, SUBPROCESS | nothing |
 ///
@@ -289,17 +289,22 @@ package struct SWUpdateProgressTranslator: Sendable {
             let position = StepWeights.position(weights: [1, 1], step: 0, fraction: percent / 100)
             return bar.report(position.value, checkpoint: position.checkpoint, message: "Downloading update", at: now)
         case .run, .progress:
-            guard message.steps > 0, message.step > 0 else { return [] }
-            let steps = Int(min(message.steps, 10_000))
-            let step = Int(min(message.step, message.steps)) - 1
-            let weights = (downloaded ? [Double(steps)] : []) + [Double](repeating: 1, count: steps)
-            let position = StepWeights.position(
-                weights: weights, step: step + (downloaded ? 1 : 0),
-                fraction: Double(min(message.stepPercent, 100)) / 100)
+            // A step outside the steps announced, or a step percentage past 100 (a message
+            // of 0xffffffff fields), says nothing about how far the update is.
+            guard message.steps > 0, message.step > 0, message.step <= message.steps, message.stepPercent <= 100 else {
+                return []
+            }
+            // The install's share of the bar (the half after a download), its steps equal.
+            let base = downloaded ? 50.0 : 0
+            let share = 100 - base
+            let steps = Double(message.steps)
+            let done = Double(message.step - 1)
+            let value = base + share * (done + Double(message.stepPercent) / 100) / steps
+            let checkpoint = base + share * (done + 1) / steps
             let image = CompatText.clean(message.image)
             let handler = CompatText.clean(message.handler)
             let text = image.isEmpty ? nil : "Installing " + image + (handler.isEmpty ? "" : " (\(handler))")
-            return bar.report(position.value, checkpoint: position.checkpoint, message: text, at: now)
+            return bar.report(value, checkpoint: checkpoint, message: text, at: now)
         case .success:
             return bar.finish(.success, message: "Update successful")
         case .failure:

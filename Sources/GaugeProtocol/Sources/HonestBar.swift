@@ -10,10 +10,12 @@
 ///   at the end of the step is always a visible move.
 /// - When nothing new is reported for `stallSeconds` (no higher value, no other message)
 ///   the bar switches to the indeterminate style; the next real progress switches back.
-/// - The end shows success (the bar full) or failure, with the tool's message.
+/// - The end shows success (the bar full) or failure, with the tool's message. Only the
+///   end fills the bar: while the operation runs the bar stops at `runningMaximum`,
+///   whatever the tool reports (its last step at 100 %, every step done with the stream
+///   still open, nonsense values).
 ///
-/// Values are percentages (0...100), sent cut down to one decimal (so a bar never shows
-/// 100 before the tool finishes). Time is given by the caller in nanoseconds on any
+/// Values are percentages (0...100), sent cut down to one decimal. Time is given by the caller in nanoseconds on any
 /// monotonic clock, so the bar is a pure value and tests need no clock.
 package struct HonestBar: Sendable {
     package struct Settings: Equatable, Sendable {
@@ -34,6 +36,9 @@ package struct HonestBar: Sendable {
             self.creepShare = max(0, min(creepShare, 0.99))
         }
     }
+
+    /// The most a running operation shows: 100 is `finish(.success)`'s alone.
+    package static let runningMaximum = 99.9
 
     /// How often `tick` has something to do while the bar creeps.
     package static let creepIntervalNanoseconds: UInt64 = 250_000_000
@@ -101,7 +106,7 @@ package struct HonestBar: Sendable {
         reported = value
         self.checkpoint = end
         if let newMessage { self.message = newMessage }
-        let next = Self.cut(max(shown, value))
+        let next = Self.cut(min(max(shown, value), Self.runningMaximum))
         if next > shown {
             shown = next
             requests.append(.progress(next, message: newMessage))
@@ -121,7 +126,7 @@ package struct HonestBar: Sendable {
         }
         guard let half = settings.creepHalfSeconds, half > 0, now >= lastActivity, checkpoint > reported else { return [] }
         let share = settings.creepShare * idle / (idle + half)
-        let target = Self.cut(reported + (checkpoint - reported) * share)
+        let target = Self.cut(min(reported + (checkpoint - reported) * share, Self.runningMaximum))
         guard target > shown, target < checkpoint else { return [] }
         shown = target
         return [.progress(target, message: nil)]
@@ -136,23 +141,24 @@ package struct HonestBar: Sendable {
             next = lastActivity &+ UInt64(max(0, stall) * 1e9)
         }
         // Only while the creep can still move the bar (it stops short of the checkpoint).
-        if settings.creepHalfSeconds != nil, Self.cut(reported + (checkpoint - reported) * settings.creepShare) > shown {
+        if settings.creepHalfSeconds != nil,
+            Self.cut(min(reported + (checkpoint - reported) * settings.creepShare, Self.runningMaximum)) > shown
+        {
             let creep = now &+ Self.creepIntervalNanoseconds
             next = min(next ?? creep, creep)
         }
         return next.map { max($0, now) }
     }
 
-    /// Ends the operation: success fills the bar; failure leaves it where it is.
+    /// Ends the operation: success fills the bar (`state success` does, in the daemon:
+    /// no `progress 100` before it, which would show a full bar still running); failure
+    /// leaves it where it is.
     package mutating func finish(_ outcome: RunState, message: String?) -> [Request] {
         var requests: [Request] = []
         if isStalled { requests.append(.mode(.determinate)) }
         isStalled = false
         isRunning = false
-        if outcome == .success, shown < 100 {
-            shown = 100
-            requests.append(.progress(100, message: nil))
-        }
+        if outcome == .success { shown = 100 }
         self.message = message
         requests.append(.state(outcome, message: message))
         return requests

@@ -301,12 +301,17 @@ int CGL_terminal_guard(int fd, const struct termios *saved) {
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_handler = restore_terminal_and_die;
+    sigset_t unblocked;
+    sigemptyset(&unblocked);
     for (size_t i = 0; i < sizeof(guarded_signals) / sizeof(guarded_signals[0]); i++) {
         if (sigaction(guarded_signals[i], &action, NULL) != 0) {
             return -1;
         }
+        sigaddset(&unblocked, guarded_signals[i]);
     }
-    return 0;
+    /* A caller may have blocked them (cryptsetup's askpass blocks every signal before it
+       starts plymouth): a signal meant to end the prompt must end it, settings restored. */
+    return sigprocmask(SIG_UNBLOCK, &unblocked, NULL);
 }
 
 void CGL_terminal_unguard(void) {

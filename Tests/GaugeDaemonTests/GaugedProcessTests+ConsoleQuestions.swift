@@ -34,8 +34,19 @@ private final class ConsoleProgram {
             process.waitUntilExit()
             return (nil, "")
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        // Until the end of the output, within the deadline: a grandchild left behind may
+        // hold the pipe open.
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let fd = out.fileHandleForReading.fileDescriptor
+        while monotonicNow() < deadline + 5 {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) == 1 else { continue }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            output += buffer[..<count]
+        }
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
     deinit {

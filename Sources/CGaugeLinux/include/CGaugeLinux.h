@@ -164,8 +164,9 @@ int CGL_spawn(char *const argv[], int stdin_fd, pid_t *pid);
 ssize_t CGL_pread64(int fd, void *buffer, size_t length, uint64_t offset);
 
 /* While a program reads a passphrase from a terminal with echo off: SIGINT, SIGTERM, SIGHUP
-   and SIGQUIT put `saved` back on `fd` before the signal ends the process, so the terminal
-   never stays silent. CGL_terminal_unguard restores the default handlers. */
+   and SIGQUIT (unblocked, whatever the caller blocked) put `saved` back on `fd` before the
+   signal ends the process, so the terminal never stays silent. CGL_terminal_unguard
+   restores the default handlers. */
 int CGL_terminal_guard(int fd, const struct termios *saved);
 void CGL_terminal_unguard(void);
 

@@ -25,6 +25,7 @@ extension FuzzTarget {
             output.requests += part.requests
             output.reply += part.reply
             output.logs += part.logs
+            output.lendsConsole = output.lendsConsole || part.lendsConsole
             try check(session.pendingByteCount <= 258, "the session holds \(session.pendingByteCount) bytes")
             try check(messages.displayed.count <= messages.capacity, "\(messages.displayed.count) messages kept")
         }

@@ -141,13 +141,19 @@ class VM:
         self.work = work
         self.serial = os.path.join(work, "serial.log")
         mon, ctl = os.path.join(work, "mon.sock"), os.path.join(work, "ctl.sock")
-        command = [
-            "qemu-system-x86_64", "-machine", "pc", "-accel", "tcg", "-m", "512", "-display", "none",
+        if args.machine == "virt-arm64":
+            # One serial port on this board: the answers go on a virtio console (hvc0).
+            machine = ["qemu-system-aarch64", "-machine", "virt", "-cpu", "cortex-a57"]
+            ports = ["-serial", f"file:{self.serial}", "-device", "virtio-serial-pci", "-device", "virtconsole,chardev=ctl"]
+        else:
+            machine = ["qemu-system-x86_64", "-machine", "pc"]
+            ports = ["-serial", f"file:{self.serial}", "-serial", "chardev:ctl"]
+        command = machine + [
+            "-accel", "tcg", "-m", "512", "-display", "none",
             "-no-reboot", "-kernel", args.kernel, "-initrd", args.initrd, "-append", args.append,
             "-monitor", f"unix:{mon},server=on,wait=off",
             "-chardev", f"socket,id=ctl,path={ctl},server=on,wait=off",
-            "-serial", f"file:{self.serial}", "-serial", "chardev:ctl",
-        ] + args.qemu
+        ] + ports + args.qemu
         out = os.path.join(work, "qemu.out")
         self.process = subprocess.Popen(command, stdout=open(out, "wb"), stderr=subprocess.STDOUT)
         wait_for_sockets(self.process, [mon, ctl], out)
@@ -176,6 +182,8 @@ def main():
     parser.add_argument("--initrd", required=True)
     parser.add_argument("--append", required=True)
     parser.add_argument("--expect", required=True, help='"drm XRGB8888": display kind and format in the log')
+    parser.add_argument("--machine", default="pc", choices=["pc", "virt-arm64"],
+                        help="pc: qemu-system-x86_64; virt-arm64: qemu-system-aarch64 -M virt")
     parser.add_argument("--work", required=True)
     parser.add_argument("--results", required=True)
     parser.add_argument("--timeout", type=float, default=180)

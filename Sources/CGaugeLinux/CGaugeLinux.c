@@ -4,6 +4,7 @@
 #include <sys/inotify.h>
 
 #include <errno.h>
+#include <linux/input.h>
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +80,14 @@ _Static_assert(sizeof(struct epoll_event) == 12, "epoll_event is packed on x86-6
 _Static_assert(sizeof(struct epoll_event) == 16, "epoll_event is naturally aligned");
 #endif
 _Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == 108, "sun_path length");
+/* 64-bit times and file offsets on every target: on 32-bit ARM glibc's are 32 bits
+   unless built with _TIME_BITS=64 and _FILE_OFFSET_BITS=64 (tools/build-release does),
+   and a DRM buffer's map offset, above 4 GiB under a 64-bit kernel, needs the latter. */
+_Static_assert(sizeof(time_t) == 8, "time_t is 64 bits (-D_TIME_BITS=64 on 32-bit targets)");
+_Static_assert(sizeof(off_t) == 8, "off_t is 64 bits (-D_FILE_OFFSET_BITS=64 on 32-bit targets)");
+_Static_assert(sizeof(struct timespec) == 16, "timespec is 64-bit seconds and a padded long");
+/* The evdev reader (EvdevKeymap.recordSize) takes a record as two longs and 8 bytes. */
+_Static_assert(sizeof(struct input_event) == 2 * sizeof(long) + 8, "input_event record size");
 
 int CGL_ioctl_ptr(int fd, unsigned long request, void *argument) {
     return ioctl(fd, request, argument);

@@ -234,8 +234,8 @@ package final class DisplayWatcher {
         guard !armed || now + seconds < deadline else { return }
         armed = true
         deadline = now + seconds
-        let nanoseconds = max(1, Int(seconds * 1_000_000_000))
-        let first = timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        var first = timespec(seconds: seconds)
+        if first.isZero { first.tv_nsec = 1 }  // all zeros would disarm it
         try? Syscall.timerSet(timer, interval: timespec(), firstExpiration: first)
     }
 

@@ -95,8 +95,9 @@ package final class FrameTimer {
         handler(count)
     }
 
+    /// At least 1 ns: all zeros would disarm the timer.
     private static func timespec(seconds: Double) -> CGaugeLinux.timespec {
-        let nanoseconds = max(1, Int((seconds * 1_000_000_000).rounded()))
-        return CGaugeLinux.timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        let time = CGaugeLinux.timespec(seconds: seconds)
+        return time.isZero ? CGaugeLinux.timespec(tv_sec: 0, tv_nsec: 1) : time
     }
 }

@@ -503,7 +503,12 @@ public final class DRMDisplay: DeviceDisplay {
             fd, UInt32(width), UInt32(height), UInt32(format.bytesPerPixel * 8), 0, &buffer.handle, &pitch, &size) == 0
         else { throw DisplayError("\(format.rawValue) dumb buffer: \(errnoText())") }
         buffer.pitch = Int(pitch)
-        buffer.size = Int(size)
+        // The kernel's 64-bit size, into a 32-bit Int on armv7: refused, not trapped on.
+        guard let bytes = Int(exactly: size) else {
+            destroy(buffer, fd: fd)
+            throw DisplayError("\(format.rawValue) dumb buffer of \(size) bytes: more than this process can map")
+        }
+        buffer.size = bytes
         let handles: [UInt32] = [buffer.handle, 0, 0, 0]
         let pitches: [UInt32] = [pitch, 0, 0, 0]
         let offsets: [UInt32] = [0, 0, 0, 0]

@@ -110,13 +110,13 @@ final class TerminalOutput {
     func finish(with bytes: [UInt8], timeoutMilliseconds: Int) {
         replacePending(with: bytes)
         if failure == nil {
-            let deadline = Self.monotonicMilliseconds() + timeoutMilliseconds
+            let deadline = Self.monotonicMilliseconds() + Int64(timeoutMilliseconds)
             while !isIdle {
                 do { try flush() } catch { break }
                 if isIdle { break }
                 let left = deadline - Self.monotonicMilliseconds()
                 if left <= 0 { break }
-                _ = try? Syscall.poll(fd, events: Int16(POLLOUT), timeoutMilliseconds: Int32(left))
+                _ = try? Syscall.poll(fd, events: Int16(POLLOUT), timeoutMilliseconds: Int32(min(left, Int64(Int32.max))))
             }
         }
         replacePending(with: [])
@@ -141,9 +141,10 @@ final class TerminalOutput {
         String(cString: strerror(code))
     }
 
-    private static func monotonicMilliseconds() -> Int {
+    /// 64 bits: in a 32-bit `Int` the milliseconds since boot overflow after 24.8 days.
+    private static func monotonicMilliseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
-        return ts.tv_sec * 1000 + ts.tv_nsec / 1_000_000
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 }

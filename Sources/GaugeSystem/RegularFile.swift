@@ -17,7 +17,7 @@ package final class RegularFile {
         var device: UInt64
         var inode: UInt64
         package var size: Int
-        var modified: Int
+        var modified: Int64
         var modifiedNanoseconds: Int
     }
 
@@ -48,7 +48,8 @@ package final class RegularFile {
             Syscall.close(fd)
             throw Error("\(path) is not a regular file")
         }
-        guard Int(status.st_size) <= maxBytes else {
+        // Compared as off_t: a file past 2 GiB does not fit a 32-bit Int.
+        guard status.st_size <= maxBytes else {
             Syscall.close(fd)
             throw Error("\(path) is \(status.st_size) bytes, more than the \(maxBytes) allowed")
         }
@@ -56,7 +57,7 @@ package final class RegularFile {
         self.fd = fd
         identity = Identity(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int(status.st_size),
-            modified: Int(status.st_mtim.tv_sec), modifiedNanoseconds: Int(status.st_mtim.tv_nsec))
+            modified: Int64(status.st_mtim.tv_sec), modifiedNanoseconds: Int(status.st_mtim.tv_nsec))
     }
 
     deinit { Syscall.close(fd) }

@@ -101,6 +101,7 @@ package struct DaemonOptions: Equatable, Sendable {
         ("--demo", "play a scripted demo sequence, then quit"),
         ("--verbose", "log more"),
         ("-h, --help", "this text"),
+        ("--version", "print the version and exit"),
     ]
 
     package static var usage: String {
@@ -114,6 +115,7 @@ package struct DaemonOptions: Equatable, Sendable {
     package enum ParseResult: Equatable {
         case run(DaemonOptions)
         case help
+        case version
         case error(String)
     }
 
@@ -140,6 +142,7 @@ package struct DaemonOptions: Equatable, Sendable {
             func required() -> String? { inline ?? value(arg) }
             switch arg {
             case "-h", "--help": return .help
+            case "--version": return inline == nil ? .version : .error("--version takes no value")
             case "--verbose", "-v": options.verbose = true
             case "--demo": options.demo = true
             case "--plymouth-compat": options.plymouth = true

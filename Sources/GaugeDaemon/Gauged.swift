@@ -1,4 +1,5 @@
 import CGaugeLinux
+import GaugeProtocol
 import GaugeSystem
 
 /// The daemon's command line: `gauged [OPTIONS]`, run until it is told to quit.
@@ -12,6 +13,11 @@ package enum Gauged {
         switch DaemonOptions.parse(arguments, environment: environment, kernelCommandLine: kernelCommandLine()) {
         case .help:
             print(DaemonOptions.usage)
+            exit(0)
+        case .version:
+            // GaugeVersion is the one version: gaugectl prints it too, and tools/package
+            // builds the Debian package under it.
+            print("gauged \(GaugeVersion.current)")
             exit(0)
         case .error(let message):
             Log().info("\(message) (try 'gauged --help')")

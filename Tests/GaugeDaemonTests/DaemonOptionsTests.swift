@@ -15,6 +15,8 @@ struct DaemonOptionsTests {
         #expect(DaemonOptions.parse(["--fps", "0"]) == .error("--fps takes a whole number from 1 to 240"))
         #expect(DaemonOptions.parse(["--display", "vga"]) == .error("unknown display 'vga'"))
         #expect(DaemonOptions.parse(["--help"]) == .help)
+        #expect(DaemonOptions.parse(["--display", "memory:64x64", "--version"]) == .version)
+        #expect(DaemonOptions.parse(["--version=1"]) == .error("--version takes no value"))
         guard case .run(let env) = DaemonOptions.parse([], environment: ["GAUGE_SOCKET": "/tmp/x.sock"]) else { return }
         #expect(env.socketPath == "/tmp/x.sock")
         guard case .run(let drm) = DaemonOptions.parse(["--display", "drm:/dev/dri/card1"]) else { return }

@@ -13,6 +13,21 @@ import Testing
         #expect(BuiltBinary.gaugectl != nil, "gaugectl not found; run `swift build --build-tests`")
     }
 
+    /// `--version` on either name prints GaugeVersion, the one version the Debian package
+    /// (tools/package) is built under, and nothing else; a value given to it is a usage error.
+    @Test func bothNamesPrintTheOneVersion() throws {
+        let gauged = try BuiltBinary.require(BuiltBinary.gauged, "gauged")
+        let gaugectl = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
+        let daemon = try runProgram(gauged, ["--version"])
+        #expect(daemon.status == 0 && daemon.stderr.isEmpty, "\(daemon.stderr)")
+        #expect(daemon.stdout == "gauged \(GaugeVersion.current)\n")
+        let client = try runProgram(gaugectl, ["--version"])
+        #expect(client.status == 0 && client.stdout == "gaugectl \(GaugeVersion.current)\n")
+        let bad = try runProgram(gauged, ["--version=2"])
+        #expect(bad.status == 2 && bad.stdout.isEmpty)
+        #expect(bad.stderr.contains("--version takes no value"), "\(bad.stderr)")
+    }
+
     /// A second daemon on the same socket says why it stops, naming the path once.
     @Test func aSecondDaemonSaysWhyOnceAndExitsOne() throws {
         let first = try GaugedProcess()

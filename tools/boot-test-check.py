@@ -648,6 +648,21 @@ def analyse(boot, exited, report):
                   + (f"; bochs-drm registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
 
 
+def passphrase_leaks(boot, words):
+    """Where any of `words` shows: the serial logs (the kernel console, the report port with
+    the whole journal and tty1's text) and the console screens read during the question."""
+    leaks = []
+    for path in (boot.serial_path, boot.report_path):
+        with open(path, "rb") as f:
+            data = f.read()
+        if any(word.encode() in data for word in words):
+            leaks.append(os.path.basename(path))
+    for index, rows in boot.console_text.items():
+        if any(word in row for word in words for row in rows):
+            leaks.append(f"the screen (frame #{index})")
+    return leaks
+
+
 def analyse_question(boot, report, journal, lines, offset):
     """The encrypted volume's passphrase, asked on the splash: prompt and bullets on
     screen, the volume unlocked with what was typed, and the passphrase in no log."""
@@ -680,15 +695,7 @@ def analyse_question(boot, report, journal, lines, offset):
                  f"the guest reports {luks}; {[j for j in journal if 'cryptsetup' in j][:4]}")
     # Every log: the kernel console, the report port (whole journal, tty1's text).
     full_journal = sum(1 for _, text in lines if text.startswith("GAUGE-LOG "))
-    leaks = []
-    for index, rows in boot.console_text.items():
-        for word in (boot.root_pass, boot.wrong_pass):
-            if any(word in r for r in rows):
-                leaks.append(f"the screen (frame #{index})")
-    for path in (boot.serial_path, boot.report_path):
-        with open(path, "rb") as f:
-            if passphrase.encode() in f.read():
-                leaks.append(os.path.basename(path))
+    leaks = passphrase_leaks(boot, [passphrase])
     report.check(full_journal > 100 and not leaks, "the passphrase is in no log (the whole journal, the consoles)",
                  f"{full_journal} journal lines read; the passphrase is in {leaks}")
 
@@ -752,17 +759,7 @@ def analyse_unlock(boot, report, lines, offset, getty):
     luks = [text[len("GAUGE-LUKS "):] for _, text in lines if text.startswith("GAUGE-LUKS ")]
     report.check("root /dev/mapper/cryptroot" in luks, "the root file system is the unlocked LUKS volume",
                  f"the guest reports {luks}")
-    leaks = []
-    for index, rows in boot.console_text.items():
-        for word in (boot.root_pass, boot.wrong_pass):
-            if any(word in r for r in rows):
-                leaks.append(f"the screen (frame #{index})")
-    for path in (boot.serial_path, boot.report_path):
-        with open(path, "rb") as f:
-            data = f.read()
-        for word in (boot.root_pass, boot.wrong_pass):
-            if word.encode() in data:
-                leaks.append(os.path.basename(path))
+    leaks = passphrase_leaks(boot, [boot.root_pass, boot.wrong_pass])
     full_journal = sum(1 for _, text in lines if text.startswith("GAUGE-LOG "))
     report.check(full_journal > 100 and not leaks,
                  "neither passphrase is in any log or on screen (the journal, the consoles, tty1's text, every console frame read)",

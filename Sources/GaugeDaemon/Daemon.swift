@@ -479,9 +479,9 @@ package final class Daemon {
 
     // MARK: - Console questions
 
-    /// How long the console keeps the screen after the last sign of a question on it: a
-    /// wrong passphrase's retry, or the next of several disks, asks again within it, so the
-    /// splash does not flash up between them, and the answer's outcome can be read.
+    /// How long the console keeps the screen after the last sign of a question on it: long
+    /// enough to read the answer's outcome, and for a retry or the next disk that asks at
+    /// once; a passphrase check slower than this shows the splash until the retry asks.
     static let consoleQuestionGrace = 2.0
 
     /// Watches the console for programs asking on it: the VT under a device display, or

@@ -9,73 +9,6 @@ import Testing
 // The programs are real: a shell's `read`, perl's `select`, Gauge's own `plymouth
 // ask-for-password` when the daemon does not ask on the screen.
 
-/// A program with the pty as its standard input, and its output.
-private final class ConsoleProgram {
-    let process = Process()
-    private let out = Pipe()
-
-    init(_ path: String, _ arguments: [String], tty: String) throws {
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardInput = FileHandle(forUpdatingAtPath: tty)
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    var pid: Int32 { process.processIdentifier }
-
-    /// Its exit status and standard output once it exits (nil status: not within 30 s).
-    func finish() -> (status: Int32?, stdout: String) {
-        let deadline = monotonicNow() + 30
-        while process.isRunning, monotonicNow() < deadline { usleep(2_000) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return (nil, "")
-        }
-        // Until the end of the output, within the deadline: a grandchild left behind may
-        // hold the pipe open.
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let fd = out.fileHandleForReading.fileDescriptor
-        while monotonicNow() < deadline + 5 {
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 100) == 1 else { continue }
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            output += buffer[..<count]
-        }
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-}
-
-extension TypingPTY {
-    /// What the programs wrote to the terminal, read until `text` shows (30 s at most).
-    func read(until text: String) -> String {
-        var seen = ""
-        let deadline = monotonicNow() + 30
-        var buffer = [UInt8](repeating: 0, count: 512)
-        while !seen.contains(text), monotonicNow() < deadline {
-            var entry = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 100) == 1 else { continue }
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
-            if count > 0 { seen += String(decoding: buffer[..<count], as: UTF8.self) }
-        }
-        return seen
-    }
-
-    var echoes: Bool {
-        var settings = termios()
-        guard tcgetattr(master, &settings) == 0 else { return true }
-        return settings.c_lflag & tcflag_t(ECHO) != 0
-    }
-}
-
 /// The parent of `pid`, from /proc/PID/stat (the field after the state).
 private func parentPID(of pid: Int32) -> Int32? {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -101,7 +34,7 @@ private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Dou
         let pty = try TypingPTY()
         let daemon = try GaugedProcess(["--question-tty", pty.slavePath])
         #expect(try daemon.status().visible)
-        let reader = try ConsoleProgram("/bin/sh", ["-c", "read answer; echo \"got $answer\""], tty: pty.slavePath)
+        let reader = try ChildProgram("/bin/sh", ["-c", "read answer; echo \"got $answer\""], input: pty.slavePath)
         let taken = try waitForVisible(daemon, false)
         #expect(taken != nil, "the console gets the screen while sh reads it:\n\(daemon.log)")
         #expect(daemon.log.contains("sh (pid \(reader.pid)) waits to read the console"))
@@ -121,17 +54,17 @@ private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Dou
         let pty = try TypingPTY()
         let daemon = try GaugedProcess(["--question-tty", pty.slavePath])
         // Has the console as its standard input, but waits on a pipe: no question.
-        let elsewhere = try ConsoleProgram(
+        let elsewhere = try ChildProgram(
             "/usr/bin/perl", ["-e", "pipe(R, W); vec($r, fileno(R), 1) = 1; select($r, undef, undef, 3); exit 0"],
-            tty: pty.slavePath)
+            input: pty.slavePath)
         for _ in 0..<8 {
             #expect(try daemon.status().visible, "a program that only holds the console asks nothing")
             usleep(250_000)
         }
         #expect(elsewhere.finish().status == 0)
         // Waits for the console itself to be readable, as askpass does.
-        let asking = try ConsoleProgram(
-            "/usr/bin/perl", ["-e", "vec($r, 0, 1) = 1; select($r, undef, undef, undef); exit 0"], tty: pty.slavePath)
+        let asking = try ChildProgram(
+            "/usr/bin/perl", ["-e", "vec($r, 0, 1) = 1; select($r, undef, undef, undef); exit 0"], input: pty.slavePath)
         #expect(try waitForVisible(daemon, false) != nil, "select on the console is a question:\n\(daemon.log)")
         #expect(daemon.log.contains("perl (pid \(asking.pid)) waits to read the console"))
         pty.type("\n")
@@ -149,11 +82,11 @@ private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Dou
         let daemon = try GaugedProcess(
             ["--plymouth-compat", "--question-tty", pty.slavePath], launcher: ["/usr/bin/unshare", "--net"])
         #expect(try daemon.status().visible)
-        let asker = try ConsoleProgram(
+        let asker = try ChildProgram(
             "/usr/bin/nsenter",
             ["--net=/proc/\(daemon.pid)/ns/net", "/usr/bin/setsid", "-w", plymouth, "ask-for-password",
              "--prompt", "Please unlock disk cryptroot"],
-            tty: pty.slavePath)
+            input: pty.slavePath)
         let shown = pty.read(until: "Please unlock disk cryptroot: ")
         #expect(shown.hasSuffix("Please unlock disk cryptroot: "), "the prompt: \(shown.debugDescription)")
         #expect(try waitForVisible(daemon, false) != nil, "the console has the screen for the prompt:\n\(daemon.log)")
@@ -176,10 +109,10 @@ private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Dou
         let pty = try TypingPTY()
         let daemon = try GaugedProcess(
             ["--plymouth-compat", "--question-tty", pty.slavePath], launcher: ["/usr/bin/unshare", "--net"])
-        let asker = try ConsoleProgram(
+        let asker = try ChildProgram(
             "/usr/bin/nsenter",
             ["--net=/proc/\(daemon.pid)/ns/net", "/usr/bin/setsid", "-w", plymouth, "ask-for-password", "--prompt", "Disk"],
-            tty: pty.slavePath)
+            input: pty.slavePath)
         _ = pty.read(until: "Disk: ")
         #expect(try waitForVisible(daemon, false) != nil)
         #expect(!pty.echoes)
@@ -207,7 +140,7 @@ private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Dou
         let deadline = monotonicNow() + 30
         while pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
         #expect(!pty.isCooked, "the daemon reads keys while the splash shows")
-        let reader = try ConsoleProgram("/bin/sh", ["-c", "read answer; echo \"got $answer\""], tty: pty.slavePath)
+        let reader = try ChildProgram("/bin/sh", ["-c", "read answer; echo \"got $answer\""], input: pty.slavePath)
         #expect(try waitForVisible(daemon, false) != nil, "the console gets the screen:\n\(daemon.log)")
         #expect(pty.isCooked, "the daemon let go of the keyboard: a line can be typed")
         pty.type("yes\r")

@@ -23,7 +23,7 @@ private func controlCharacters(_ settings: termios) -> [UInt8] {
 
 /// Raw, as a reader of keys leaves it: no line editing, echo or signals, odd control
 /// characters.
-private func makeRaw(_ pty: PseudoTerminal) {
+private func makeRaw(_ pty: TypingPTY) {
     var settings = pty.settings
     cfmakeraw(&settings)
     withUnsafeMutableBytes(of: &settings.c_cc) { cc in
@@ -38,7 +38,7 @@ private func makeRaw(_ pty: PseudoTerminal) {
     /// A raw pty gets sane line settings and the usual control characters back; exit 0
     /// (a pty has no console mode to reset, and that is no failure).
     @Test func aRawTerminalGetsSaneLineSettings() throws {
-        let pty = try PseudoTerminal()
+        let pty = try TypingPTY()
         makeRaw(pty)
         let run = try gaugectl(["console-reset", "--tty", pty.slavePath, "--pid-file", "none"])
         #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
@@ -56,7 +56,7 @@ private func makeRaw(_ pty: PseudoTerminal) {
     /// what gauged.service runs then, makes it usable.
     @Test(.enabled(if: geteuid() == 0, "a private network namespace needs root"))
     func theConsoleAGaugedLeftRawIsUsableAgain() throws {
-        let pty = try PseudoTerminal()
+        let pty = try TypingPTY()
         let directory = TemporaryDirectory()
         #expect(isSane(pty.settings), "a new pty starts sane")
         let daemon = try GaugedProcess(

@@ -7,32 +7,6 @@ import Testing
 // exit only while it is this daemon's, and removed by `gaugectl console-reset` after a
 // SIGKILL (gauged.service runs it then).
 
-/// A pty whose slave stands in for the console the daemon asks on (`--ask-tty`).
-final class PseudoTerminal {
-    let master: Int32
-    let slavePath: String
-
-    init() throws {
-        // posix_openpt, then unlockpt and ptsname (TIOCSPTLCK, TIOCGPTN), which the Glibc
-        // module leaves out.
-        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        let ready = master >= 0 && ioctl(master, UInt(0x4004_5431), &unlock) == 0 && ioctl(master, UInt(0x8004_5430), &number) == 0
-        slavePath = "/dev/pts/\(number)"
-        try #require(ready, "cannot open a pty")
-    }
-
-    deinit { close(master) }
-
-    /// The slave's settings, read through the master.
-    var settings: termios {
-        var settings = termios()
-        _ = tcgetattr(master, &settings)
-        return settings
-    }
-}
-
 private func lstatType(_ path: String) -> mode_t? {
     var info = stat()
     return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
@@ -42,7 +16,7 @@ private func text(_ path: String) -> String? { try? String(contentsOfFile: path,
 
 /// `gauged --ask` with its own network namespace (Plymouth's socket is abstract) and the
 /// pid file at `pidFile`.
-private func askingDaemon(pidFile: String, pty: PseudoTerminal) throws -> GaugedProcess {
+private func askingDaemon(pidFile: String, pty: TypingPTY) throws -> GaugedProcess {
     try GaugedProcess(
         ["--plymouth-compat", "--ask", "--ask-tty", pty.slavePath, "--plymouth-pid-file", pidFile],
         launcher: ["/usr/bin/unshare", "--net"])
@@ -54,7 +28,7 @@ private func askingDaemon(pidFile: String, pty: PseudoTerminal) throws -> Gauged
     @Test(.enabled(if: geteuid() == 0, "a private network namespace needs root"))
     func aLinkAtThePathIsReplacedNotFollowed() throws {
         let directory = TemporaryDirectory()
-        let pty = try PseudoTerminal()
+        let pty = try TypingPTY()
         let precious = directory.appending("precious")
         try "keep me\n".write(toFile: precious, atomically: false, encoding: .utf8)
         let pidFile = directory.appending("plymouth/pid")
@@ -84,7 +58,7 @@ private func askingDaemon(pidFile: String, pty: PseudoTerminal) throws -> Gauged
     @Test(.enabled(if: geteuid() == 0, "a private network namespace needs root"))
     func aStaleFileIsReplacedAndALiveDaemonsKept() throws {
         let directory = TemporaryDirectory()
-        let pty = try PseudoTerminal()
+        let pty = try TypingPTY()
         let pidFile = directory.appending("plymouth/pid")
         let killed = try askingDaemon(pidFile: pidFile, pty: pty)
         #expect(text(pidFile) == "\(killed.pid)\n")
@@ -112,7 +86,7 @@ private func askingDaemon(pidFile: String, pty: PseudoTerminal) throws -> Gauged
     @Test(.enabled(if: geteuid() == 0, "a private network namespace needs root"))
     func consoleResetRemovesOnlyAStaleFile() throws {
         let directory = TemporaryDirectory()
-        let pty = try PseudoTerminal()
+        let pty = try TypingPTY()
         let pidFile = directory.appending("plymouth/pid")
         let killed = try askingDaemon(pidFile: pidFile, pty: pty)
         killed.kill()

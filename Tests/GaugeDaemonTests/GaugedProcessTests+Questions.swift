@@ -9,70 +9,9 @@ import Testing
 // pty that stands in for the console VT (`--ask-tty`). Both run in a network namespace
 // of their own so Plymouth's abstract socket is private to the test.
 
-/// A pty: the daemon reads the slave, the test types into the master.
-final class TypingPTY {
-    let master: Int32
-    let slavePath: String
-
-    init() throws {
-        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        // TIOCSPTLCK and TIOCGPTN: unlock the slave and learn its number.
-        let ready = master >= 0 && ioctl(master, UInt(0x4004_5431), &unlock) == 0 && ioctl(master, UInt(0x8004_5430), &number) == 0
-        slavePath = "/dev/pts/\(number)"
-        try #require(ready, "cannot open a pty")
-    }
-
-    deinit { close(master) }
-
-    /// The tty is in canonical mode with echo (as the daemon found it).
-    var isCooked: Bool {
-        var settings = termios()
-        guard tcgetattr(master, &settings) == 0 else { return false }
-        return settings.c_lflag & tcflag_t(ICANON) != 0 && settings.c_lflag & tcflag_t(ECHO) != 0
-    }
-
-    /// Canonical mode with echo, as systemd's reset of the console leaves a VT.
-    func cook() {
-        var settings = termios()
-        #expect(tcgetattr(master, &settings) == 0)
-        settings.c_lflag |= tcflag_t(ICANON | ECHO)
-        #expect(tcsetattr(master, TCSANOW, &settings) == 0)
-    }
-
-    func type(_ keys: String) {
-        let bytes = Array(keys.utf8)
-        #expect(bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } == bytes.count)
-    }
-}
-
 /// A `plymouth` command running in the daemon's network namespace.
-private final class PlymouthRun {
-    let process = Process()
-    private let out = Pipe()
-
-    init(_ plymouth: String, daemon: GaugedProcess, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
-        process.arguments = ["--net=/proc/\(daemon.pid)/ns/net", plymouth] + arguments
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    /// Its exit status and what it printed, once it exits (nil status: it did not, in 30 s).
-    func finish() -> (status: Int32?, stdout: String) {
-        let deadline = monotonicNow() + 30
-        while process.isRunning, monotonicNow() < deadline { usleep(2_000) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return (nil, "")
-        }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+private func plymouthRun(_ plymouth: String, daemon: GaugedProcess, _ arguments: [String]) throws -> ChildProgram {
+    try ChildProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth] + arguments)
 }
 
 /// Waits until the daemon reads the pty (non-canonical, no echo).
@@ -138,8 +77,8 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
     @Test func passwordQuestionAndKeystrokeAreAnsweredFromTheKeyboard() throws {
         let (daemon, plymouth, pty, _) = try start()
         var asked = 0
-        func ask(_ arguments: [String]) throws -> PlymouthRun {
-            let run = try PlymouthRun(plymouth, daemon: daemon, arguments)
+        func ask(_ arguments: [String]) throws -> ChildProgram {
+            let run = try plymouthRun(plymouth, daemon: daemon, arguments)
             asked += 1
             waitForLog(daemon, "waits for the keyboard", count: asked)
             return run
@@ -222,7 +161,7 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         // A question takes the screen from the details; Escape cancels it, and they return.
         pty.type("\u{1B}")
         try waitForSnapshot(daemon, equals: details)
-        let run = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=Disk password"])
+        let run = try plymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=Disk password"])
         waitForLog(daemon, "waits for the keyboard")
         var asked = shown
         asked.entry = ScreenModel.Entry(prompt: "Disk password", field: .hidden(count: 0))
@@ -252,7 +191,7 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         waitForRaw(pty)
 
         pty.cook()
-        let run = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=Disk password"])
+        let run = try plymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=Disk password"])
         waitForLog(daemon, "waits for the keyboard")
         waitForRaw(pty)
         pty.type("abc")
@@ -267,14 +206,14 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
         // A question shows a splash that was hidden by request.
         #expect(try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth, "hide-splash"]).status == 0)
         try daemon.waitForStatus { !$0.visible }
-        let first = try PlymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=First"])
+        let first = try plymouthRun(plymouth, daemon: daemon, ["ask-for-password", "--prompt=First"])
         waitForLog(daemon, "waits for the keyboard")
         kill(first.process.processIdentifier, SIGKILL)
         _ = first.finish()
         waitForLog(daemon, "its question is withdrawn")
         #expect(try daemon.status().visible)
 
-        let second = try PlymouthRun(plymouth, daemon: daemon, ["ask-question", "--prompt=Second"])
+        let second = try plymouthRun(plymouth, daemon: daemon, ["ask-question", "--prompt=Second"])
         waitForLog(daemon, "waits for the keyboard", count: 2)
         pty.type("ok\r")
         let result = second.finish()

@@ -62,7 +62,7 @@ private func boundingSet() throws -> [String] {
         chmod(directory.path, 0o755)
         let root = directory.appending("realroot")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        let pty = try PseudoTerminal()
+        let pty = try TypingPTY()
         let setpriv = ["/usr/bin/setpriv", "--bounding-set", "-all," + caps.map { "+" + $0 }.joined(separator: ","),
                        "--inh-caps", "-all", "--no-new-privs"]
         let daemon = try GaugedProcess(

@@ -152,3 +152,115 @@ final class ServerFixture {
 
     func client() throws -> TestClient { try TestClient(path: path) }
 }
+
+/// A pty: the daemon reads the slave, the test types into the master.
+final class TypingPTY {
+    let master: Int32
+    let slavePath: String
+
+    init() throws {
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        // TIOCSPTLCK and TIOCGPTN: unlock the slave and learn its number.
+        let ready = master >= 0 && ioctl(master, UInt(0x4004_5431), &unlock) == 0 && ioctl(master, UInt(0x8004_5430), &number) == 0
+        slavePath = "/dev/pts/\(number)"
+        try #require(ready, "cannot open a pty")
+    }
+
+    deinit { close(master) }
+
+    /// The slave's settings, read through the master.
+    var settings: termios {
+        var settings = termios()
+        _ = tcgetattr(master, &settings)
+        return settings
+    }
+
+    /// The tty is in canonical mode with echo (as the daemon found it).
+    var isCooked: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ICANON) != 0 && settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+
+    /// Canonical mode with echo, as systemd's reset of the console leaves a VT.
+    func cook() {
+        var settings = termios()
+        #expect(tcgetattr(master, &settings) == 0)
+        settings.c_lflag |= tcflag_t(ICANON | ECHO)
+        #expect(tcsetattr(master, TCSANOW, &settings) == 0)
+    }
+
+    func type(_ keys: String) {
+        let bytes = Array(keys.utf8)
+        #expect(bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } == bytes.count)
+    }
+}
+
+extension TypingPTY {
+    /// What the programs wrote to the terminal, read until `text` shows (30 s at most).
+    func read(until text: String) -> String {
+        var seen = ""
+        let deadline = monotonicNow() + 30
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while !seen.contains(text), monotonicNow() < deadline {
+            var entry = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) == 1 else { continue }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
+            if count > 0 { seen += String(decoding: buffer[..<count], as: UTF8.self) }
+        }
+        return seen
+    }
+
+    var echoes: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return true }
+        return settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+}
+
+/// A program the test starts (standard input a tty, or /dev/null), and its output.
+final class ChildProgram {
+    let process = Process()
+    private let out = Pipe()
+
+    init(_ path: String, _ arguments: [String], input tty: String? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardInput = tty.map { FileHandle(forUpdatingAtPath: $0) } ?? FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Its exit status and standard output once it exits (nil status: not within 30 s).
+    func finish() -> (status: Int32?, stdout: String) {
+        let deadline = monotonicNow() + 30
+        while process.isRunning, monotonicNow() < deadline { usleep(2_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return (nil, "")
+        }
+        // Until the end of the output, within the deadline: a grandchild left behind may
+        // hold the pipe open.
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let fd = out.fileHandleForReading.fileDescriptor
+        while monotonicNow() < deadline + 5 {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) == 1 else { continue }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            output += buffer[..<count]
+        }
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

@@ -1,3 +1,4 @@
+import CGaugeLinux
 import GaugeProtocol
 
 /// Serves Plymouth's questions and keystroke watches (`gauged --ask`): keeps the askers'
@@ -54,9 +55,10 @@ final class QuestionDesk {
     func ask(_ ask: PlymouthAsk, from asker: Asker) -> [UInt8]? {
         switch ask {
         case .ignoreKeystroke(let keys):
-            let replies = questions.ignore(keys: keys)
-            deliver(replies)
-            if !replies.isEmpty { log.info("keystroke watch ended by ignore-keystroke") }
+            var replies = questions.ignore(keys: keys)
+            let ended = !replies.isEmpty
+            deliver(&replies)
+            if ended { log.info("keystroke watch ended by ignore-keystroke") }
             update()
             return []
         case .password, .question, .watchKeystroke:
@@ -93,7 +95,8 @@ final class QuestionDesk {
     /// Every waiting asker gets "no answer" (the daemon is leaving). The keyboard and
     /// `onChange` hold this desk and its owner: they are let go here.
     func close() {
-        deliver(questions.cancelAll())
+        var replies = questions.cancelAll()
+        deliver(&replies)
         askers = [:]
         keyboard?.stop()
         keyboard = nil
@@ -105,20 +108,27 @@ final class QuestionDesk {
     private func typed(_ keys: UnsafeRawBufferPointer) {
         let asked = questions.current
         let details = questions.detailsShown
-        let replies = questions.type(keys)
+        var replies = questions.type(keys)
         for reply in replies {
             let label = askers[reply.owner]?.label ?? "a client"
             log.info("\(label): \(reply.bytes == PlymouthReply.noAnswer ? "cancelled, no answer sent" : "answered")")
         }
-        deliver(replies)
+        deliver(&replies)
         if asked != nil || !replies.isEmpty || questions.detailsShown != details { update() }
     }
 
-    private func deliver(_ replies: [PlymouthQuestions.Reply]) {
-        for reply in replies {
-            guard let asker = askers[reply.owner] else { continue }
-            asker.complete(sending: reply.bytes, sensitive: true)
-            if !questions.isWaiting(owner: reply.owner) { askers[reply.owner] = nil }
+    /// Sends each reply to its asker, then zeroes the reply: an answer is a typed secret,
+    /// and the connection keeps (and zeroes) its own copy only until it is sent.
+    private func deliver(_ replies: inout [PlymouthQuestions.Reply]) {
+        for index in replies.indices {
+            let owner = replies[index].owner
+            if let asker = askers[owner] {
+                asker.complete(sending: replies[index].bytes, sensitive: true)
+                if !questions.isWaiting(owner: owner) { askers[owner] = nil }
+            }
+            replies[index].bytes.withUnsafeMutableBytes { raw in
+                if let base = raw.baseAddress { memset(base, 0, raw.count) }
+            }
         }
     }
 

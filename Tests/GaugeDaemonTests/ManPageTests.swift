@@ -8,7 +8,7 @@ import Testing
 @Suite struct ManPageTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("man")
-    static let pages = ["gauged.8", "gaugectl.1", "gauge.theme.5"]
+    static let pages = ["gauged.8", "gaugectl.1", "gauge.theme.5", "plymouth.1"]
 
     static func source(_ page: String) throws -> String {
         try String(contentsOf: directory.appendingPathComponent(page), encoding: .utf8)

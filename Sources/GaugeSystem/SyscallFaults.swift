@@ -5,7 +5,7 @@
 /// (`read`, `accept`, `open`, `epoll_wait`, …).
 ///
 /// Bound per task, so tests running side by side do not see each other's plans. The
-/// Embedded Swift build (tools/build-embedded), which has no task-local values and runs no
+/// Embedded Swift build (tools/build-release), which has no task-local values and runs no
 /// unit tests, has no seam: there `current` is always nil.
 package final class SyscallFaults: @unchecked Sendable {
     #if hasFeature(Embedded)

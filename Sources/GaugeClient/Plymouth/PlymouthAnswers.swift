@@ -19,16 +19,12 @@ struct PlymouthAnswers {
         var left = tries
         while true {
             var answer: [UInt8]
-            switch session.request(UInt8(ascii: "*"), prompt) {
-            case .answer(let bytes)?: answer = bytes
-            case .nak?:
-                guard let typed = ConsolePrompt.ask(prompt ?? "Password", echo: false) else { return 1 }
-                answer = typed
-            case .noAnswer?:
+            switch ask(UInt8(ascii: "*"), prompt: prompt, echo: false) {
+            case .answer(let bytes): answer = bytes
+            case .noAnswer:
                 // Cancelled at the screen: the command may still ask for itself.
                 return command.map { Self.runOnItsOwn($0, tries: left) } ?? 1
-            case nil: return PlymouthSessionClient.disconnected()
-            default: return 1
+            case .failed(let status): return status
             }
             defer { Self.zero(&answer) }
             guard let command else { return Self.print(answer) }
@@ -40,16 +36,35 @@ struct PlymouthAnswers {
 
     func question(prompt: String?, command: String?) -> Int32 {
         var answer: [UInt8]
-        switch session.request(UInt8(ascii: "W"), prompt) {
-        case .answer(let bytes)?: answer = bytes
-        case .nak?:
-            guard let typed = ConsolePrompt.ask(prompt ?? "", echo: true) else { return 1 }
-            answer = typed
-        case nil: return PlymouthSessionClient.disconnected()
-        default: return 1
+        switch ask(UInt8(ascii: "W"), prompt: prompt, echo: true) {
+        case .answer(let bytes): answer = bytes
+        case .noAnswer: return 1
+        case .failed(let status): return status
         }
         defer { Self.zero(&answer) }
         return Self.deliver(answer, to: command)
+    }
+
+    /// What a question (`*` or `W`) came back with.
+    private enum Asked {
+        case answer([UInt8])
+        /// Cancelled at the screen, or nothing cached.
+        case noAnswer
+        /// The exit status to end with (refused, or the daemon gone).
+        case failed(Int32)
+    }
+
+    /// Asks the daemon; where it refuses to ask on the screen, asks on the terminal.
+    private func ask(_ request: UInt8, prompt: String?, echo: Bool) -> Asked {
+        switch session.request(request, prompt) {
+        case .answer(let bytes)?: return .answer(bytes)
+        case .nak?:
+            guard let typed = ConsolePrompt.ask(prompt ?? (echo ? "" : "Password"), echo: echo) else { return .failed(1) }
+            return .answer(typed)
+        case .noAnswer?: return .noAnswer
+        case nil: return .failed(PlymouthSessionClient.disconnected())
+        default: return .failed(1)
+        }
     }
 
     /// The answer to `command`'s standard input (its status is not the caller's, as in

@@ -57,7 +57,9 @@ let package = Package(
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),
-        .testTarget(name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"]),
+        .testTarget(
+            name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"],
+            exclude: ["Keymaps"]),
         .testTarget(name: "GaugeFuzzTests", dependencies: ["GaugeFuzz", "CGaugeFuzz", "GaugeProtocol"]),
     ],
     swiftLanguageModes: [.v6]

@@ -167,7 +167,9 @@ package final class Daemon {
             compat.hasActiveVT = console?.isAvailable == true
             compat.onConsoleLent = { [self] in consoleQuestionAsked(by: nil) }
             if options.ask {
-                let desk = QuestionDesk(ttyPath: options.askTTY ?? console?.path, loop: loop, log: log)
+                let desk = QuestionDesk(
+                    ttyPath: options.askFromInputDevices ? nil : options.askTTY ?? console?.path, keymapPath: options.keymapPath,
+                    loop: loop, log: log)
                 desk.onChange = { [self] in questionsChanged() }
                 compat.questions = desk
                 questions = desk

@@ -37,6 +37,11 @@ package struct DaemonOptions: Equatable, Sendable {
     package var ask = false
     /// The tty keys are read from for `ask`; nil: the console VT the screen is on.
     package var askTTY: String?
+    /// Keys for `ask` come from the input devices (`--ask-tty input`), as with no VT.
+    package var askFromInputDevices = false
+    /// The console keymap input devices are read with; nil: the one the initramfs hooks
+    /// carry, if any, else the US layout.
+    package var keymapPath: String?
     /// Created with `ask` so systemd's Plymouth password agent forwards its questions;
     /// nil creates none.
     package var plymouthPIDFile: String? = "/run/plymouth/pid"
@@ -85,7 +90,11 @@ package struct DaemonOptions: Equatable, Sendable {
          "with --plymouth-compat: ask Plymouth's password requests and questions on the screen and answer its keystroke watches, "
             + "with keys from the console VT; creates /run/plymouth/pid so systemd forwards its password requests "
             + "(default: refused, so the console asks)"),
-        ("--ask-tty TTY", "read the keys for --ask from this tty instead"),
+        ("--ask-tty TTY|input",
+         "read the keys for --ask from this tty instead, or from the keyboards under /dev/input (as with no VT)"),
+        ("--keymap FILE",
+         "the layout of keys read from /dev/input: a binary console keymap, as `loadkeys -b` writes it "
+            + "(default /etc/gauge/keymap.bmap where the initramfs carries one, else US)"),
         ("--plymouth-pid-file PATH|none", "the pid file --ask creates (default /run/plymouth/pid)"),
         ("--title TEXT", "the title from the first frame on"),
         ("--shutdown", "a shutdown or reboot screen: the bar runs indeterminate and SIGTERM leaves the last frame on the display"),
@@ -153,8 +162,13 @@ package struct DaemonOptions: Equatable, Sendable {
                 }
                 options.questionTTY = v == "none" ? .none : .path(v)
             case "--ask-tty":
-                guard let v = required(), v.hasPrefix("/") else { return .error("--ask-tty takes an absolute tty path") }
-                options.askTTY = v
+                guard let v = required(), v.hasPrefix("/") || v == "input" else {
+                    return .error("--ask-tty takes an absolute tty path or input")
+                }
+                if v == "input" { options.askFromInputDevices = true } else { options.askTTY = v }
+            case "--keymap":
+                guard let v = required(), v.hasPrefix("/") else { return .error("--keymap takes an absolute file path") }
+                options.keymapPath = v
             case "--plymouth-pid-file":
                 guard let v = required(), v == "none" || v.hasPrefix("/") else {
                     return .error("--plymouth-pid-file takes an absolute file path or none")

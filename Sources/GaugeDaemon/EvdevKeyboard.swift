@@ -2,9 +2,11 @@ import CGaugeLinux
 import GaugeSystem
 
 /// Keys from the kernel's input devices, for a machine with no VT to read (no console,
-/// or a kernel without VTs): every keyboard under `/dev/input` (an `event*` device that
-/// has letter keys and Enter) is opened, only while a question or keystroke watch waits,
-/// and its events are turned into the bytes a VT would give (`EvdevKeymap`: US layout).
+/// or a kernel without VTs) or when `--ask-tty input` says so: every keyboard under
+/// `/dev/input` (an `event*` device that has letter keys and Enter) is opened, only while a
+/// question or keystroke watch waits, and its events are turned into the bytes a VT would
+/// give (`EvdevKeymap`), in the layout of the console keymap the initramfs carries
+/// (`ConsoleKeymap.defaultPath`, or `--keymap`), else the US layout.
 /// The devices are not grabbed: with no VT, nothing else reads keys as text.
 ///
 /// Reads pass through one fixed buffer, zeroed after each read; nothing typed is logged.
@@ -14,12 +16,19 @@ final class EvdevKeyboard {
     private let log: Log
     private let onKeys: (UnsafeRawBufferPointer) -> Void
     private var devices: [(fd: Int32, path: String)] = []
-    private var keymap = EvdevKeymap()
+    private var keymap: EvdevKeymap
+    /// Where the layout came from, for the log.
+    private let layoutName: String
     private var characters: [UInt8] = []
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: EvdevKeymap.recordSize * 16, alignment: 8)
 
-    init(directory: String = "/dev/input", loop: EventLoop, log: Log, onKeys: @escaping (UnsafeRawBufferPointer) -> Void) {
+    init(
+        directory: String = "/dev/input", layout: (map: ConsoleKeymap, name: String) = (.us, "US layout"),
+        loop: EventLoop, log: Log, onKeys: @escaping (UnsafeRawBufferPointer) -> Void
+    ) {
         self.directory = directory
+        keymap = EvdevKeymap(map: layout.map)
+        layoutName = layout.name
         self.loop = loop
         self.log = log
         self.onKeys = onKeys
@@ -57,8 +66,23 @@ final class EvdevKeyboard {
             log.info("keyboard: no VT, and no keyboard under \(directory)")
             return false
         }
-        log.info("keyboard: no VT; reading keys from \(devices.map { $0.path }.joined(separator: ", ")) (US layout)")
+        log.info("keyboard: no VT; reading keys from \(devices.map { $0.path }.joined(separator: ", ")) (\(layoutName))")
         return true
+    }
+
+    /// The layout keys are read in: the keymap at `path` when given (a problem is logged and
+    /// the US layout used), else the one at `ConsoleKeymap.defaultPath` when there is one.
+    static func layout(path: String?, log: Log) -> (map: ConsoleKeymap, name: String) {
+        let chosen = path ?? ConsoleKeymap.defaultPath
+        if path == nil, case .success(nil) = Result(catching: { () throws(SystemError) in try Syscall.fileStatus(chosen) }) {
+            return (.us, "US layout")
+        }
+        do throws(ConsoleKeymap.Invalid) {
+            return (try ConsoleKeymap(path: chosen), "keymap \(chosen)")
+        } catch {
+            log.info("keyboard: cannot use the keymap: \(error); keys are read in the US layout")
+            return (.us, "US layout")
+        }
     }
 
     /// Reads `fd` (an input device, or in tests one end of a socket pair) as a keyboard.

@@ -1,26 +1,43 @@
 /// Turns the kernel's input events (`struct input_event` records read from
 /// `/dev/input/event*`) into the bytes a VT would have given for the same keys, for
-/// machines with no VT: a pure decoder, fed whatever a read returned (a record may be
+/// keyboards read without a VT: a pure decoder, fed whatever a read returned (a record may be
 /// split across reads).
 ///
-/// The limit: a US layout only (letters, digits, punctuation, space, Tab, Enter,
-/// Backspace, Escape, the keypad's digits and operators whatever Num Lock says), with
-/// Shift, Caps Lock (letters) and Ctrl (letters give their control character); no other
-/// layouts, AltGr, dead keys or compose, and keys with no character (arrows, function
-/// keys) are dropped. A system that loads another keymap has a VT and is read there.
+/// Keys mean what a console keymap says (`ConsoleKeymap`: the machine's, which the
+/// initramfs hooks carry, or the US layout), decoded as the kernel's keyboard handler does:
+/// the modifiers held and locked choose the table; letters follow Caps Lock; characters
+/// come out in UTF-8; the keypad types its digits and operators whatever Num Lock says;
+/// the six dead keys of the kernel's default map (grave, acute, circumflex, tilde,
+/// diaeresis, cedilla) compose with the Latin-1 letters that carry them, and give the
+/// accent itself before Space or a letter that has no such form. Keys with no character
+/// (arrows, function keys, Alt with a key, console switching) are dropped.
 struct EvdevKeymap {
     /// `struct input_event`: a `timeval`, then type (u16), code (u16) and value (s32).
     static let recordSize = MemoryLayout<Int>.size * 2 + 8
     private static let evKey: UInt16 = 1
+    private static let capsLockKey: UInt16 = 58
 
+    private let map: ConsoleKeymap
     private var partial: [UInt8]
-    private var shift = Set<UInt16>()
-    private var control = Set<UInt16>()
-    private(set) var capsLock = false
+    /// How many keys hold each modifier down (two Shift keys, say).
+    private var held = [UInt8](repeating: 0, count: 9)
+    private var locked: UInt8 = 0
+    private var sticky: UInt8 = 0
+    /// The VT's Caps Lock flag (K_CAPS), which letters follow.
+    private var capsFlag = false
+    /// The modifier the Caps Lock key locks, in maps that make it a lock (console-setup's do).
+    private var capsLockBit: UInt8?
+    private var pendingAccent: UInt32?
 
-    init() {
+    init(map: ConsoleKeymap = .us) {
+        self.map = map
         partial = []
         partial.reserveCapacity(Self.recordSize)
+    }
+
+    /// Whether Caps Lock is on, as the keys read so far left it.
+    var capsLock: Bool {
+        capsFlag || capsLockBit.map { locked & (1 << $0) != 0 } ?? false
     }
 
     /// Decodes `bytes`, appending the characters of the keys pressed (and repeated) to `out`.
@@ -42,68 +59,134 @@ struct EvdevKeymap {
         }
     }
 
-    /// Forgets what is held and which modifiers are down (the devices were closed).
+    /// Forgets what is held, which modifiers are down and a pending accent (the devices were
+    /// closed); the locks stay, as the keyboard's lights do.
     mutating func reset() {
         for i in partial.indices { partial[i] = 0 }
         partial.removeAll(keepingCapacity: true)
-        shift = []
-        control = []
+        held = held.map { _ in 0 }
+        sticky = 0
+        pendingAccent = nil
     }
 
     private mutating func key(_ code: UInt16, value: Int32, into out: inout [UInt8]) {
-        switch code {
-        case 42, 54:  // KEY_LEFTSHIFT, KEY_RIGHTSHIFT
-            if value == 0 { shift.remove(code) } else { shift.insert(code) }
+        // 1 is a press, 2 the key repeating, 0 a release.
+        guard value >= 0, value <= 2 else { return }
+        let down = value != 0, repeating = value == 2
+        let modifiers = Int((heldMask | sticky) ^ locked)
+        guard let action = map.action(table: modifiers, code: code) ?? (down ? nil : map.action(table: 0, code: code)) else { return }
+        if action & 0xF000 != 0 {
+            // U+XXXX ^ 0xF000: a Unicode character.
+            if down { typeCharacter(UInt32(action ^ 0xF000), into: &out) }
             return
-        case 29, 97:  // KEY_LEFTCTRL, KEY_RIGHTCTRL
-            if value == 0 { control.remove(code) } else { control.insert(code) }
-            return
-        case 58:  // KEY_CAPSLOCK
-            if value == 1 { capsLock.toggle() }
-            return
+        }
+        let kind = action >> 8, argument = UInt8(action & 0xFF)
+        switch kind {
+        case Keysym.shift:
+            let bit = argument == UInt8(Keysym.capsShift) ? 0 : argument
+            guard bit < 8, !repeating else { return }
+            if argument == UInt8(Keysym.capsShift), down { capsFlag = false }
+            if down {
+                held[Int(bit)] &+= 1
+            } else if held[Int(bit)] > 0 {
+                held[Int(bit)] -= 1
+            }
+        case Keysym.lock, Keysym.stickyLock:
+            guard down, !repeating, argument < 8 else { return }
+            if code == Self.capsLockKey { capsLockBit = argument }
+            if kind == Keysym.lock { locked ^= 1 << argument } else { sticky ^= 1 << argument }
+        case Keysym.special:
+            guard down else { return }
+            switch action {
+            case Keysym.enter: emit(0x0D, into: &out)
+            case Keysym.capsLock: if !repeating { capsFlag.toggle() }
+            case Keysym.capsOn: capsFlag = true
+            default: break
+            }
+        case Keysym.latin:
+            if down { typeCharacter(UInt32(argument), into: &out) }
+        case Keysym.letter:
+            guard down else { return }
+            var character = action
+            if capsFlag, let flipped = map.action(table: modifiers ^ 1, code: code) { character = flipped }
+            if character & 0xF000 != 0 {
+                typeCharacter(UInt32(character ^ 0xF000), into: &out)
+            } else if [Keysym.latin, Keysym.letter].contains(character >> 8) {
+                typeCharacter(UInt32(character & 0xFF), into: &out)
+            }
+        case Keysym.pad:
+            guard down, Int(argument) < Self.padCharacters.count else { return }
+            emit(UInt32(Self.padCharacters[Int(argument)]), into: &out)
+        case Keysym.dead:
+            guard down, Int(argument) < Self.deadAccents.count else { return }
+            accent(UInt32(Self.deadAccents[Int(argument)]), into: &out)
+        case Keysym.dead2:
+            if down { accent(UInt32(argument), into: &out) }
         default:
             break
         }
-        // 1 is a press, 2 the key repeating; 0 a release.
-        guard value == 1 || value == 2, let (plain, shifted) = Self.characters(code) else { return }
-        let isLetter = plain >= UInt8(ascii: "a") && plain <= UInt8(ascii: "z")
-        if !control.isEmpty {
-            if isLetter { out.append(plain & 0x1F) }
+    }
+
+    private var heldMask: UInt8 {
+        var mask: UInt8 = 0
+        for bit in 0..<8 where held[bit] > 0 { mask |= 1 << bit }
+        return mask
+    }
+
+    /// A dead key: the next character carries its accent.
+    private mutating func accent(_ accent: UInt32, into out: inout [UInt8]) {
+        if let pending = pendingAccent {
+            // The same dead key twice, as the kernel does: the accent itself.
+            pendingAccent = nil
+            emit(pending, into: &out)
+            if pending == accent { return }
+        }
+        pendingAccent = accent
+    }
+
+    /// A character typed: composed with a pending accent where one applies.
+    private mutating func typeCharacter(_ character: UInt32, into out: inout [UInt8]) {
+        sticky = 0
+        guard let accent = pendingAccent else {
+            emit(character, into: &out)
             return
         }
-        let upper = !shift.isEmpty != (isLetter && capsLock)
-        out.append(upper ? shifted : plain)
-    }
-
-    /// The US layout: a key code's character, and with Shift.
-    private static func characters(_ code: UInt16) -> (UInt8, UInt8)? {
-        let c = Int(code)
-        switch c {
-        case 1: return (0x1B, 0x1B)  // Escape
-        case 2...13: return (rowOne[c - 2], rowOneShifted[c - 2])
-        case 14: return (0x7F, 0x7F)  // Backspace, as the console sends it
-        case 15: return (0x09, 0x09)
-        case 16...27: return (rowTwo[c - 16], rowTwoShifted[c - 16])
-        case 28, 96: return (0x0D, 0x0D)  // Enter, keypad Enter
-        case 30...41: return (rowThree[c - 30], rowThreeShifted[c - 30])
-        case 43...53: return (rowFour[c - 43], rowFourShifted[c - 43])
-        case 55: return (0x2A, 0x2A)  // keypad *
-        case 57: return (0x20, 0x20)
-        case 71...83: return (keypad[c - 71], keypad[c - 71])
-        case 98: return (0x2F, 0x2F)  // keypad /
-        default: return nil
+        pendingAccent = nil
+        if character == 0x20 {
+            emit(accent, into: &out)
+        } else if let composed = Self.compose(accent, character) {
+            emit(composed, into: &out)
+        } else {
+            emit(accent, into: &out)
+            emit(character, into: &out)
         }
     }
 
-    // Key codes 2-13, 16-27, 30-41 and 43-53 (KEY_1 to KEY_EQUAL, KEY_Q to KEY_RIGHTBRACE,
-    // KEY_A to KEY_GRAVE, KEY_BACKSLASH to KEY_SLASH), and the keypad's 71-83.
-    private static let rowOne = Array("1234567890-=".utf8)
-    private static let rowOneShifted = Array("!@#$%^&*()_+".utf8)
-    private static let rowTwo = Array("qwertyuiop[]".utf8)
-    private static let rowTwoShifted = Array("QWERTYUIOP{}".utf8)
-    private static let rowThree = Array("asdfghjkl;'`".utf8)
-    private static let rowThreeShifted = Array("ASDFGHJKL:\"~".utf8)
-    private static let rowFour = Array("\\zxcvbnm,./".utf8)
-    private static let rowFourShifted = Array("|ZXCVBNM<>?".utf8)
-    private static let keypad = Array("789-456+1230.".utf8)
+    /// `character` in UTF-8, as a VT in Unicode mode sends it.
+    private func emit(_ character: UInt32, into out: inout [UInt8]) {
+        guard let scalar = Unicode.Scalar(character) else { return }
+        UTF8.encode(scalar) { out.append($0) }
+    }
+
+    /// The keypad's characters by KT_PAD value, as the kernel's `pad_chars`.
+    private static let padCharacters = Array("0123456789+-*/\r,.?()#".utf8)
+    /// The accents of KT_DEAD's values, as the kernel's `ret_diacr`.
+    private static let deadAccents = Array("`'^~\",".utf8)
+
+    /// The Latin-1 letter `base` carries with `accent` (written as the kernel's default
+    /// accent table has it, or as the spacing accent's own character), if there is one.
+    static func compose(_ accent: UInt32, _ base: UInt32) -> UInt32? {
+        let forms: (bases: String, first: [UInt32])
+        switch accent {
+        case 0x60: forms = ("AEIOUaeiou", [0xC0, 0xC8, 0xCC, 0xD2, 0xD9, 0xE0, 0xE8, 0xEC, 0xF2, 0xF9])
+        case 0x27, 0xB4: forms = ("AEIOUYaeiouy", [0xC1, 0xC9, 0xCD, 0xD3, 0xDA, 0xDD, 0xE1, 0xE9, 0xED, 0xF3, 0xFA, 0xFD])
+        case 0x5E: forms = ("AEIOUaeiou", [0xC2, 0xCA, 0xCE, 0xD4, 0xDB, 0xE2, 0xEA, 0xEE, 0xF4, 0xFB])
+        case 0x7E: forms = ("ANOano", [0xC3, 0xD1, 0xD5, 0xE3, 0xF1, 0xF5])
+        case 0x22, 0xA8: forms = ("AEIOUaeiouy", [0xC4, 0xCB, 0xCF, 0xD6, 0xDC, 0xE4, 0xEB, 0xEF, 0xF6, 0xFC, 0xFF])
+        case 0x2C, 0xB8: forms = ("Cc", [0xC7, 0xE7])
+        default: return nil
+        }
+        guard let index = forms.bases.unicodeScalars.firstIndex(where: { $0.value == base }) else { return nil }
+        return forms.first[forms.bases.unicodeScalars.distance(from: forms.bases.unicodeScalars.startIndex, to: index)]
+    }
 }

@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import Testing
 
+@testable import GaugeDaemon
+
 // The systemd units in systemd/ and the initramfs integration under tools/, checked with
 // the real tools: systemd-analyze verify, and initramfs-tools' own hook-functions.
 
@@ -299,6 +301,39 @@ private func lines(_ text: String) -> [String] {
         let prereqs = try shell(
             "tools/initramfs-tools/hooks/gauge prereqs && tools/initramfs-tools/scripts/init-top/gauge prereqs && tools/initramfs-tools/scripts/init-bottom/gauge prereqs && tools/initramfs-tools/scripts/panic/gauge prereqs")
         #expect(prereqs.output == "\nudev\nudev\n\n")
+    }
+
+    /// The hook carries the machine's console keymap as gauged reads it with no VT: made
+    /// by the real loadkeys from console-setup's cached map, read back by gauged's decoder.
+    @Test func theHookCarriesTheConsoleKeymap() throws {
+        let (directory, environment) = try fixture()
+        let stub = directory.appending("hook-functions")
+        try "copy_exec() { :; }\ncopy_file() { :; }\ncopy_modules_dir() { :; }\n".write(toFile: stub, atomically: true, encoding: .utf8)
+        let setup = directory.appending("console-setup")
+        try FileManager.default.createDirectory(atPath: setup, withIntermediateDirectories: true)
+        // A layout with A and Q swapped, as French keyboards have them.
+        let made = try shell(
+            "printf 'keymaps 0-1\\nkeycode 16 = +a +A\\nkeycode 30 = +q +Q\\nkeycode 42 = Shift\\n' | gzip > \(setup)/cached_UTF-8_del.kmap.gz")
+        #expect(made.status == 0, "\(made.output)")
+        var env = environment
+        env["GAUGE_HOOK_FUNCTIONS"] = stub
+        env["GAUGE_CONSOLE_SETUP"] = setup
+        env["DESTDIR"] = directory.appending("root")
+        let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        var keymap = EvdevKeymap(map: try ConsoleKeymap(path: directory.appending("root/etc/gauge/keymap.bmap")))
+        var typed: [UInt8] = []
+        let keys = tap(16) + inputRecord(code: 42, value: 1) + tap(30) + inputRecord(code: 42, value: 0)
+        keys.withUnsafeBytes { keymap.feed($0, into: &typed) }
+        #expect(typed == Array("aQ".utf8))
+
+        // No keymap on the machine: none in the initramfs, and the hook says keys will be US.
+        env["GAUGE_CONSOLE_SETUP"] = "/nonexistent"
+        env["GAUGE_VCONSOLE"] = "/nonexistent"
+        env["DESTDIR"] = directory.appending("bare")
+        let bare = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        #expect(bare.status == 0 && bare.output.contains("US layout"), "\(bare.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("bare/etc/gauge/keymap.bmap")))
     }
 
     @Test func initramfsToolsHookWithTheRealHookFunctionsCopiesLibraries() throws {

@@ -40,13 +40,16 @@ final class QuestionDesk {
     }
 
     /// `ttyPath`: where keys are read from; nil: no VT, so the keyboards under
-    /// `inputDirectory` (evdev); nil as well: no keyboard.
-    init(ttyPath: String?, inputDirectory: String? = "/dev/input", loop: EventLoop, log: Log) {
+    /// `inputDirectory` (evdev), in the layout of `keymapPath` (`EvdevKeyboard.layout`); nil
+    /// as well: no keyboard.
+    init(ttyPath: String?, inputDirectory: String? = "/dev/input", keymapPath: String? = nil, loop: EventLoop, log: Log) {
         self.log = log
         if let ttyPath {
             keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [self] keys in typed(keys) }
         } else if let inputDirectory {
-            evdev = EvdevKeyboard(directory: inputDirectory, loop: loop, log: log) { [self] keys in typed(keys) }
+            evdev = EvdevKeyboard(
+                directory: inputDirectory, layout: EvdevKeyboard.layout(path: keymapPath, log: log), loop: loop, log: log
+            ) { [self] keys in typed(keys) }
         }
     }
 

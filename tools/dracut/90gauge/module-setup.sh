@@ -25,6 +25,9 @@ install() {
         file) inst_simple "$path" ;;
         esac
     done <<<"$list"
+    # The console keymap as gauged reads it where keys come from /dev/input (no VT).
+    "${GAUGE_FILES:-/usr/share/gauge/gauge-files}" --write-keymap "$initdir/etc/gauge/keymap.bmap" ||
+        dwarn "gauge: keys typed into questions will be read in the US layout"
     # The last boot's history (gauged --boot); the real root's, newer, is read after the switch.
     if [ -f /var/lib/gauge/boot-duration ]; then inst_simple /var/lib/gauge/boot-duration; fi
 

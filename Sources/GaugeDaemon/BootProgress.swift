@@ -217,3 +217,31 @@ package struct BootEstimate: Sendable {
         return knee + room * over / (over + room)
     }
 }
+
+/// The boot's own clock: seconds since the kernel's start, less the time the boot waited
+/// for a person (a passphrase, a question, a client's `pause-progress`), as Plymouth's
+/// progress clock. The estimate holds while paused, and the next boot's history does
+/// not learn a wait as part of the boot.
+package struct BootClock: Equatable, Sendable {
+    private var pausedTotal = 0.0
+    private var pausedSince: Double?
+
+    package init() {}
+
+    package var isPaused: Bool { pausedSince != nil }
+
+    /// Pauses or resumes at `now` (monotonic seconds); the same state again changes nothing.
+    package mutating func setPaused(_ paused: Bool, at now: Double) {
+        if paused, pausedSince == nil {
+            pausedSince = now
+        } else if !paused, let since = pausedSince {
+            pausedTotal += max(0, now - since)
+            pausedSince = nil
+        }
+    }
+
+    /// The boot's time at monotonic `now`.
+    package func time(at now: Double) -> Double {
+        now - pausedTotal - (pausedSince.map { max(0, now - $0) } ?? 0)
+    }
+}

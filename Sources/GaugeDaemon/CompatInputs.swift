@@ -35,6 +35,8 @@ final class CompatInputs {
     var questions: QuestionDesk?
     /// A question was refused, so its caller asks on the console: the console needs the screen.
     var onConsoleLent: (() -> Void)?
+    /// A Plymouth client paused (true) or resumed (false) the boot's progress.
+    var onPauseProgress: ((Bool) -> Void)?
 
     init(
         loop: EventLoop, log: Log, throttled: ThrottledLog, policy: PeerPolicy, limits: ClientLimits = .init(),
@@ -121,11 +123,13 @@ final class CompatInputs {
         plymouth = nil
         apply = { _, _ in }
         onConsoleLent = nil
+        onPauseProgress = nil
     }
 
     private func deliver(_ output: CompatOutput, source: String, access: Access) {
         for line in output.logs { throttled.info(source, line) }
         for request in output.requests { apply(request, access) }
         if output.lendsConsole { onConsoleLent?() }
+        if let pauses = output.pausesProgress { onPauseProgress?(pauses) }
     }
 }

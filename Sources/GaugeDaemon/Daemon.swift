@@ -55,6 +55,10 @@ package final class Daemon {
     private var bootEstimate: BootEstimate?
     /// This boot's steps, recorded at `quit` for the next boot (`--boot`).
     private var bootRecord = BootRecord()
+    /// The boot's time, paused while a person is asked something (`updateBootPause`).
+    private var bootClock = BootClock()
+    /// A Plymouth client's `pause-progress`, until its `unpause-progress`.
+    private var progressPausedByClient = false
     private var estimateTimer: FrameTimer?
     /// The estimate's value last put on the bar, in tenths of a percent.
     private var estimateShown = -1.0
@@ -166,6 +170,10 @@ package final class Daemon {
             }
             compat.hasActiveVT = console?.isAvailable == true
             compat.onConsoleLent = { [self] in consoleQuestionAsked(by: nil) }
+            compat.onPauseProgress = { [self] paused in
+                progressPausedByClient = paused
+                updateBootPause()
+            }
             if options.ask {
                 let desk = QuestionDesk(
                     ttyPath: options.askFromInputDevices ? nil : options.askTTY ?? console?.path, keymapPath: options.keymapPath,
@@ -280,8 +288,19 @@ package final class Daemon {
         } else {
             screen.setEntry(nil)
         }
+        updateBootPause()
         showDetails()
         scheduleFrames()
+    }
+
+    /// The boot's clock stops while a person is asked something: a question on the splash,
+    /// a password request or a program reading the console, or a client's `pause-progress`.
+    private func updateBootPause() {
+        let paused = progressPausedByClient || questions?.questions.current != nil
+            || handover.passwordPending || handover.consoleQuestion
+        guard paused != bootClock.isPaused else { return }
+        bootClock.setPaused(paused, at: MonotonicClock.now())
+        if bootEstimate != nil { log.info(paused ? "the boot waits for a person: its estimate holds" : "the boot's estimate goes on") }
     }
 
     /// The details view, while asked for (Escape) and no question is on screen.
@@ -360,8 +379,9 @@ package final class Daemon {
         case .step(let name):
             noteMessage(name)
             questions?.checkKeyboard()
-            if access.mayRecordBootSteps { bootRecord.step(name, at: now) }
-            bootEstimate?.step(name, at: now)
+            let bootTime = bootClock.time(at: now)
+            if access.mayRecordBootSteps { bootRecord.step(name, at: bootTime) }
+            bootEstimate?.step(name, at: bootTime)
             if !clientMessage { screen.setMessage(name) }
         case .mode(let mode): screen.setMode(mode)
         case .state(let state, let message):
@@ -428,7 +448,7 @@ package final class Daemon {
             changes = false
             retainOnExit = retain
             log.info(retain ? "quit (retain) requested" : "quit requested")
-            if options.boot { saveBootHistory(endingAt: now) }
+            if options.boot { saveBootHistory(endingAt: bootClock.time(at: now)) }
             loop.execute { [loop] in loop.stop() }
         }
         if changes { scheduleFrames() }
@@ -444,6 +464,7 @@ package final class Daemon {
         let before = handover.owner
         change(&handover)
         let after = handover.owner
+        updateBootPause()
         guard after != before else { return }
         log.info("screen: \(before.rawValue) → \(after.rawValue)")
         questions?.readsWhileShown = after == .gauge
@@ -615,7 +636,7 @@ package final class Daemon {
     private func updateBootEstimate() {
         guard var estimate = bootEstimate else { return }
         let now = MonotonicClock.now()
-        let percent = (estimate.value(at: now) * 1000).rounded(.down) / 10
+        let percent = (estimate.value(at: bootClock.time(at: now)) * 1000).rounded(.down) / 10
         bootEstimate = estimate
         guard percent != estimateShown else { return }
         estimateShown = percent
@@ -645,7 +666,7 @@ package final class Daemon {
         return history
     }
 
-    /// This boot, ended now, becomes the next boot's history.
+    /// This boot, ended at boot time `now` (`bootClock`), becomes the next boot's history.
     private func saveBootHistory(endingAt now: Double) {
         guard let history = bootRecord.history(endingAt: now) else {
             log.info("boot history not saved: a boot of \(PlainDecimal.format(now.rounded())) s is no guide")

@@ -156,3 +156,20 @@ struct BootProgressTests {
         #expect(refused.problem?.contains("not a regular file") == true, "\(refused.problem ?? "")")
     }
 }
+
+@Suite struct BootClockTests {
+    @Test func timePausedIsLeftOut() {
+        var clock = BootClock()
+        #expect(clock.time(at: 5) == 5)
+        clock.setPaused(true, at: 6)
+        clock.setPaused(true, at: 7)  // already paused: the pause began at 6
+        #expect(clock.time(at: 9) == 6, "held while paused")
+        clock.setPaused(false, at: 10)
+        #expect(clock.time(at: 10) == 6)
+        #expect(clock.time(at: 12) == 8)
+        clock.setPaused(false, at: 13)  // not paused: nothing changes
+        clock.setPaused(true, at: 14)
+        clock.setPaused(false, at: 15.5)
+        #expect(clock.time(at: 20) == 14.5, "both pauses, 4 s and 1.5 s, are left out")
+    }
+}

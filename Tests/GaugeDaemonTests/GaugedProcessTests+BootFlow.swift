@@ -341,6 +341,47 @@ private let floodSteps = """
         #expect(daemon.log.contains("the bar follows a first boot's curve"), "\(daemon.log)")
     }
 
+    /// While a person is asked (here Plymouth's `pause-progress`, which `plymouth
+    /// ask-for-password` sends first), the estimate holds; the time paused is not learnt as
+    /// boot time by the next boot's history.
+    @Test(.enabled(if: geteuid() == 0, "a time and a network namespace need root"))
+    func aPausedBootHoldsItsEstimateAndDoesNotLearnTheWait() throws {
+        let plymouth = try #require(plymouthPath, "the plymouth package (tools/install-deps) is needed")
+        let uptime = monotonicNow()
+        try #require(uptime > 10, "the machine has been up for more than ten seconds")
+        let directory = TemporaryDirectory()
+        let history = directory.appending("boot-duration")
+        try "duration 20\n".write(toFile: history, atomically: false, encoding: .utf8)
+        let offset = Int(uptime) - 5
+        let daemon = try GaugedProcess(
+            ["--boot", "--boot-history", history, "--plymouth-compat"],
+            launcher: ["/usr/bin/unshare", "--net", "--time", "--fork", "--kill-child", "--monotonic=-\(offset)"])
+        func run(_ arguments: [String]) throws -> ProgramRun {
+            try runProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth] + arguments)
+        }
+        let moving = try daemon.status()
+        _ = try daemon.waitForStatus { $0.target > moving.target }
+
+        #expect(try run(["pause-progress"]).status == 0)
+        _ = try daemon.waitForStatus { _ in daemon.log.contains("the boot waits for a person: its estimate holds") }
+        // The estimate's next tick (four a second) shows the value at the pause.
+        usleep(500_000)
+        let paused = try daemon.status()
+        usleep(2_000_000)
+        let later = try daemon.status()
+        #expect(later.target == paused.target, "the estimate holds while paused: \(paused.target) then \(later.target); \(daemon.log)")
+
+        #expect(try run(["unpause-progress"]).status == 0)
+        let resumed = try daemon.waitForStatus { $0.target > paused.target }
+        #expect(resumed.target < paused.target + 5, "no jump for the time paused")
+        #expect(try daemon.request("quit") == "ok")
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
+        let ended = monotonicNow() - Double(offset)
+        let saved = try #require(BootHistory.load(history).history, "\(daemon.log)")
+        // The boot ran until `ended` on its own clock; 2.5 s of it were paused.
+        #expect(saved.duration < ended - 2.4 && saved.duration > 5, "\(saved.duration) s recorded, \(ended) s")
+    }
+
     /// A first boot has no history: the bar still moves, and the log says why it guesses.
     @Test func withoutHistoryTheBarStillMoves() throws {
         let directory = TemporaryDirectory()

@@ -112,6 +112,13 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
         #expect(output.logs.count == 1)
     }
 
+    @Test func pauseAndUnpauseStopAndRestartTheBootClock() {
+        #expect(run(plymouthRequest("A")).pausesProgress == true)
+        #expect(run(plymouthRequest("a")).pausesProgress == false)
+        #expect(run(plymouthRequest("A") + plymouthRequest("a")).pausesProgress == false, "the last one counts")
+        #expect(run(plymouthRequest("P")).pausesProgress == nil)
+    }
+
     @Test func customModeTitles() {
         let titles = PlymouthModeTitles(["updates": "Mise à jour"])
         let output = run(plymouthRequest("C", "updates"), session: PlymouthSession(modeTitles: titles))

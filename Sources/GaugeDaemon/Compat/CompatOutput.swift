@@ -14,6 +14,8 @@ package struct CompatOutput: Equatable, Sendable {
     package var ask: PlymouthAsk?
     /// A question was refused: its caller asks on the console now, which gets the screen.
     package var lendsConsole = false
+    /// `pause-progress` (true) or `unpause-progress` (false): the boot's clock.
+    package var pausesProgress: Bool?
 
     package init(requests: [Request] = [], reply: [UInt8] = [], logs: [String] = [], ask: PlymouthAsk? = nil) {
         self.requests = requests
@@ -22,7 +24,9 @@ package struct CompatOutput: Equatable, Sendable {
         self.ask = ask
     }
 
-    package var isEmpty: Bool { requests.isEmpty && reply.isEmpty && logs.isEmpty && ask == nil && !lendsConsole }
+    package var isEmpty: Bool {
+        requests.isEmpty && reply.isEmpty && logs.isEmpty && ask == nil && !lendsConsole && pausesProgress == nil
+    }
 
     mutating func append(_ other: CompatOutput) {
         requests += other.requests
@@ -30,5 +34,6 @@ package struct CompatOutput: Equatable, Sendable {
         logs += other.logs
         if let ask = other.ask { self.ask = ask }
         lendsConsole = lendsConsole || other.lendsConsole
+        if let pauses = other.pausesProgress { pausesProgress = pauses }
     }
 }

@@ -30,7 +30,7 @@ import GaugeProtocol
 /// | `D` / `r` | `deactivate` / `reactivate` | `deactivate` / `reactivate` (a display manager's hand-over) |
 /// | `Q` | `quit [--retain-splash]` | `quit [retain]` (argument byte 1 = retain) |
 /// | `R` | `update-root-fs --new-root-dir=DIR`, `--newroot=DIR` | `newroot DIR`, from a root peer only (else NAK) |
-/// | `A` / `a` | `pause-progress` / `unpause-progress` | ACK only: Gauge's bar moves only when told |
+/// | `A` / `a` | `pause-progress` / `unpause-progress` | ACK; the boot's clock stops and goes on (`pausesProgress`): the boot estimate holds, and the pause is not learnt as boot time |
 /// | `S`, `!` | `--sysinit`, `report-error` | ACK only |
 /// | `V` | `--has-active-vt` | ACK if `hasActiveVT`, else NAK |
 /// | `*` | `ask-for-password [--prompt=P]` | with `asks`, from root only (else NAK): the prompt and a field of bullets; the answer, or `\x05` on Escape |
@@ -106,8 +106,12 @@ package struct PlymouthSession: Sendable {
         var logs: [String] = []
         var reply = Self.ack
         switch command {
-        case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "!"), UInt8(ascii: "A"), UInt8(ascii: "a"):
+        case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "!"):
             break
+        case UInt8(ascii: "A"), UInt8(ascii: "a"):
+            var output = CompatOutput(reply: [reply])
+            output.pausesProgress = command == UInt8(ascii: "A")
+            return output
         case UInt8(ascii: "*") where asks && !rootPeer, UInt8(ascii: "W") where asks && !rootPeer,
             UInt8(ascii: "K") where asks && !rootPeer:
             // What is typed at the boot screen (a disk's passphrase) goes to root alone.

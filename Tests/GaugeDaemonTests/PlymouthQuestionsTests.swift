@@ -177,6 +177,15 @@ import Testing
             return
         }
         #expect(options.ask && options.askTTY == "/dev/tty3" && options.plymouthPIDFile == "/run/plymouth/pid")
+        #expect(!options.askFromInputDevices && options.keymapPath == nil)
+        let input = DaemonOptions.parse(["--plymouth-compat", "--ask", "--ask-tty", "input", "--keymap", "/etc/kb.bmap"])
+        guard case .run(let fromInput) = input else {
+            Issue.record("--ask-tty input is refused: \(input)")
+            return
+        }
+        #expect(fromInput.askFromInputDevices && fromInput.askTTY == nil && fromInput.keymapPath == "/etc/kb.bmap")
+        #expect(DaemonOptions.parse(["--keymap", "kb.bmap"]) == .error("--keymap takes an absolute file path"))
+        #expect(DaemonOptions.parse(["--ask-tty", "tty3"]) == .error("--ask-tty takes an absolute tty path or input"))
         #expect(!DaemonOptions().ask, "off by default: questions are refused so the console asks")
         guard case .error = DaemonOptions.parse(["--ask"]) else {
             Issue.record("--ask without Plymouth's socket is accepted")

@@ -66,7 +66,7 @@ final class EvdevKeyboard {
             log.info("keyboard: no VT, and no keyboard under \(directory)")
             return false
         }
-        log.info("keyboard: no VT; reading keys from \(devices.map { $0.path }.joined(separator: ", ")) (\(layoutName))")
+        log.info("keyboard: reading keys from \(devices.map { $0.path }.joined(separator: ", ")) (\(layoutName))")
         return true
     }
 

@@ -327,12 +327,12 @@ private func lines(_ text: String) -> [String] {
         keys.withUnsafeBytes { keymap.feed($0, into: &typed) }
         #expect(typed == Array("aQ".utf8))
 
-        // No keymap on the machine: none in the initramfs, and the hook says keys will be US.
+        // No keymap on the machine (the console is US too): none in the initramfs, quietly.
         env["GAUGE_CONSOLE_SETUP"] = "/nonexistent"
         env["GAUGE_VCONSOLE"] = "/nonexistent"
         env["DESTDIR"] = directory.appending("bare")
         let bare = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
-        #expect(bare.status == 0 && bare.output.contains("US layout"), "\(bare.output)")
+        #expect(bare.status == 0 && bare.output.isEmpty, "\(bare.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.appending("bare/etc/gauge/keymap.bmap")))
     }
 

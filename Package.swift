@@ -60,6 +60,7 @@ let package = Package(
         .testTarget(
             name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"],
             exclude: ["Keymaps"]),
+        .testTarget(name: "GaugeSystemTests", dependencies: ["GaugeSystem"]),
         .testTarget(name: "GaugeFuzzTests", dependencies: ["GaugeFuzz", "CGaugeFuzz", "GaugeProtocol"]),
     ],
     swiftLanguageModes: [.v6]

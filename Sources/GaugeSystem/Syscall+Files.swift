@@ -1,7 +1,8 @@
 import CGaugeLinux
 
-/// The calls behind descriptor passing and snapshot files, the same way as `Syscall`:
-/// retried on `EINTR`, failures thrown as a `SystemError` naming the operation.
+/// The calls behind descriptor passing and snapshot files, the same way as `Syscall`
+/// (and through its `SyscallFaults` seam): retried on `EINTR`, failures thrown as a
+/// `SystemError` naming the operation.
 extension Syscall {
     /// Reads like `read` and also takes the descriptors sent with those bytes
     /// (SCM_RIGHTS, close-on-exec), appending them to `descriptors`. The count read, 0 at
@@ -11,36 +12,23 @@ extension Syscall {
     ) throws(SystemError) -> Int? {
         var passed = [Int32](repeating: -1, count: 8)
         var passedCount: Int32 = 0
-        while true {
-            let count = passed.withUnsafeMutableBufferPointer {
+        let count = try nonBlocking("recvmsg", "recvmsg") {
+            passed.withUnsafeMutableBufferPointer {
                 CGL_recv_with_descriptors(fd, buffer.baseAddress, buffer.count, $0.baseAddress, Int32($0.count), &passedCount)
             }
-            if count >= 0 {
-                descriptors += passed.prefix(Int(passedCount))
-                return count
-            }
-            let error = CGL_errno()
-            if error == EINTR { continue }
-            if error == EAGAIN || error == EWOULDBLOCK { return nil }
-            throw SystemError("recvmsg", errno: error)
         }
+        guard let count else { return nil }
+        descriptors += passed.prefix(Int(passedCount))
+        return count
     }
 
     /// Reads at most `buffer.count` bytes at `offset` of a file: the count read, 0 at its end.
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemError) -> Int {
-        while true {
-            let count = CGaugeLinux.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
-            if count >= 0 { return count }
-            let error = CGL_errno()
-            if error != EINTR { throw SystemError("read", errno: error) }
-        }
+        try retrying("pread", "read") { CGaugeLinux.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
     package static func truncate(_ fd: Int32, length: Int) throws(SystemError) {
-        while CGaugeLinux.ftruncate(fd, off_t(length)) != 0 {
-            let error = CGL_errno()
-            if error != EINTR { throw SystemError("ftruncate", errno: error) }
-        }
+        _ = try retrying("ftruncate", "ftruncate") { CGaugeLinux.ftruncate(fd, off_t(length)) }
     }
 
     /// Writes all of `bytes` at `offset` of a regular file (whose writes do not stop short
@@ -48,11 +36,8 @@ extension Syscall {
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(SystemError) {
         var done = 0
         while done < bytes.count {
-            let count = CGaugeLinux.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if count < 0 {
-                let error = CGL_errno()
-                if error == EINTR { continue }
-                throw SystemError("write", errno: error)
+            let count = try retrying("pwrite", "write") {
+                CGaugeLinux.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
             }
             if count == 0 { throw SystemError("write", errno: ENOSPC) }
             done += count

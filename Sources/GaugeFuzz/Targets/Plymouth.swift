@@ -26,6 +26,7 @@ extension FuzzTarget {
             output.reply += part.reply
             output.logs += part.logs
             output.lendsConsole = output.lendsConsole || part.lendsConsole
+            if let pauses = part.pausesProgress { output.pausesProgress = pauses }
             try check(session.pendingByteCount <= 258, "the session holds \(session.pendingByteCount) bytes")
             try check(messages.displayed.count <= messages.capacity, "\(messages.displayed.count) messages kept")
         }

@@ -48,26 +48,27 @@ public final class FBDevDisplay: DeviceDisplay {
     private var pages: BufferDamage
     private var closed = false
 
-    /// Opens and maps `path`, unblanks it, and decides how to flip. Fails for a device
-    /// that is not truecolor or has a layout Gauge cannot draw.
-    public init(path: String = "/dev/fb0") throws(DisplayError) {
-        self.path = path
-        let fd: Int32
-        do throws(SystemError) {
-            fd = try Syscall.open(path, flags: O_RDWR)
-        } catch {
-            throw DisplayError("fbdev \(path): cannot open: \(DRMDisplay.errnoText(error.errno))")
-        }
-        var mapped = false
-        defer { if !mapped { Syscall.close(fd) } }
+    /// What the driver says of a framebuffer, checked to be a packed truecolor layout Gauge
+    /// draws: its settings, name, format, size and how much of its memory to map.
+    private struct Geometry {
+        var variable: fb_var_screeninfo
+        var fixed: fb_fix_screeninfo
+        var driver: String
+        var format: PixelFormat
+        var width: Int
+        var height: Int
+        var stride: Int
+        var mapSize: Int
+    }
 
+    private static func geometry(of fd: Int32, path: String) throws(DisplayError) -> Geometry {
         var variable = fb_var_screeninfo()
         var fixed = fb_fix_screeninfo()
         guard CGL_ioctl_ptr(fd, CGL_FBIOGET_VSCREENINFO, &variable) == 0,
               CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) == 0 else {
             throw DisplayError("fbdev \(path): not a framebuffer (\(DRMDisplay.errnoText()))")
         }
-        driver = framebufferID(fixed)
+        let driver = framebufferID(fixed)
         guard fixed.type == FB_TYPE_PACKED_PIXELS,
               fixed.visual == FB_VISUAL_TRUECOLOR || fixed.visual == FB_VISUAL_DIRECTCOLOR else {
             throw DisplayError("fbdev \(path) (\(driver)): not a packed truecolor framebuffer (type \(fixed.type), visual \(fixed.visual))")
@@ -86,6 +87,27 @@ public final class FBDevDisplay: DeviceDisplay {
         guard mapSize >= stride * height else {
             throw DisplayError("fbdev \(path) (\(driver)): \(fixed.smem_len) bytes of memory hold no \(width)x\(height) frame")
         }
+        return Geometry(
+            variable: variable, fixed: fixed, driver: driver, format: format, width: width, height: height,
+            stride: stride, mapSize: mapSize)
+    }
+
+    /// Opens and maps `path`, unblanks it, and decides how to flip. Fails for a device
+    /// that is not truecolor or has a layout Gauge cannot draw.
+    public init(path: String = "/dev/fb0") throws(DisplayError) {
+        self.path = path
+        let fd: Int32
+        do throws(SystemError) {
+            fd = try Syscall.open(path, flags: O_RDWR)
+        } catch {
+            throw DisplayError("fbdev \(path): cannot open: \(DRMDisplay.errnoText(error.errno))")
+        }
+        var mapped = false
+        defer { if !mapped { Syscall.close(fd) } }
+        let geometry = try Self.geometry(of: fd, path: path)
+        let (variable, fixed, driver) = (geometry.variable, geometry.fixed, geometry.driver)
+        let (width, height, stride, mapSize) = (geometry.width, geometry.height, geometry.stride, geometry.mapSize)
+        self.driver = driver
         let map: UnsafeMutableRawPointer
         do throws(SystemError) {
             map = try Syscall.mapShared(fd, length: mapSize)
@@ -100,7 +122,7 @@ public final class FBDevDisplay: DeviceDisplay {
         self.mapSize = mapSize
         self.width = width
         self.height = height
-        self.format = format
+        self.format = geometry.format
         self.stride = stride
         savedVar = variable
         let mm = (Int(Int32(bitPattern: variable.width)), Int(Int32(bitPattern: variable.height)))

@@ -175,53 +175,73 @@ public struct MutationFuzzer {
             let otherCut = Int(random.below(UInt64(other.count + 1)))
             input = Array(input[..<cut]) + other[otherCut...]
         case 11:
-            let length = random.below(2) == 0
-                ? Self.interestingLengths[Int(random.below(UInt64(Self.interestingLengths.count)))]
-                : Int(random.below(UInt64(target.maxLength) + 1))
-            let byte = input.isEmpty || random.below(3) == 0
-                ? Self.interestingBytes[Int(random.below(UInt64(Self.interestingBytes.count)))]
-                : input[position(in: input)]
-            input.insert(contentsOf: repeatElement(byte, count: length), at: position(in: input, inclusive: true))
+            insertRun(&input)
         case 12 where !input.isEmpty:
-            let from = position(in: input)
-            let length = 1 + Int(random.below(UInt64(min(input.count - from, 64))))
-            let times = 2 + Int(random.below(random.below(4) == 0 ? 2000 : 16))
-            let piece = Array(input[from..<(from + length)])
-            var repeated: [UInt8] = []
-            repeated.reserveCapacity(piece.count * times)
-            for _ in 0..<times {
-                repeated += piece
-                if repeated.count > target.maxLength { break }
-            }
-            input.insert(contentsOf: repeated, at: from)
+            repeatPiece(&input)
         case 13 where input.count >= 4:
-            let value = Self.interestingIntegers[Int(random.below(UInt64(Self.interestingIntegers.count)))]
-            let at = Int(random.below(UInt64(input.count - 3)))
-            let bigEndian = random.below(2) == 0
-            for index in 0..<4 {
-                let shift = bigEndian ? 8 * (3 - index) : 8 * index
-                input[at + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
-            }
+            overwriteInteger(&input)
         case 14 where !input.isEmpty:
             input.removeLast(input.count - position(in: input))
         case 15:
-            // A number where a number was (or anywhere): an interesting one or any whole
-            // number up to 1000.
-            let number = random.below(2) == 0
-                ? Array(Self.interestingNumbers[Int(random.below(UInt64(Self.interestingNumbers.count)))].utf8)
-                : Array(String(random.below(1001)).utf8)
-            let digits = input.indices.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(input[$0]) }
-            if let first = digits.isEmpty ? nil : digits[Int(random.below(UInt64(digits.count)))] {
-                var end = first
-                while end < input.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(input[end])
-                    || input[end] == UInt8(ascii: ".") { end += 1 }
-                input.replaceSubrange(first..<end, with: number)
-            } else {
-                input.insert(contentsOf: number, at: position(in: input, inclusive: true))
-            }
+            replaceNumber(&input)
         default:
             // A byte anywhere, including into an empty input.
             input.insert(UInt8(truncatingIfNeeded: random.next()), at: position(in: input, inclusive: true))
+        }
+    }
+
+    /// A run of one byte (an interesting one, or one from the input) of an interesting or
+    /// any length.
+    private mutating func insertRun(_ input: inout [UInt8]) {
+        let length = random.below(2) == 0
+            ? Self.interestingLengths[Int(random.below(UInt64(Self.interestingLengths.count)))]
+            : Int(random.below(UInt64(target.maxLength) + 1))
+        let byte = input.isEmpty || random.below(3) == 0
+            ? Self.interestingBytes[Int(random.below(UInt64(Self.interestingBytes.count)))]
+            : input[position(in: input)]
+        input.insert(contentsOf: repeatElement(byte, count: length), at: position(in: input, inclusive: true))
+    }
+
+    /// A piece of the input repeated in place, a few times or up to the longest input.
+    private mutating func repeatPiece(_ input: inout [UInt8]) {
+        let from = position(in: input)
+        let length = 1 + Int(random.below(UInt64(min(input.count - from, 64))))
+        let times = 2 + Int(random.below(random.below(4) == 0 ? 2000 : 16))
+        let piece = Array(input[from..<(from + length)])
+        var repeated: [UInt8] = []
+        repeated.reserveCapacity(piece.count * times)
+        for _ in 0..<times {
+            repeated += piece
+            if repeated.count > target.maxLength { break }
+        }
+        input.insert(contentsOf: repeated, at: from)
+    }
+
+    /// Four bytes overwritten with an interesting integer, either byte order.
+    private mutating func overwriteInteger(_ input: inout [UInt8]) {
+        let value = Self.interestingIntegers[Int(random.below(UInt64(Self.interestingIntegers.count)))]
+        let at = Int(random.below(UInt64(input.count - 3)))
+        let bigEndian = random.below(2) == 0
+        for index in 0..<4 {
+            let shift = bigEndian ? 8 * (3 - index) : 8 * index
+            input[at + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+        }
+    }
+
+    /// A number where a number was (or anywhere): an interesting one or any whole number
+    /// up to 1000.
+    private mutating func replaceNumber(_ input: inout [UInt8]) {
+        let number = random.below(2) == 0
+            ? Array(Self.interestingNumbers[Int(random.below(UInt64(Self.interestingNumbers.count)))].utf8)
+            : Array(String(random.below(1001)).utf8)
+        let digits = input.indices.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(input[$0]) }
+        if let first = digits.isEmpty ? nil : digits[Int(random.below(UInt64(digits.count)))] {
+            var end = first
+            while end < input.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(input[end])
+                || input[end] == UInt8(ascii: ".") { end += 1 }
+            input.replaceSubrange(first..<end, with: number)
+        } else {
+            input.insert(contentsOf: number, at: position(in: input, inclusive: true))
         }
     }
 

@@ -137,58 +137,18 @@ package struct DaemonOptions: Equatable, Sendable {
         var options = DaemonOptions()
         if let socket = environment["GAUGE_SOCKET"], !socket.isEmpty { options.socketPath = socket }
         var i = 0
-        func value(_ name: String) -> String? {
-            i += 1
-            return i < arguments.count ? arguments[i] : nil
-        }
         while i < arguments.count {
-            var arg = arguments[i]
+            var name = arguments[i]
             var inline: String?
-            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                inline = String(arg[arg.index(after: eq)...])
-                arg = String(arg[..<eq])
+            if name.hasPrefix("--"), let eq = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
             }
-            func required() -> String? { inline ?? value(arg) }
-            switch arg {
+            switch name {
             case "-h", "--help": return .help
             case "--version": return inline == nil ? .version : .error("--version takes no value")
-            case "--verbose", "-v": options.verbose = true
-            case "--demo": options.demo = true
-            case "--plymouth-compat": options.plymouth = true
-            case "--ask": options.ask = true
-            case "--question-tty":
-                guard let v = required(), v.hasPrefix("/") || v == "none" else {
-                    return .error("--question-tty takes an absolute tty path or none")
-                }
-                options.questionTTY = v == "none" ? .none : .path(v)
-            case "--ask-tty":
-                guard let v = required(), v.hasPrefix("/") || v == "input" else {
-                    return .error("--ask-tty takes an absolute tty path or input")
-                }
-                if v == "input" { options.askFromInputDevices = true } else { options.askTTY = v }
-            case "--keymap":
-                guard let v = required(), v.hasPrefix("/") else { return .error("--keymap takes an absolute file path") }
-                options.keymapPath = v
-            case "--plymouth-pid-file":
-                guard let v = required(), v == "none" || v.hasPrefix("/") else {
-                    return .error("--plymouth-pid-file takes an absolute file path or none")
-                }
-                options.plymouthPIDFile = v == "none" ? nil : v
-            case "--shutdown": options.shutdown = true
-            case "--boot": options.boot = true
-            case "--boot-history":
-                guard let v = required(), v.hasPrefix("/") else { return .error("--boot-history takes an absolute file path") }
-                options.bootHistoryPath = v
-            case "--title":
-                guard let v = required() else { return .error("--title needs a text") }
-                if let problem = Request.controlCharacterError(in: v) { return .error("--title: \(problem.message)") }
-                options.title = v
-            case "--ask-password-dir":
-                guard let v = required(), v == "none" || v.hasPrefix("/") else {
-                    return .error("--ask-password-dir takes an absolute directory or none")
-                }
-                options.askPasswordDirectory = v == "none" ? nil : v
             case "--psplash-fifo":
+                // Its path may be left out: the next argument is it unless it is an option.
                 if let inline {
                     guard !inline.isEmpty else { return .error("--psplash-fifo needs a path") }
                     options.psplashFIFO = inline
@@ -198,41 +158,20 @@ package struct DaemonOptions: Equatable, Sendable {
                 } else {
                     options.psplashFIFO = "/run/psplash_fifo"
                 }
-            case "--display":
-                guard let v = required() else { return .error("--display needs a value") }
-                guard let choice = parseDisplay(v) else { return .error("unknown display '\(v)'") }
-                options.display = choice
-            case "--socket":
-                guard let v = required(), !v.isEmpty else { return .error("--socket needs a path") }
-                options.socketPath = v
-            case "--group":
-                guard let v = required(), !v.isEmpty else { return .error("--group needs a group name") }
-                options.group = v
-            case "--theme":
-                guard let v = required(), !v.isEmpty else { return .error("--theme needs a file") }
-                options.themePath = v
-            case "--fps":
-                guard let v = required(), let n = Int(v), (1...240).contains(n) else { return .error("--fps takes a whole number from 1 to 240") }
-                options.fps = n
-            case "--scale":
-                guard let v = required(), let n = PlainDecimal.parse(v), n == 1 || n == 2 else { return .error("--scale takes 1 or 2") }
-                options.scale = n
-            case "--rotate":
-                guard let v = required(), let n = Int(v), [0, 90, 180, 270].contains(n) else { return .error("--rotate takes 0, 90, 180 or 270") }
-                options.rotate = n
-            case "--vt":
-                guard let v = required(), !v.isEmpty else { return .error("--vt needs a tty path or none") }
-                options.vt = v
-            case "--max-clients":
-                guard let v = required(), let n = Int(v), (1...4096).contains(n) else { return .error("--max-clients takes a number from 1 to 4096") }
-                options.maxClients = n
-            case "--idle-timeout":
-                guard let v = required(), let n = PlainDecimal.parse(v), n >= 0, n <= 86400 else {
-                    return .error("--idle-timeout takes seconds from 0 (never) to 86400")
-                }
-                options.idleTimeout = n == 0 ? nil : n
             default:
-                return .error("unknown option '\(arguments[i])'")
+                if let set = flags[name] {
+                    guard inline == nil else { return .error("\(name) takes no value") }
+                    set(&options)
+                } else if let set = valued[name] {
+                    var value = inline
+                    if value == nil, i + 1 < arguments.count {
+                        i += 1
+                        value = arguments[i]
+                    }
+                    if let problem = set(&options, value) { return .error(problem) }
+                } else {
+                    return .error("unknown option '\(arguments[i])'")
+                }
             }
             i += 1
         }
@@ -242,6 +181,110 @@ package struct DaemonOptions: Equatable, Sendable {
         }
         return .run(options)
     }
+
+    /// The options that take no value.
+    private static let flags: [String: @Sendable (inout DaemonOptions) -> Void] = [
+        "--verbose": { $0.verbose = true }, "-v": { $0.verbose = true },
+        "--demo": { $0.demo = true },
+        "--plymouth-compat": { $0.plymouth = true },
+        "--ask": { $0.ask = true },
+        "--shutdown": { $0.shutdown = true },
+        "--boot": { $0.boot = true },
+    ]
+
+    /// The options that take a value (`--name VALUE` or `--name=VALUE`): each sets it, or
+    /// says what is wrong with it (nil: the value is missing).
+    private static let valued: [String: @Sendable (inout DaemonOptions, String?) -> String?] = [
+        "--display": { options, value in
+            guard let value else { return "--display needs a value" }
+            guard let choice = parseDisplay(value) else { return "unknown display '\(value)'" }
+            options.display = choice
+            return nil
+        },
+        "--socket": { options, value in
+            guard let value, !value.isEmpty else { return "--socket needs a path" }
+            options.socketPath = value
+            return nil
+        },
+        "--group": { options, value in
+            guard let value, !value.isEmpty else { return "--group needs a group name" }
+            options.group = value
+            return nil
+        },
+        "--theme": { options, value in
+            guard let value, !value.isEmpty else { return "--theme needs a file" }
+            options.themePath = value
+            return nil
+        },
+        "--fps": { options, value in
+            guard let value, let n = Int(value), (1...240).contains(n) else { return "--fps takes a whole number from 1 to 240" }
+            options.fps = n
+            return nil
+        },
+        "--scale": { options, value in
+            guard let value, let n = PlainDecimal.parse(value), n == 1 || n == 2 else { return "--scale takes 1 or 2" }
+            options.scale = n
+            return nil
+        },
+        "--rotate": { options, value in
+            guard let value, let n = Int(value), [0, 90, 180, 270].contains(n) else { return "--rotate takes 0, 90, 180 or 270" }
+            options.rotate = n
+            return nil
+        },
+        "--vt": { options, value in
+            guard let value, !value.isEmpty else { return "--vt needs a tty path or none" }
+            options.vt = value
+            return nil
+        },
+        "--max-clients": { options, value in
+            guard let value, let n = Int(value), (1...4096).contains(n) else { return "--max-clients takes a number from 1 to 4096" }
+            options.maxClients = n
+            return nil
+        },
+        "--idle-timeout": { options, value in
+            guard let value, let n = PlainDecimal.parse(value), n >= 0, n <= 86400 else {
+                return "--idle-timeout takes seconds from 0 (never) to 86400"
+            }
+            options.idleTimeout = n == 0 ? nil : n
+            return nil
+        },
+        "--title": { options, value in
+            guard let value else { return "--title needs a text" }
+            if let problem = Request.controlCharacterError(in: value) { return "--title: \(problem.message)" }
+            options.title = value
+            return nil
+        },
+        "--question-tty": { options, value in
+            guard let value, value.hasPrefix("/") || value == "none" else { return "--question-tty takes an absolute tty path or none" }
+            options.questionTTY = value == "none" ? .none : .path(value)
+            return nil
+        },
+        "--ask-tty": { options, value in
+            guard let value, value.hasPrefix("/") || value == "input" else { return "--ask-tty takes an absolute tty path or input" }
+            if value == "input" { options.askFromInputDevices = true } else { options.askTTY = value }
+            return nil
+        },
+        "--keymap": { options, value in
+            guard let value, value.hasPrefix("/") else { return "--keymap takes an absolute file path" }
+            options.keymapPath = value
+            return nil
+        },
+        "--plymouth-pid-file": { options, value in
+            guard let value, value == "none" || value.hasPrefix("/") else { return "--plymouth-pid-file takes an absolute file path or none" }
+            options.plymouthPIDFile = value == "none" ? nil : value
+            return nil
+        },
+        "--boot-history": { options, value in
+            guard let value, value.hasPrefix("/") else { return "--boot-history takes an absolute file path" }
+            options.bootHistoryPath = value
+            return nil
+        },
+        "--ask-password-dir": { options, value in
+            guard let value, value == "none" || value.hasPrefix("/") else { return "--ask-password-dir takes an absolute directory or none" }
+            options.askPasswordDirectory = value == "none" ? nil : value
+            return nil
+        },
+    ]
 
     static func parseDisplay(_ text: String) -> DisplayChoice? {
         let kind = text.prefix { $0 != ":" }

@@ -17,6 +17,9 @@ struct DaemonOptionsTests {
         #expect(DaemonOptions.parse(["--help"]) == .help)
         #expect(DaemonOptions.parse(["--display", "memory:64x64", "--version"]) == .version)
         #expect(DaemonOptions.parse(["--version=1"]) == .error("--version takes no value"))
+        #expect(DaemonOptions.parse(["--boot=no"]) == .error("--boot takes no value"), "a flag's value is not ignored")
+        #expect(DaemonOptions.parse(["--socket"]) == .error("--socket needs a path"), "a value left out")
+        #expect(DaemonOptions.parse(["--bogus"]) == .error("unknown option '--bogus'"))
         guard case .run(let env) = DaemonOptions.parse([], environment: ["GAUGE_SOCKET": "/tmp/x.sock"]) else { return }
         #expect(env.socketPath == "/tmp/x.sock")
         guard case .run(let drm) = DaemonOptions.parse(["--display", "drm:/dev/dri/card1"]) else { return }

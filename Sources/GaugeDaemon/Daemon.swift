@@ -33,6 +33,8 @@ package final class Daemon {
     private var questions: QuestionDesk?
     /// The question the screen was last told about (a new one shows a hidden splash).
     private var questionShown: PlymouthQuestions.Question?
+    /// Root made the last `deactivate` (a display manager's), which a question does not undo.
+    private var deactivatedByRoot = false
     /// The pid file `--ask` created, removed on exit.
     private var createdPIDFile: String?
     /// Who has the screen: Gauge, the console (hide, a question) or a display manager.
@@ -275,12 +277,17 @@ package final class Daemon {
             let field: ScreenModel.Entry.Field = question.kind == .password
                 ? .hidden(count: questions.questions.typedCount) : .shown(questions.questions.echoedText ?? "")
             screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field, capsLock: questions.capsLock))
-            // A question must be seen: a splash hidden by request comes back for it, as
-            // plymouthd shows a splash to ask on. (Root may hide it again; its keys are
-            // then not read until it shows.)
-            if handover.hiddenByRequest, question != previous {
+            // A question must be seen: a splash hidden by request, or handed over by a
+            // peer other than root, comes back for it, as plymouthd shows a splash to ask
+            // on. (Root may hide it again, and a display manager root handed the display
+            // to keeps it: the question's keys are then not read until it shows.)
+            let memberDeactivated = handover.deactivated && !deactivatedByRoot
+            if handover.hiddenByRequest || memberDeactivated, question != previous {
                 log.info("a question is asked: the splash is shown for it")
-                updateHandover { $0.hiddenByRequest = false }
+                updateHandover {
+                    $0.hiddenByRequest = false
+                    if memberDeactivated { $0.deactivated = false }
+                }
             }
         } else {
             screen.setEntry(nil)
@@ -397,7 +404,9 @@ package final class Daemon {
             }
             updateHandover { $0.hiddenByRequest = false }
         case .hide: updateHandover { $0.hiddenByRequest = true }
-        case .deactivate: updateHandover { $0.deactivated = true }
+        case .deactivate:
+            deactivatedByRoot = access.isRoot
+            updateHandover { $0.deactivated = true }
         case .reactivate: updateHandover { $0.deactivated = false }
         case .newRoot(let path):
             changes = false

@@ -70,15 +70,16 @@ private struct Setup {
         let question = try setup.rootAsks(["ask-for-password", "--prompt=Disk password"])
         setup.pty.type("hun")
 
-        for arguments in [["hide"], ["deactivate"], ["theme", "background=#ffffff"], ["reload"], ["quit"],
-                          ["snapshot", setup.home + "/member.png"]] {
-            let run = try setup.memberGaugectl(arguments)
-            #expect(run.status == 1 && run.stderr.contains("root's question waits on the screen"),
-                    "member's \(arguments): status \(run.status), \(run.stderr)")
-        }
         for arguments in [["hide-splash"], ["deactivate"], ["quit"]] {
             let run = try setup.memberPlymouth(arguments)
             #expect(run.status != 0, "member's plymouth \(arguments) is refused (NAK): \(run.stderr)")
+            #expect(try daemon.status().visible, "after the member's plymouth \(arguments)")
+        }
+        for arguments in [["hide"], ["deactivate"], ["theme", "background=#ffffff"], ["reload"],
+                          ["snapshot", setup.home + "/member.png"], ["quit"]] {
+            let run = try setup.memberGaugectl(arguments)
+            #expect(run.status == 1 && run.stderr.contains("root's question waits on the screen"),
+                    "member's \(arguments): status \(run.status), \(run.stderr)")
         }
         let status = try daemon.status()
         #expect(status.visible, "the splash still shows root's question")
@@ -92,6 +93,16 @@ private struct Setup {
         let hide = try setup.memberGaugectl(["hide"])
         #expect(hide.status == 0, "nothing waits: the member may hide the splash again: \(hide.stderr)")
         try daemon.waitForStatus { !$0.visible }
+
+        // Handed over by a member beforehand, the screen comes back for root's next
+        // question, and only then are its keys read.
+        #expect(try setup.memberGaugectl(["deactivate"]).status == 0)
+        let next = try setup.rootAsks(["ask-for-password", "--prompt=Disk password"], count: 2)
+        #expect(try daemon.status().visible, "the question took the screen back")
+        waitForRaw(setup.pty)
+        setup.pty.type("again\r")
+        let second = next.finish()
+        #expect(second.status == 0 && second.stdout == "again", "\(second)")
     }
 
     /// Keys are read only while the question is on the screen: root hiding the splash

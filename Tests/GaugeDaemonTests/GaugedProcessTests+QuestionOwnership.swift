@@ -21,6 +21,9 @@ private struct Setup {
     let client: String
     /// A directory the member owns, for its snapshots.
     let home: String
+    /// psplash's FIFO, whose writers have a member's rights.
+    let fifo: String
+    private let fifoDirectory = TemporaryDirectory()
 
     init(fps: Int = 60) throws {
         try #require(geteuid() == 0, "a private network namespace and a member through setpriv need root")
@@ -28,9 +31,10 @@ private struct Setup {
         plymouth = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
                                 "the plymouth package (tools/install-deps) is needed")
         pty = try TypingPTY()
+        fifo = fifoDirectory.appending("psplash_fifo")
         daemon = try GaugedProcess(
             ["--fps", "\(fps)", "--group", "users", "--plymouth-compat", "--ask", "--ask-tty", pty.slavePath,
-             "--plymouth-pid-file", "none"],
+             "--plymouth-pid-file", "none", "--psplash-fifo", fifo],
             launcher: ["/usr/bin/unshare", "--net"])
         chmod(daemon.directory.path, 0o755)
         client = try reachableGaugectl(in: daemon.directory)
@@ -135,6 +139,10 @@ private struct Setup {
         #expect(ignore.status != 0, "the member's ignore-keystroke is refused: \(ignore.stderr)")
         #expect(try setup.memberGaugectl(["quit"]).status == 1)
         #expect(try setup.memberPlymouth(["quit"]).status != 0)
+        let fd = open(setup.fifo, O_WRONLY | O_NONBLOCK)
+        #expect(fd >= 0 && write(fd, "QUIT\n", 5) == 5, "psplash's QUIT written")
+        close(fd)
+        waitForLog(daemon, "refused a compat input: root's question waits on the screen: only root may quit", count: 2)
         #expect(daemon.waitForExit(seconds: 0) == nil, "the daemon still runs")
         setup.pty.type("y")
         var result = watch.finish()

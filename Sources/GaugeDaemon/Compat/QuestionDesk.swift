@@ -191,9 +191,9 @@ final class QuestionDesk {
             }
             if !reading, questions.wantsKeys {
                 log.info("no keyboard to answer what is asked: no answer sent")
+                // Sent after the turn's handlers: this may run inside an asker's own.
                 var replies = questions.cancelAll()
-                deliver(&replies)
-                askers = [:]
+                loop.execute { [self] in deliver(&replies) }
             }
         } else {
             keyboard?.stop()

@@ -53,7 +53,8 @@ final class QuestionDesk {
     init(ttyPath: String?, inputDirectory: String? = "/dev/input", loop: EventLoop, log: Log) {
         self.log = log
         self.loop = loop
-        heldKeyTimer = try? FrameTimer(loop: loop) { [weak self] _ in self?.expireHeldKeys() }
+        // Holds the desk until `close()`, like the keyboard's handler.
+        heldKeyTimer = try? FrameTimer(loop: loop) { [self] _ in expireHeldKeys() }
         if let ttyPath {
             keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [self] keys in typed(keys) }
         } else if let inputDirectory {
@@ -101,6 +102,8 @@ final class QuestionDesk {
             // Answered by keys already typed: sent once the request's handler has
             // deferred its reply.
             loop.execute { [self] in
+                let outcome = early.first?.bytes == PlymouthReply.noAnswer ? "cancelled" : "answered"
+                log.info("\(asker.label): \(outcome) by keys typed as it was asked")
                 deliver(&early)
                 update()
             }

@@ -743,9 +743,9 @@ package final class Daemon {
             let reply = indeterminate ? Reply.err(Self.waitIndeterminate) : Reply.ok(nil)
             for client in ready { client.complete(reply: reply.encoded) }
         }
-        // While a password is typed the clock runs on, so its field is drawn on every
-        // tick rather than at each key (`ProgressScreen.renderFrame`).
-        if presented, !screen.isAnimating(at: now), waiters.isEmpty, !screen.isPasswordShown {
+        // While a question is on the screen the clock runs on, so its field is drawn on
+        // every tick rather than at each key (`ProgressScreen.renderFrame`).
+        if presented, !screen.isAnimating(at: now), waiters.isEmpty, !screen.isQuestionShown {
             frameTimer?.stop()
             framesRunning = false
         } else if presented {

@@ -40,13 +40,34 @@ package struct Access: Equatable, Sendable {
     /// a Plymouth peer whose credentials cannot be read.
     package static let compatInput = Access(mayNameFiles: false, isRoot: false)
 
+    /// What `request` would do to a question on the screen, in words; nil when it leaves
+    /// it be.
+    private static func takesTheScreen(_ request: Request) -> String? {
+        switch request {
+        case .hide: "hide the splash"
+        case .deactivate: "hand the display over"
+        case .theme, .reload: "change the theme"
+        case .snapshot, .snapshotToPassedFile: "take a snapshot"
+        case .quit: "quit"
+        default: nil
+        }
+    }
+
     /// Theme keys whose values are file paths.
     package static let fileThemeKeys: Set<String> = ["logo", "font", "bold_font", "fallback_fonts"]
 
-    /// Why `request` is refused (`err denied`), or nil when it is allowed.
-    package func refusal(of request: Request) -> ProtocolError? {
+    /// Why `request` is refused (`err denied`), or nil when it is allowed. `rootWaits`:
+    /// root waits for the keyboard on the screen (a question or a keystroke watch,
+    /// `QuestionDesk`); until it is answered the screen is root's, and another peer may
+    /// not take the screen away from it (`hide`, `deactivate`), cover or move it (`theme`,
+    /// `reload`), read it off the screen (`snapshot`: a password's bullets, an echoed
+    /// answer), nor end the daemon under it (`quit`). README "Access" has the reasons.
+    package func refusal(of request: Request, rootWaits: Bool = false) -> ProtocolError? {
         if case .newRoot = request, !isRoot {
             return ProtocolError(.denied, "only root may move the daemon into a new root")
+        }
+        if rootWaits, !isRoot, let what = Self.takesTheScreen(request) {
+            return ProtocolError(.denied, "root's question waits on the screen: only root may \(what) until it is answered")
         }
         guard !mayNameFiles else { return nil }
         switch request {

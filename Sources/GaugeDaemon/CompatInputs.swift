@@ -23,7 +23,8 @@ final class CompatInputs {
     private let policy: PeerPolicy
     private let limits: ClientLimits
     private let idleTimeout: Double?
-    private var apply: (Request, Access) -> Void
+    /// Applies a request with the peer's rights; false when the access policy refused it.
+    private var apply: (Request, Access) -> Bool
     private var fifo: PsplashFIFO?
     private var fifoConnection: Connection<PsplashCommands>?
     private var plymouth: ConnectionServer<PlymouthFrameDecoder>?
@@ -40,7 +41,7 @@ final class CompatInputs {
 
     init(
         loop: EventLoop, log: Log, throttled: ThrottledLog, policy: PeerPolicy, limits: ClientLimits = .init(),
-        idleTimeout: Double?, apply: @escaping (Request, Access) -> Void
+        idleTimeout: Double?, apply: @escaping (Request, Access) -> Bool
     ) {
         self.loop = loop
         self.log = log
@@ -62,7 +63,7 @@ final class CompatInputs {
                 fd: fifo.fd, id: 0, label: "psplash FIFO", peer: nil, decoder: PsplashCommands(maxCommandBytes: limits.maxLineBytes),
                 loop: loop, limits: limits, scratch: scratch, log: log, closesDescriptor: false,
                 handler: { [self] _, output in
-                    deliver(output, source: "psplash", access: .compatInput)
+                    _ = deliver(output, source: "psplash", access: .compatInput)
                     return .send([])
                 })
             try connection.start()
@@ -95,7 +96,9 @@ final class CompatInputs {
                     authorized: connection.isAuthorized, rootPeer: connection.peer?.uid == 0, hasActiveVT: hasActiveVT,
                     asks: questions != nil)
                 let output = session.answer(frame, messages: &plymouthMessages)
-                deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
+                let allowed = deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
+                // Refused by the access policy: NAK, as plymouthd answers what it will not do.
+                if !allowed { return .send([PlymouthSession.nak]) }
                 if let ask = output.ask, let questions {
                     guard let now = questions.ask(ask, from: connection) else { return .deferred }
                     return .send(output.reply + now)
@@ -121,15 +124,18 @@ final class CompatInputs {
         fifo = nil
         plymouth?.close()
         plymouth = nil
-        apply = { _, _ in }
+        apply = { _, _ in false }
         onConsoleLent = nil
         onPauseProgress = nil
     }
 
-    private func deliver(_ output: CompatOutput, source: String, access: Access) {
+    /// Applies what a translator made; false when the access policy refused a request.
+    private func deliver(_ output: CompatOutput, source: String, access: Access) -> Bool {
         for line in output.logs { throttled.info(source, line) }
-        for request in output.requests { apply(request, access) }
+        var allowed = true
+        for request in output.requests where !apply(request, access) { allowed = false }
         if output.lendsConsole { onConsoleLent?() }
         if let pauses = output.pausesProgress { onPauseProgress?(pauses) }
+        return allowed
     }
 }

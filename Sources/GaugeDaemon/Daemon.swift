@@ -31,6 +31,10 @@ package final class Daemon {
     private var consoleQuestionSeen = 0.0
     /// Plymouth's questions, asked on the screen (`--ask`).
     private var questions: QuestionDesk?
+    /// The question the screen was last told about (a new one shows a hidden splash).
+    private var questionShown: PlymouthQuestions.Question?
+    /// Root made the last `deactivate` (a display manager's), which a question does not undo.
+    private var deactivatedByRoot = false
     /// The pid file `--ask` created, removed on exit.
     private var createdPIDFile: String?
     /// Who has the screen: Gauge, the console (hide, a question) or a display manager.
@@ -166,7 +170,9 @@ package final class Daemon {
                 loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: groupID),
                 idleTimeout: options.idleTimeout
             ) { [self] request, access in
-                _ = apply(request, from: nil, access: access)
+                guard refusal(of: request, from: nil, access: access) == nil else { return false }
+                _ = perform(request, from: nil, access: access)
+                return true
             }
             compat.hasActiveVT = console?.isAvailable == true
             compat.onConsoleLent = { [self] in consoleQuestionAsked(by: nil) }
@@ -214,7 +220,7 @@ package final class Daemon {
             displays?.release()
             log.info("a password request is waiting: the console keeps the screen")
         }
-        questions?.readsWhileShown = handover.owner == .gauge
+        questions?.screenShown = handover.owner == .gauge
         noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
 
         var configuration = SocketServerConfiguration()
@@ -275,15 +281,23 @@ package final class Daemon {
 
     /// The question on screen or what is typed changed.
     private func questionsChanged() {
+        let previous = questionShown
+        questionShown = questions?.questions.current
         if let questions, let question = questions.questions.current {
             let field: ScreenModel.Entry.Field = question.kind == .password
                 ? .hidden(count: questions.questions.typedCount) : .shown(questions.questions.echoedText ?? "")
             screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field, capsLock: questions.capsLock))
-            // A question must be seen: a splash hidden by request comes back for it, as
-            // plymouthd shows a splash to ask on.
-            if handover.hiddenByRequest {
+            // A question must be seen: a splash hidden by request, or handed over by a
+            // peer other than root, comes back for it, as plymouthd shows a splash to ask
+            // on. (Root may hide it again, and a display manager root handed the display
+            // to keeps it: the question's keys are then not read until it shows.)
+            let memberDeactivated = handover.deactivated && !deactivatedByRoot
+            if handover.hiddenByRequest || memberDeactivated, question != previous {
                 log.info("a question is asked: the splash is shown for it")
-                updateHandover { $0.hiddenByRequest = false }
+                updateHandover {
+                    $0.hiddenByRequest = false
+                    if memberDeactivated { $0.deactivated = false }
+                }
             }
         } else {
             screen.setEntry(nil)
@@ -357,10 +371,19 @@ package final class Daemon {
     /// Every request passes here, from every input; `access` (the peer's rights) is
     /// checked first.
     private func apply(_ request: Request, from client: ClientConnection?, access: Access) -> ReplyAction {
-        if let refusal = access.refusal(of: request) {
-            throttled.info("access", "refused \(client.map { "\($0.label) (\($0.peer.map { "\($0)" } ?? "no peer"))" } ?? "a compat input"): \(refusal.message)")
-            return .reply(Reply.err(refusal).encoded)
-        }
+        if let refusal = refusal(of: request, from: client, access: access) { return .reply(Reply.err(refusal).encoded) }
+        return perform(request, from: client, access: access)
+    }
+
+    /// Why the access policy refuses `request` (logged), or nil.
+    private func refusal(of request: Request, from client: ClientConnection?, access: Access) -> ProtocolError? {
+        guard let refusal = access.refusal(of: request, rootWaits: questions?.isWaiting == true) else { return nil }
+        throttled.info("access", "refused \(client.map { "\($0.label) (\($0.peer.map { "\($0)" } ?? "no peer"))" } ?? "a compat input"): \(refusal.message)")
+        return refusal
+    }
+
+    /// Carries out a request the access policy allowed.
+    private func perform(_ request: Request, from client: ClientConnection?, access: Access) -> ReplyAction {
         let now = MonotonicClock.now()
         var reply: Reply = .ok(nil)
         // Whether the picture may change; requests that only read need no frame.
@@ -403,7 +426,9 @@ package final class Daemon {
             }
             updateHandover { $0.hiddenByRequest = false }
         case .hide: updateHandover { $0.hiddenByRequest = true }
-        case .deactivate: updateHandover { $0.deactivated = true }
+        case .deactivate:
+            deactivatedByRoot = access.isRoot
+            updateHandover { $0.deactivated = true }
         case .reactivate: updateHandover { $0.deactivated = false }
         case .newRoot(let path):
             changes = false
@@ -467,7 +492,7 @@ package final class Daemon {
         updateBootPause()
         guard after != before else { return }
         log.info("screen: \(before.rawValue) → \(after.rawValue)")
-        questions?.readsWhileShown = after == .gauge
+        questions?.screenShown = after == .gauge
         updateConsoleQuestionTimer()
         switch after {
         case .gauge:
@@ -741,7 +766,9 @@ package final class Daemon {
             let reply = indeterminate ? Reply.err(Self.waitIndeterminate) : Reply.ok(nil)
             for client in ready { client.complete(reply: reply.encoded) }
         }
-        if presented, !screen.isAnimating(at: now), waiters.isEmpty {
+        // While a question is on the screen the clock runs on, so its field is drawn on
+        // every tick rather than at each key (`ProgressScreen.renderFrame`).
+        if presented, !screen.isAnimating(at: now), waiters.isEmpty, !screen.isQuestionShown {
             frameTimer?.stop()
             framesRunning = false
         } else if presented {

@@ -27,6 +27,9 @@ package final class EventLoop {
     private var nextToken: UInt64 = 1
     private var pendingWork: [() -> Void] = []
     private var stopRequested = false
+    /// When the current turn's wait returned (monotonic seconds): events handled in one
+    /// turn happened in an order the loop cannot know, so they share this time.
+    package private(set) var wakeTime = MonotonicClock.now()
 
     package init(maxEventsPerWait: Int = 64) throws(SystemError) {
         epollFD = try Syscall.epollCreate()
@@ -95,6 +98,7 @@ package final class EventLoop {
     package func runOnce(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
         let timeout = pendingWork.isEmpty ? timeoutMilliseconds : 0
         let count = try Syscall.epollWait(epollFD, eventBuffer, timeoutMilliseconds: timeout)
+        wakeTime = MonotonicClock.now()
         var handled = 0
         for index in 0..<count {
             let event = eventBuffer[index]

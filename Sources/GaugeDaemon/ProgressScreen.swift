@@ -180,8 +180,17 @@ package final class ProgressScreen {
         return scene.frameSteps(model, at: time)
     }
 
+    /// A question is on the screen: its field is drawn and presented with every frame,
+    /// changed or not (see `renderFrame`).
+    package var isQuestionShown: Bool { visible && model.entry != nil }
+
     /// Draws and presents what changed. Returns false when the display could not take a
     /// frame now (a flip pending), so the caller tries again on the next tick.
+    ///
+    /// While a question is on the screen (`isQuestionShown`) its field is drawn and
+    /// presented every time, whether a key came or not: the frames counted, and the work
+    /// each frame does, are the same with and without a key, so nothing outside
+    /// (`status`'s `frames`, how long replies take) follows the keys of a password.
     ///
     /// A frame is presented only when the scene's pixels change. The back buffer's stale
     /// region alone is no reason to draw and flip: the frame on screen already shows the
@@ -192,8 +201,9 @@ package final class ProgressScreen {
     package func renderFrame(at time: Double) -> Bool {
         guard visible, let display, let scene else { return true }
         guard let target = display.beginFrame() else { return false }
-        let changed = scene.update(model, at: time).union(owedDamage)
+        var changed = scene.update(model, at: time).union(owedDamage)
         owedDamage = .zero
+        if isQuestionShown { changed = changed.union(scene.entryRect) }
         guard !changed.isEmpty else { return true }
         scene.draw(into: target.buffer, clip: changed.union(target.staleRegion))
         do {

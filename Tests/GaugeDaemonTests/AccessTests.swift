@@ -32,6 +32,28 @@ import Testing
         for request in driving { #expect(member.refusal(of: request) == nil, "\(request)") }
     }
 
+    /// While root waits on the screen, nobody but root takes the screen from it, covers
+    /// it, reads it off the screen or quits under it; the rest still drives the screen.
+    @Test func whileRootWaitsTheScreenIsRoots() {
+        let takingTheScreen: [Request] = [
+            .hide, .deactivate, theme("fill_color", "#ff0000"), .reload, .snapshotToPassedFile, .quit(retain: false),
+            .quit(retain: true),
+        ]
+        for request in takingTheScreen {
+            #expect(root.refusal(of: request, rootWaits: true) == nil, "\(request)")
+            #expect(Access.daemon.refusal(of: request, rootWaits: true) == nil)
+            #expect(member.refusal(of: request, rootWaits: true)?.code == .denied, "\(request)")
+            #expect(daemonUser.refusal(of: request, rootWaits: true)?.code == .denied, "\(request)")
+            #expect(Access.compatInput.refusal(of: request, rootWaits: true)?.code == .denied, "\(request)")
+            #expect(member.refusal(of: request) == nil, "\(request) once nothing waits")
+        }
+        let leavingIt: [Request] = [
+            .progress(42, message: "m"), .message("x"), .title("t"), .mode(.indeterminate), .step("s"), .show,
+            .reactivate, .ping, .status, .wait,
+        ]
+        for request in leavingIt { #expect(member.refusal(of: request, rootWaits: true) == nil, "\(request)") }
+    }
+
     @Test func onlyRootMovesTheDaemonIntoANewRoot() {
         #expect(root.refusal(of: .newRoot(path: "/root")) == nil)
         #expect(Access.daemon.refusal(of: .newRoot(path: "/root")) == nil)

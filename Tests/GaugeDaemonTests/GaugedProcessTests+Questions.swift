@@ -10,19 +10,19 @@ import Testing
 // of their own so Plymouth's abstract socket is private to the test.
 
 /// A `plymouth` command running in the daemon's network namespace.
-private func plymouthRun(_ plymouth: String, daemon: GaugedProcess, _ arguments: [String]) throws -> ChildProgram {
+func plymouthRun(_ plymouth: String, daemon: GaugedProcess, _ arguments: [String]) throws -> ChildProgram {
     try ChildProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", plymouth] + arguments)
 }
 
 /// Waits until the daemon reads the pty (non-canonical, no echo).
-private func waitForRaw(_ pty: TypingPTY, sourceLocation: SourceLocation = #_sourceLocation) {
+func waitForRaw(_ pty: TypingPTY, sourceLocation: SourceLocation = #_sourceLocation) {
     let deadline = monotonicNow() + 30
     while pty.isCooked, monotonicNow() < deadline { usleep(2_000) }
     #expect(!pty.isCooked, "keys are read without canonical mode or echo", sourceLocation: sourceLocation)
 }
 
 /// Waits until the daemon's log has `text` `count` times.
-private func waitForLog(_ daemon: GaugedProcess, _ text: String, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) {
+func waitForLog(_ daemon: GaugedProcess, _ text: String, count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) {
     let deadline = monotonicNow() + 30
     while daemon.log.components(separatedBy: text).count - 1 < count {
         guard monotonicNow() < deadline else {
@@ -250,7 +250,7 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
 
 /// A connection to Plymouth's socket in `pid`'s network namespace, made on a thread that
 /// enters it (a socket belongs to the namespace it was created in).
-private func plymouthSocket(inNetworkOf pid: pid_t) throws -> Int32 {
+func plymouthSocket(inNetworkOf pid: pid_t) throws -> Int32 {
     final class Box: @unchecked Sendable { var fd: Int32 = -1 }
     let box = Box()
     let done = DispatchSemaphore(value: 0)
@@ -306,7 +306,7 @@ private func copiesInMemory(of text: String, pid: Int32) throws -> Int {
 }
 
 /// Reads exactly `count` bytes (30 s at most).
-private func readExactly(_ fd: Int32, _ count: Int) -> [UInt8] {
+func readExactly(_ fd: Int32, _ count: Int) -> [UInt8] {
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: count)
     while bytes.count < count {

@@ -158,8 +158,9 @@ import Testing
         #expect(answer(asking, plymouthRequest("K")) == CompatOutput(ask: .watchKeystroke(keys: nil)))
         #expect(answer(asking, plymouthRequest("L", "yn")) == CompatOutput(reply: [0x06], ask: .ignoreKeystroke(keys: Array("yn".utf8))))
         #expect(answer(asking, plymouthRequest("c")) == CompatOutput(reply: [0x05]))
-        // Only root may ask at the screen: a passphrase typed there is root's.
-        for request in [plymouthRequest("*"), plymouthRequest("W", "?"), plymouthRequest("K")] {
+        // Only root may ask at the screen: a passphrase typed there is root's; and every
+        // watch being root's, only root may end one.
+        for request in [plymouthRequest("*"), plymouthRequest("W", "?"), plymouthRequest("K"), plymouthRequest("L", "yn")] {
             #expect(answer(PlymouthSession(rootPeer: false, asks: true), request).reply == [0x15])
         }
         // Unauthorized peers are still refused.
@@ -169,6 +170,47 @@ import Testing
         #expect(answer(refusing, plymouthRequest("*", "Disk")).reply == [0x15])
         #expect(answer(refusing, plymouthRequest("K")).reply == [0x15])
         #expect(answer(refusing, plymouthRequest("L")) == CompatOutput(reply: [0x06]))
+    }
+
+    /// Keys nothing took are held for a second: a question asked meanwhile, by a client
+    /// that connected before they came, takes them (an Enter among them answers it);
+    /// keys from before its asker connected, or older than a second, are no answer.
+    @Test func keysThatBeatTheQuestionAreKeptForIt() {
+        var questions = PlymouthQuestions()
+        func type(_ keys: String, at time: Double) -> [PlymouthQuestions.Reply] {
+            Array(keys.utf8).withUnsafeBytes { questions.type($0, at: time) }
+        }
+        #expect(type("early", at: 10.0).isEmpty)
+        #expect(type("pass", at: 10.5).isEmpty)
+        #expect(questions.heldCount == 9 && questions.heldExpiry == 11.0)
+        // The asker connected at 10.2: "early" is not its.
+        #expect(questions.ask(.password, prompt: "", owner: 1, since: 10.2, at: 10.6).isEmpty)
+        #expect(questions.typedCount == 4 && questions.heldCount == 0)
+        #expect(type("\r", at: 10.7) == [.init(owner: 1, bytes: PlymouthReply.answer(Array("pass".utf8)))])
+
+        // Typed whole, Enter included, before the question was read: answered at once.
+        #expect(type("pw\r", at: 20.0).isEmpty)
+        #expect(questions.ask(.password, prompt: "", owner: 2, since: 20.0, at: 20.0)
+                == [.init(owner: 2, bytes: PlymouthReply.answer(Array("pw".utf8)))])
+
+        // Older than heldKeyLife: dropped.
+        #expect(type("stale", at: 30.0).isEmpty)
+        questions.expireHeld(at: 31.5)
+        #expect(questions.heldCount == 0 && questions.heldExpiry == nil)
+        #expect(questions.ask(.password, prompt: "", owner: 3, since: 29.0, at: 31.5).isEmpty)
+        #expect(questions.typedCount == 0)
+        _ = questions.cancelAll()
+
+        // Escape with nothing asked (the details view) drops what is held; a watch takes
+        // its key, which is then not held.
+        #expect(type("ab\u{1B}", at: 40.0).isEmpty && questions.heldCount == 0)
+        questions.watch(keys: Array("y".utf8), owner: 4)
+        #expect(type("y", at: 41.0) == [.init(owner: 4, bytes: PlymouthReply.answer(Array("y".utf8)))])
+        #expect(questions.heldCount == 0)
+        // Without a time of connection (the splash was not on screen), nothing is taken.
+        #expect(type("xyz", at: 42.0).isEmpty)
+        #expect(questions.ask(.question, prompt: "", owner: 5, since: nil, at: 42.1).isEmpty)
+        #expect(questions.echoedText == "")
     }
 
     @Test func askOptions() {

@@ -24,9 +24,17 @@ package enum PlymouthAsk: Equatable, Sendable {
 /// gets "no answer". Escape while no question waits toggles the details view instead, as
 /// Plymouth's Escape does. Enter, Backspace, Escape and Ctrl-U are never keystrokes.
 ///
-/// What is typed lives in one buffer of fixed capacity (so it is never copied by a
-/// reallocation), zeroed as soon as it is answered, cancelled or withdrawn. No answer
-/// is cached: Plymouth's cached-password request (`c`) is told there is none.
+/// Keys typed while nothing takes them (no question, no watch that wants them) are held
+/// for `heldKeyLife`, with the loop turn they came in: a question asked meanwhile takes
+/// those that came since its asker connected, as if typed after it. Its request may be
+/// in the loop behind them (a `plymouth ask-for-password` connects and asks at once; the
+/// person types when they see the prompt, but a fast typist or a busy daemon can beat
+/// the request to the loop). Keys typed before the asker connected are no answer.
+/// Escape with nothing asked drops what is held.
+///
+/// What is typed lives in buffers of fixed capacity (so it is never copied by a
+/// reallocation), zeroed as soon as it is answered, cancelled, withdrawn or expired. No
+/// answer is cached: Plymouth's cached-password request (`c`) is told there is none.
 package struct PlymouthQuestions {
     package enum Kind: Equatable, Sendable {
         case password, question
@@ -52,6 +60,8 @@ package struct PlymouthQuestions {
 
     /// The longest answer kept, in bytes; what is typed beyond it is dropped.
     package static let maxEntryBytes = 255
+    /// How long keys nothing took are held for a question (seconds).
+    package static let heldKeyLife = 1.0
 
     package private(set) var questions: [Question] = []
     /// The details view (the boot's messages) is asked for: Escape toggles it while no
@@ -59,11 +69,23 @@ package struct PlymouthQuestions {
     package private(set) var detailsShown = false
     private var watches: [Watch] = []
     private var entry: [UInt8]
+    /// Keys nothing took, and when each came (the loop turn's time), oldest first.
+    private var held: [UInt8]
+    private var heldTimes: [Double] = []
 
     package init() {
         entry = []
         entry.reserveCapacity(Self.maxEntryBytes)
+        held = []
+        held.reserveCapacity(Self.maxEntryBytes)
+        heldTimes.reserveCapacity(Self.maxEntryBytes)
     }
+
+    /// Bytes held for a question not asked yet.
+    package var heldCount: Int { held.count }
+
+    /// When the oldest held key expires; nil with none held.
+    package var heldExpiry: Double? { heldTimes.first.map { $0 + Self.heldKeyLife } }
 
     /// The question on screen.
     package var current: Question? { questions.first }
@@ -83,8 +105,53 @@ package struct PlymouthQuestions {
         return String(decoding: entry, as: UTF8.self)
     }
 
-    package mutating func ask(_ kind: Kind, prompt: String, owner: UInt64) {
+    /// Queues a question. When it is the one on screen, the keys held since `since` (its
+    /// asker's connection; nil: none) are typed into it as of `now`: the answers they
+    /// complete (an Enter among them answers it) are returned.
+    @discardableResult
+    package mutating func ask(_ kind: Kind, prompt: String, owner: UInt64, since: Double? = nil, at now: Double = 0) -> [Reply] {
         questions.append(Question(owner: owner, kind: kind, prompt: prompt))
+        expireHeld(at: now)
+        guard questions.count == 1, let since, let start = heldTimes.firstIndex(where: { $0 >= since }) else { return [] }
+        var claimed: [UInt8] = []
+        claimed.reserveCapacity(Self.maxEntryBytes)
+        claimed += held[start...]
+        clearHeld()
+        let replies = claimed.withUnsafeBytes { type($0, at: now) }
+        claimed.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { memset(base, 0, raw.count) }
+        }
+        return replies
+    }
+
+    /// Drops (and zeroes) the held keys that came before `now - heldKeyLife`.
+    package mutating func expireHeld(at now: Double) {
+        let stale = heldTimes.prefix { $0 < now - Self.heldKeyLife }.count
+        guard stale > 0 else { return }
+        let kept = held.count - stale
+        held.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            memmove(base, base + stale, kept)
+            memset(base + kept, 0, stale)
+        }
+        held.removeLast(stale)
+        heldTimes.removeFirst(stale)
+    }
+
+    /// Zeroes and drops every held key.
+    package mutating func clearHeld() {
+        held.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { memset(base, 0, raw.count) }
+        }
+        held.removeAll(keepingCapacity: true)
+        heldTimes.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func hold(_ character: [UInt8], at time: Double) {
+        expireHeld(at: time)
+        guard held.count + character.count <= Self.maxEntryBytes else { return }
+        held += character
+        heldTimes += Array(repeating: time, count: character.count)
     }
 
     package mutating func watch(keys: [UInt8]?, owner: UInt64) {
@@ -108,6 +175,7 @@ package struct PlymouthQuestions {
     /// Every question and watch ends with "no answer" (the daemon is leaving).
     package mutating func cancelAll() -> [Reply] {
         clearEntry()
+        clearHeld()
         let replies = questions.map { Reply(owner: $0.owner, bytes: PlymouthReply.noAnswer) }
             + watches.map { Reply(owner: $0.owner, bytes: PlymouthReply.noAnswer) }
         questions = []
@@ -115,8 +183,9 @@ package struct PlymouthQuestions {
         return replies
     }
 
-    /// Applies the bytes read from the keyboard; returns the answers they complete.
-    package mutating func type(_ bytes: UnsafeRawBufferPointer) -> [Reply] {
+    /// Applies the bytes read from the keyboard at `time` (the loop turn's); returns the
+    /// answers they complete. What nothing takes is held (see the type's notes).
+    package mutating func type(_ bytes: UnsafeRawBufferPointer, at time: Double = 0) -> [Reply] {
         var replies: [Reply] = []
         var index = 0
         while index < bytes.count {
@@ -132,15 +201,26 @@ package struct PlymouthQuestions {
                     replies += cancel()
                 } else {
                     detailsShown.toggle()
+                    clearHeld()
                 }
-            case 0x0D, 0x0A:
-                replies += enter()
-            case 0x7F, 0x08:
-                deleteCharacter()
-            case 0x15:
-                clearEntry()
+            case 0x0D, 0x0A, 0x7F, 0x08, 0x15:
+                if current == nil {
+                    hold([byte], at: time)
+                } else if byte == 0x0D || byte == 0x0A {
+                    replies += enter()
+                } else if byte == 0x15 {
+                    clearEntry()
+                } else {
+                    deleteCharacter()
+                }
             case 0x03, 0x04:
-                if current != nil { replies += cancel() } else { replies += keystroke([byte]) }
+                if current != nil {
+                    replies += cancel()
+                } else if let reply = keystroke([byte]) {
+                    replies.append(reply)
+                } else {
+                    hold([byte], at: time)
+                }
             default:
                 let length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
                 let end = min(bytes.count, index - 1 + length)
@@ -148,8 +228,10 @@ package struct PlymouthQuestions {
                 index = end
                 if current != nil {
                     if byte >= 0x20, entry.count + character.count <= Self.maxEntryBytes { entry += character }
+                } else if let reply = keystroke(character) {
+                    replies.append(reply)
                 } else {
-                    replies += keystroke(character)
+                    hold(character, at: time)
                 }
             }
         }
@@ -185,12 +267,12 @@ package struct PlymouthQuestions {
         }
     }
 
-    private mutating func keystroke(_ character: [UInt8]) -> [Reply] {
+    private mutating func keystroke(_ character: [UInt8]) -> Reply? {
         guard let index = watches.firstIndex(where: { watch in
             guard let keys = watch.keys else { return true }
             return Self.contains(keys, character)
-        }) else { return [] }
-        return [Reply(owner: watches.remove(at: index).owner, bytes: PlymouthReply.answer(character))]
+        }) else { return nil }
+        return Reply(owner: watches.remove(at: index).owner, bytes: PlymouthReply.answer(character))
     }
 
     private static func contains(_ keys: [UInt8], _ character: [UInt8]) -> Bool {

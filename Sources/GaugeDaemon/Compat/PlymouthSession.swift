@@ -37,14 +37,15 @@ import GaugeProtocol
 /// | `W` | `ask-question --prompt=P` | with `asks`: the prompt and the answer echoed; the answer, or `\x05` on Escape |
 /// | `c` | cached passwords (systemd's agent asks first) | with `asks`: `\x05`, none cached, so the caller asks with `*` |
 /// | `K` | `watch-keystroke [--keys=K]` | with `asks`: the first key pressed that is in K (any key without), as an answer |
-/// | `L` | `ignore-keystroke [--keys=K]` | ACK; with `asks`, the watch for K ends and its caller gets `\x05` |
+/// | `L` | `ignore-keystroke [--keys=K]` | ACK; with `asks`, from root only (else NAK): the watch for K ends and its caller gets `\x05` |
 /// | `*`, `c`, `W` without `asks` | passwords, cached passwords, questions | NAK at once, so the caller falls back to asking on the console instead of hanging (Gauge's `plymouth` asks there itself), and the console gets the screen while someone waits to read it (`lendsConsole`) |
 /// | `K` without `asks` | `watch-keystroke` | NAK |
 /// | other | | NAK and a log line |
 ///
 /// A connection that is not `authorized` (the daemon decides from the peer's
 /// credentials, as for its native socket) gets NAK for everything, as plymouthd answers
-/// non-root clients.
+/// non-root clients. A request the daemon's access policy refuses (`Access`: a member's
+/// `H`, `D` or `Q` while root's question waits) is answered NAK by `CompatInputs`.
 ///
 /// Pure: feed the bytes read from the connection to `consume`, apply the requests, then
 /// write `reply` back before the daemon could leave (`plymouth quit` waits for its ACK;
@@ -116,6 +117,9 @@ package struct PlymouthSession: Sendable {
             UInt8(ascii: "K") where asks && !rootPeer:
             // What is typed at the boot screen (a disk's passphrase) goes to root alone.
             return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may ask at the screen"])
+        case UInt8(ascii: "L") where asks && !rootPeer:
+            // Every keystroke watch is root's: another peer has none to end.
+            return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may end root's keystroke watches"])
         case UInt8(ascii: "*") where asks:
             return CompatOutput(ask: .password(prompt: text))
         case UInt8(ascii: "W") where asks:

@@ -3,11 +3,15 @@ import GaugeProtocol
 
 /// Serves Plymouth's questions and keystroke watches (`gauged --ask`): keeps the askers'
 /// connections, whose answers are deferred until given, reads the keyboard while the
-/// splash shows or something waits for a key, and answers each asker in Plymouth's
-/// format; Escape with nothing asked toggles the details view. A question
-/// whose asker disconnects is withdrawn. With no VT the keys come from the input
-/// devices (`EvdevKeyboard`), opened only while something is asked. Without a keyboard every question is
+/// splash is on screen, and answers each asker in Plymouth's format; Escape with nothing
+/// asked toggles the details view. A question whose asker disconnects is withdrawn. With
+/// no VT the keys come from the input devices (`EvdevKeyboard`), opened only while the
+/// splash is on screen and something is asked. Without a keyboard every question is
 /// answered "no answer" at once, so the caller falls back rather than waiting forever.
+///
+/// Keys are never read while the splash is not on screen (hidden, the console's, a
+/// display manager's): a question waits, unread, until it shows again, so nobody types
+/// into a prompt they cannot see.
 final class QuestionDesk {
     typealias Asker = Connection<PlymouthFrameDecoder>
 
@@ -18,17 +22,22 @@ final class QuestionDesk {
     /// With no VT: the input devices' keys, read only while something is asked.
     private(set) var evdev: EvdevKeyboard?
     private let log: Log
+    private let loop: EventLoop
+    /// Drops held keys once they are too old to answer a question (`PlymouthQuestions`).
+    private var heldKeyTimer: FrameTimer?
     /// The question on screen, what was typed or the details view changed: draw it.
     var onChange: (() -> Void)?
-    /// Keys are read while the splash is on screen even with nothing asked, for Escape's
-    /// details view; the tty is given its settings back when the splash leaves.
-    var readsWhileShown = false {
+    /// The splash is on screen: keys are read (the VT's even with nothing asked, for
+    /// Escape's details view); the tty is given its settings back when the splash leaves.
+    var screenShown = false {
         didSet {
-            guard readsWhileShown != oldValue else { return }
-            if readsWhileShown { keyboard?.start() }
+            guard screenShown != oldValue else { return }
             update()
         }
     }
+
+    /// Something root asked waits for the keyboard: a question or a keystroke watch.
+    var isWaiting: Bool { questions.wantsKeys }
 
     /// Whether Caps Lock is on, on the keyboard questions are answered from.
     var capsLock: Bool { keyboard?.capsLock ?? evdev?.capsLock ?? false }
@@ -44,6 +53,9 @@ final class QuestionDesk {
     /// as well: no keyboard.
     init(ttyPath: String?, inputDirectory: String? = "/dev/input", keymapPath: String? = nil, loop: EventLoop, log: Log) {
         self.log = log
+        self.loop = loop
+        // Holds the desk until `close()`, like the keyboard's handler.
+        heldKeyTimer = try? FrameTimer(loop: loop) { [self] _ in expireHeldKeys() }
         if let ttyPath {
             keyboard = KeyboardInput(path: ttyPath, loop: loop, log: log) { [self] keys in typed(keys) }
         } else if let inputDirectory {
@@ -67,22 +79,38 @@ final class QuestionDesk {
         case .password, .question, .watchKeystroke:
             break
         }
-        guard keyboard?.start() == true || evdev?.start() == true else {
+        // Off screen, the keyboard is opened once the splash shows (and a failure then
+        // answers "no answer").
+        let hasKeyboard = screenShown ? keyboard?.start() == true || evdev?.start() == true : keyboard != nil || evdev != nil
+        guard hasKeyboard else {
             log.info("\(Self.describe(ask)) not asked: no keyboard to answer it; no answer sent")
             return PlymouthReply.noAnswer
         }
+        // Keys typed since the asker connected, read before its request was, are its.
+        let since = screenShown ? asker.openedAt : nil
+        var early: [PlymouthQuestions.Reply] = []
         switch ask {
         case .password(let prompt):
-            questions.ask(.password, prompt: prompt, owner: asker.id)
+            early = questions.ask(.password, prompt: prompt, owner: asker.id, since: since, at: loop.wakeTime)
         case .question(let prompt):
-            questions.ask(.question, prompt: prompt, owner: asker.id)
+            early = questions.ask(.question, prompt: prompt, owner: asker.id, since: since, at: loop.wakeTime)
         case .watchKeystroke(let keys):
             questions.watch(keys: keys, owner: asker.id)
         case .ignoreKeystroke:
             break
         }
         askers[asker.id] = asker
-        log.info("\(asker.label): \(Self.describe(ask)) waits for the keyboard")
+        log.info("\(asker.label): \(Self.describe(ask)) waits for the keyboard\(screenShown ? "" : " (read once the splash is on screen)")")
+        if !early.isEmpty {
+            // Answered by keys already typed: sent once the request's handler has
+            // deferred its reply.
+            loop.execute { [self] in
+                let outcome = early.first?.bytes == PlymouthReply.noAnswer ? "cancelled" : "answered"
+                log.info("\(asker.label): \(outcome) by keys typed as it was asked")
+                deliver(&early)
+                update()
+            }
+        }
         update()
         return nil
     }
@@ -105,19 +133,41 @@ final class QuestionDesk {
         keyboard = nil
         evdev?.stop()
         evdev = nil
+        heldKeyTimer?.close()
+        heldKeyTimer = nil
         onChange = nil
     }
 
     private func typed(_ keys: UnsafeRawBufferPointer) {
         let asked = questions.current
         let details = questions.detailsShown
-        var replies = questions.type(keys)
+        var replies = questions.type(keys, at: loop.wakeTime)
         for reply in replies {
             let label = askers[reply.owner]?.label ?? "a client"
             log.info("\(label): \(reply.bytes == PlymouthReply.noAnswer ? "cancelled, no answer sent" : "answered")")
         }
         deliver(&replies)
         if asked != nil || !replies.isEmpty || questions.detailsShown != details { update() }
+        armHeldKeyTimer()
+    }
+
+    private func armHeldKeyTimer() {
+        guard let expiry = questions.heldExpiry else {
+            heldKeyTimer?.stop()
+            return
+        }
+        // Just past the expiry: the timer's clock and the loop's are the same monotonic one.
+        let first = max(0.001, expiry - MonotonicClock.now() + 0.001)
+        do {
+            try heldKeyTimer?.start(period: PlymouthQuestions.heldKeyLife, first: first)
+        } catch {
+            log.info("cannot arm the held keys' timer: \(error); they are dropped with the next key")
+        }
+    }
+
+    private func expireHeldKeys() {
+        questions.expireHeld(at: MonotonicClock.now())
+        armHeldKeyTimer()
     }
 
     /// Sends each reply to its asker, then zeroes the reply: an answer is a typed secret,
@@ -135,10 +185,27 @@ final class QuestionDesk {
         }
     }
 
+    /// Reads the keyboard exactly while the splash is on screen (the input devices only
+    /// while something is asked, too); a question the keyboard cannot be opened for gets
+    /// "no answer".
     private func update() {
-        if !questions.wantsKeys {
+        if screenShown {
+            var reading = true
+            if let keyboard, !keyboard.isReading { reading = keyboard.start() }
+            if let evdev {
+                if questions.wantsKeys { reading = evdev.start() } else { evdev.stop() }
+            }
+            if !reading, questions.wantsKeys {
+                log.info("no keyboard to answer what is asked: no answer sent")
+                // Sent after the turn's handlers: this may run inside an asker's own.
+                var replies = questions.cancelAll()
+                loop.execute { [self] in deliver(&replies) }
+            }
+        } else {
+            keyboard?.stop()
             evdev?.stop()
-            if !readsWhileShown { keyboard?.stop() }
+            // Held keys wait for a question on screen.
+            questions.clearHeld()
         }
         onChange?()
     }

@@ -64,6 +64,9 @@ package final class Connection<Decoder: MessageDecoder> {
     package private(set) var isAwaitingReply = false
     /// When the peer last sent anything (monotonic seconds).
     package private(set) var lastActivity: Double
+    /// The loop turn the connection was accepted in (`EventLoop.wakeTime`): nothing it
+    /// asks was asked earlier.
+    package let openedAt: Double
 
     let fd: Int32
     /// For log lines: "client 3", "plymouth client 2", "psplash FIFO".
@@ -115,6 +118,7 @@ package final class Connection<Decoder: MessageDecoder> {
         self.handler = handler
         self.onClose = onClose
         lastActivity = MonotonicClock.now()
+        openedAt = loop.wakeTime
     }
 
     deinit {

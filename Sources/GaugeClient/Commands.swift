@@ -46,6 +46,8 @@ struct CommandSpec: Sendable {
     var positionals: ClosedRange<Int> = 0...0
     /// Whether every argument after the name is taken as is (`send`).
     var takesRawArguments = false
+    /// Whether `--` ends the options with a command to run (`bootc`, `gauge`).
+    var runsCommand = false
     /// For a command that is more than one request (`gauge`, `swupdate`): what to do.
     var makeAction: (@Sendable (CommandArguments) throws(UsageError) -> Invocation.Action)? = nil
     var makeRequest: @Sendable (CommandArguments) throws(UsageError) -> OutgoingRequest
@@ -247,8 +249,8 @@ struct CommandSpec: Sendable {
                 return OutgoingRequest(line: line)
             }),
         CommandSpec(
-            name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--on-eof success|quit|keep]",
-            summary: "Read a dialog/whiptail --gauge stream from stdin and show it",
+            name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--on-eof success|quit|keep] [-- CMD...]",
+            summary: "Read a dialog/whiptail --gauge stream from stdin (or COMMAND) and show it",
             details: """
                 A number per line moves the bar; XXX, a number, text lines, XXX sets the number
                 and the message (dialog's format; \\n in the text is a line break, and two
@@ -261,12 +263,21 @@ struct CommandSpec: Sendable {
                 (a new daemon gets the title and message again), and stdin is always read to
                 EOF, so the writer never gets SIGPIPE. Exit status: 0 all ok, 1 an err reply,
                 3 an update not delivered.
+
+                With -- COMMAND [ARG...], gaugectl runs COMMAND and reads what it writes to its
+                standard output instead of stdin; when the stream ends COMMAND's exit status
+                decides: 0 does what --on-eof says, anything else (or a COMMAND that cannot be
+                started) shows failure naming it, and gaugectl exits with COMMAND's status
+                (127 not found, 128+N killed by signal N), which a pipeline's first command
+                cannot give. Example:
+                  gaugectl gauge --title Installing -- ./install.sh
                 """,
             options: [
                 OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
                 OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "Set the message first"),
                 OptionSpec(name: "--on-eof", valueName: "success|quit|keep", help: "What to do at the end of the stream (default success)"),
             ],
+            runsCommand: true,
             makeAction: { arguments throws(UsageError) in
                 var first: [Request] = []
                 if let title = arguments.values["--title"] { first.append(.title(title)) }
@@ -276,7 +287,7 @@ struct CommandSpec: Sendable {
                 guard let atEnd = GaugeCommand.EndOfStream(rawValue: word) else {
                     throw UsageError("--on-eof must be success, quit or keep, not '\(word)'")
                 }
-                return .gauge(first: first, atEnd: atEnd)
+                return .gauge(first: first, atEnd: atEnd, command: arguments.command)
             },
             makeRequest: { _ throws(UsageError) in throw UsageError("gauge is not one request") }),
         CommandSpec(

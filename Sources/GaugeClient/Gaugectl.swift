@@ -54,10 +54,10 @@ package enum Gaugectl {
         case .version:
             print("gaugectl \(GaugeVersion.current)")
             finish(.ok)
-        case .gauge(let first, let atEnd):
-            finish(GaugeCommand.run(
-                first: first, atEnd: atEnd, socketPath: invocation.socketPath, timeout: invocation.timeout,
-                waitsForDaemon: invocation.waitsForDaemon))
+        case .gauge(let first, let atEnd, let command):
+            GaugeCommand.run(
+                first: first, atEnd: atEnd, command: command, socketPath: invocation.socketPath,
+                timeout: invocation.timeout, waitsForDaemon: invocation.waitsForDaemon)
         case .consoleReset(let tty, let pidFile):
             // The pid file first: a console that cannot be reset is no reason to keep
             // systemd's console agent away.

@@ -290,6 +290,13 @@ package final class Daemon {
     }
 
     /// A message or step for the details view.
+    /// Whether a step names one of Gauge's own systemd units (`gauged.service`,
+    /// `gauged-poweroff.service`, `gauged-ask-password.path` ...).
+    package static func isGaugeUnit(_ name: String) -> Bool {
+        guard name == "gauged" || name.hasPrefix("gauged.") || name.hasPrefix("gauged-") else { return false }
+        return [".service", ".path", ".socket", ".target"].contains { name.hasSuffix($0) }
+    }
+
     private func noteMessage(_ text: String?) {
         guard let text, bootMessages.append(text) else { return }
         if screen.model.details != nil { showDetails() }
@@ -356,8 +363,11 @@ package final class Daemon {
             noteMessage(text)
         case .title(let text): screen.setTitle(text)
         case .step(let name):
-            noteMessage(name)
             questions?.checkKeyboard()
+            // Gauge's own units (gauged-poweroff.service showing this very screen,
+            // gauged-ask-password.service taking a question to it) are no step to show.
+            guard !Self.isGaugeUnit(name) else { break }
+            noteMessage(name)
             if access.mayRecordBootSteps { bootRecord.step(name, at: now) }
             bootEstimate?.step(name, at: now)
             if !clientMessage { screen.setMessage(name) }

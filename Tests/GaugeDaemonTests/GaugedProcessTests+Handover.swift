@@ -61,3 +61,23 @@ extension GaugedProcessTests {
         #expect(count((255, 0, 0), in: try PNG.read(path)) > 100)
     }
 }
+
+extension GaugedProcessTests {
+    /// Gauge's own units are no step to show: systemd reports `gauged-poweroff.service`
+    /// (the power-off screen itself) and `gauged-ask-password.service` (a question taken
+    /// to the splash) to Plymouth's socket like any unit; the message line keeps the
+    /// boot's own step, and the title ("Powering off") stays.
+    @Test func gaugesOwnUnitsAreNoStepsOnTheMessageLine() throws {
+        let daemon = try GaugedProcess(["--title", "Powering off"])
+        #expect(try daemon.request("step systemd-journald.service") == "ok")
+        #expect(try daemon.status().message == "systemd-journald.service", "a unit of the system shows")
+        for own in ["gauged-poweroff.service", "gauged-ask-password.service", "gauged.service", "gauged-quit.service"] {
+            #expect(try daemon.request("step \(own)") == "ok")
+            let status = try daemon.status()
+            #expect(status.message == "systemd-journald.service", "\(own) shown as a step")
+            #expect(status.title == "Powering off")
+        }
+        #expect(try daemon.request("step gauged-like-unit-of-someone-else.mount") == "ok")
+        #expect(try daemon.status().message == "gauged-like-unit-of-someone-else.mount", "only Gauge's own units are left out")
+    }
+}

@@ -16,6 +16,19 @@ enum ReplyOutput: Sendable {
     case payload
     /// Print the status JSON as text, or verbatim with `json: true`.
     case status(json: Bool)
+    /// Print the active theme (`theme` alone) as theme-file lines.
+    case theme
+}
+
+/// `theme` alone's answer as a theme file: which file, then each setting over the defaults.
+func themeText(_ payload: String) -> String? {
+    guard let json = JSONValue.parse(payload), case .object(let members)? = json["settings"] else { return nil }
+    var text = json["file"]?.stringValue.map { "# theme file \($0), then changes at run time; the rest as by default" }
+        ?? "# no theme file: the defaults, with these changes at run time"
+    for member in members {
+        text += "\n\(member.key) = \(member.value.stringValue ?? "")"
+    }
+    return text
 }
 
 /// The line to send and how to show its reply.
@@ -129,11 +142,17 @@ struct CommandSpec: Sendable {
         stateCommand(.failure, summary: "Show that the work failed, with an optional final message"),
         stateCommand(.running, summary: "Go back to the running state, with an optional message"),
         CommandSpec(
-            name: "theme", argumentsSynopsis: "KEY=VALUE...",
-            summary: "Change theme keys at run time",
-            details: "Example: gaugectl theme fill_color=#ff8800 'message_font=DejaVu Sans'",
-            positionals: 1...Int.max,
+            name: "theme", argumentsSynopsis: "[KEY=VALUE...]",
+            summary: "Change theme keys at run time; alone, print the theme in use",
+            details: """
+                Without KEY=VALUE, prints the theme in use: its file and every setting over the
+                defaults (the file's, then run-time changes), as theme-file lines. A relative
+                path (logo, font, bold_font, fallback_fonts) is taken from this directory.
+                Example: gaugectl theme fill_color=#ff8800 font=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
+                """,
+            positionals: 0...Int.max,
             makeRequest: { arguments throws(UsageError) in
+                if arguments.positionals.isEmpty { return OutgoingRequest(line: "theme", output: .theme) }
                 var settings: [ThemeSetting] = []
                 for argument in arguments.positionals {
                     guard let equals = argument.firstIndex(of: "=") else {
@@ -143,7 +162,9 @@ struct CommandSpec: Sendable {
                     guard ThemeSetting.isValidKey(key) else {
                         throw UsageError("bad theme key '\(key)' (letters, digits, _ - . only)")
                     }
-                    settings.append(ThemeSetting(key: key, value: String(argument[argument.index(after: equals)...])))
+                    var value = String(argument[argument.index(after: equals)...])
+                    if ThemeSetting.fileKeys.contains(key) { value = try absolutePaths(value, list: key == "fallback_fonts") }
+                    settings.append(ThemeSetting(key: key, value: value))
                 }
                 return try validated(.theme(settings))
             }),
@@ -414,6 +435,19 @@ private func validated(_ request: Request) throws(UsageError) -> OutgoingRequest
         throw UsageError(error.message)
     }
     return OutgoingRequest(line: line)
+}
+
+/// A theme value naming files (one, or a comma-separated list) with each relative path
+/// made absolute against this directory: the daemon's is not the caller's.
+private func absolutePaths(_ value: String, list: Bool) throws(UsageError) -> String {
+    guard !value.isEmpty else { return value }
+    guard list else { return try absolutePath(value) }
+    var paths: [String] = []
+    for part in value.split(separator: ",") {
+        let trimmed = String(String(part).drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        paths.append(trimmed.isEmpty ? trimmed : try absolutePath(trimmed))
+    }
+    return paths.joined(separator: ", ")
 }
 
 /// `path` made absolute against the current directory.

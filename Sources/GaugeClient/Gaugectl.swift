@@ -106,6 +106,8 @@ package enum Gaugectl {
                     print(payload)
                 case .status(json: false):
                     print(Status.parse(json: payload)?.humanReadable ?? payload)
+                case .theme:
+                    print(themeText(payload) ?? payload)
                 }
                 finish(.ok)
             case .err(let error):

@@ -41,7 +41,7 @@ package struct Access: Equatable, Sendable {
     package static let compatInput = Access(mayNameFiles: false, isRoot: false)
 
     /// Theme keys whose values are file paths.
-    package static let fileThemeKeys: Set<String> = ["logo", "font", "bold_font", "fallback_fonts"]
+    package static let fileThemeKeys = ThemeSetting.fileKeys
 
     /// Why `request` is refused (`err denied`), or nil when it is allowed.
     package func refusal(of request: Request) -> ProtocolError? {

@@ -1,0 +1,68 @@
+import Foundation
+import GaugeProtocol
+import GaugeRender
+import Glibc
+import Testing
+
+// What a new user meets in the first hour, tried as they would try it.
+
+extension GaugedProcessTests {
+    /// `gaugectl reload` of a theme with bad lines answers err with the first problem's
+    /// file and line and keeps the theme in use; `gaugectl theme` alone prints it.
+    @Test func reloadNamesTheFirstProblemAndThemeAlonePrintsTheThemeInUse() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.appending("look.theme")
+        try "[bar]\nfill_color = #112233\nlogo = logo.png\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let logo = try #require(FileManager.default.contents(atPath: ReadmeTests.repositoryRoot.path + "/data/gauge-logo.png"))
+        #expect(FileManager.default.createFile(atPath: directory.appending("logo.png"), contents: logo))
+        let daemon = try GaugedProcess(["--theme", path])
+        #expect(!daemon.log.contains("theme:"), "the file, its logo beside it, loads: \(daemon.log)")
+        let shown = try gaugectl(["--socket", daemon.socketPath, "theme"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("fill_color = #112233\n"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("logo = \(directory.appending("logo.png"))\n"), "\(shown.stdout)")
+        #expect(shown.stdout.hasPrefix("# theme file \(path)"), "\(shown.stdout)")
+
+        try "fill_color = #445566\nfont = /nonexistent/Sans.ttf\nbogus_key = 1\nbar_height = 9999\n"
+            .write(toFile: path, atomically: false, encoding: .utf8)
+        let reload = try gaugectl(["--socket", daemon.socketPath, "reload"])
+        #expect(reload.status == 1)
+        #expect(reload.stderr.contains("\(path):2: font: cannot open /nonexistent/Sans.ttf"), "\(reload.stderr)")
+        #expect(reload.stderr.contains("the theme in use stays"), "\(reload.stderr)")
+        #expect(try gaugectl(["--socket", daemon.socketPath, "theme"]).stdout.contains("fill_color = #112233"), "the old theme stays")
+    }
+
+    /// A relative path given to `gaugectl theme` is the caller's, not the daemon's.
+    @Test func gaugectlMakesThemePathsAbsoluteFromTheCallersDirectory() throws {
+        let daemon = try GaugedProcess()
+        let gaugectlPath = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
+        let run = try runProgram(
+            "/bin/sh", ["-c", "cd \(ReadmeTests.repositoryRoot.path) && exec \(gaugectlPath) --socket \(daemon.socketPath) theme logo=data/gauge-logo.png"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let shown = try gaugectl(["--socket", daemon.socketPath, "theme"])
+        #expect(shown.stdout.contains("logo = \(ReadmeTests.repositoryRoot.path)/data/gauge-logo.png"), "\(shown.stdout)")
+    }
+
+    /// The sample theme works from the checkout: its logo is beside it.
+    @Test func theSampleThemeWorksFromTheCheckout() throws {
+        let gauged = try BuiltBinary.require(BuiltBinary.gauged, "gauged")
+        let directory = TemporaryDirectory()
+        let socket = directory.appending("g.sock")
+        let run = try runProgram(
+            "/bin/sh",
+            ["-c", "cd \(ReadmeTests.repositoryRoot.path) && { \(gauged) --theme data/gauge.theme --display memory:320x240 --socket \(socket) & sleep 1; kill $!; wait; }"])
+        #expect(run.stderr.contains("listening on"), "\(run.stderr)")
+        #expect(!run.stderr.contains("logo"), "\(run.stderr)")
+        #expect(!run.stderr.contains("theme:"), "\(run.stderr)")
+    }
+
+    /// Every KEY=VALUE in `gaugectl theme --help` is a key the theme has.
+    @Test func theThemeHelpShowsOnlyRealKeys() throws {
+        let help = try gaugectl(["theme", "--help"]).stdout
+        let keys = help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "'" })
+            .filter { $0.contains("=") && !$0.hasPrefix("KEY") && !$0.hasPrefix("[KEY") && !$0.hasPrefix("-") }
+            .map { String($0.split(separator: "=")[0]) }
+        #expect(!keys.isEmpty, "\(help)")
+        for key in keys { #expect(Theme.keys.contains(key), "theme --help shows '\(key)', no theme key") }
+    }
+}

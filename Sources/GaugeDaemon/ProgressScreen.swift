@@ -107,7 +107,7 @@ package final class ProgressScreen {
             do {
                 try next.set(setting.key, setting.value)
             } catch .unknownKey(let key) {
-                throw ProtocolError(.unknown, "unknown theme key '\(Abbreviated(key))'")
+                throw ProtocolError(.unknown, "unknown theme key '\(Abbreviated(key))'\(Nearest.hint(for: key, in: Theme.keys))")
             } catch {
                 throw ProtocolError(.range, error.description)
             }

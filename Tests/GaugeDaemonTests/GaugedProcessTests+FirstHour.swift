@@ -65,4 +65,44 @@ extension GaugedProcessTests {
         #expect(!keys.isEmpty, "\(help)")
         for key in keys { #expect(Theme.keys.contains(key), "theme --help shows '\(key)', no theme key") }
     }
+
+    /// Natural mistakes get a clear word at once: a wait for a daemon says what it waits
+    /// for within a moment, a path that is no socket fails at once saying so, and an
+    /// err reply does not repeat its code.
+    @Test func naturalMistakesAreToldAtOnce() throws {
+        let directory = TemporaryDirectory()
+        let gaugectlPath = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
+        // The notice before the wait ends: stderr read with a deadline of 1 s.
+        let waiting = try runProgram(
+            "/bin/sh", ["-c", "\(gaugectlPath) --timeout 3 --socket \(directory.appending("none.sock")) status 2>&1 & sleep 1; kill $!"])
+        #expect(waiting.stdout.contains("no daemon on \(directory.appending("none.sock")) yet; waiting up to 3 s"), "\(waiting.stdout)")
+
+        let folder = directory.appending("dir")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let plain = directory.appending("plain")
+        #expect(FileManager.default.createFile(atPath: plain, contents: Data()))
+        for (path, kind) in [(folder, "a directory"), (plain, "a file")] {
+            let started = monotonicNow()
+            let run = try gaugectl(["--socket", path, "status"])
+            #expect(monotonicNow() - started < 2, "no wait for what can never be a daemon")
+            #expect(run.status == 3 && run.stderr.contains("\(path) is not a socket (\(kind))"), "\(run.stderr)")
+        }
+
+        let daemon = try GaugedProcess()
+        let unknown = try gaugectl(["--socket", daemon.socketPath, "theme", "bogus=1"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "gaugectl: unknown theme key 'bogus'\n", "\(unknown.stderr)")
+    }
+
+    /// An unknown command or key suggests the nearest one.
+    @Test func anUnknownCommandOrKeySuggestsTheNearest() throws {
+        let daemon = try GaugedProcess()
+        let command = try gaugectl(["--socket", daemon.socketPath, "progres", "3"])
+        #expect(command.status == 2 && command.stderr.contains("unknown command 'progres' (did you mean 'progress'?)"), "\(command.stderr)")
+        let key = try gaugectl(["--socket", daemon.socketPath, "theme", "fill_colour=#ff0000"])
+        #expect(key.status == 1 && key.stderr.contains("unknown theme key 'fill_colour' (did you mean 'fill_color'?)"), "\(key.stderr)")
+        #expect(try daemon.request("progess 4").contains("(did you mean 'progress'?)"))
+        let far = try gaugectl(["--socket", daemon.socketPath, "theme", "zzz=1"])
+        #expect(!far.stderr.contains("did you mean"), "no hint for what is nothing like a key: \(far.stderr)")
+    }
 }

@@ -193,7 +193,9 @@ enum ArgumentParser {
             }
             guard let option = command.options.first(where: { $0.name == name || $0.alias == name }) else {
                 if ["--socket", "--timeout", "--no-wait", "--version"].contains(name) {
-                    throw UsageError("\(name) must come before the command", command: command)
+                    let swupdate = name == "--socket" && command.name == "swupdate"
+                        ? " (SWUpdate's progress socket is --progress-socket)" : ""
+                    throw UsageError("\(name) must come before the command\(swupdate)", command: command)
                 }
                 throw UsageError(
                     "unknown option '\(argument)' for \(command.name) (use -- before text that starts with '-')",

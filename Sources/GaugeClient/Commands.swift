@@ -115,7 +115,7 @@ struct CommandSpec: Sendable {
         CommandSpec(
             name: "message", argumentsSynopsis: "[TEXT...]",
             summary: "Set the message line (no text clears it)",
-            details: "Several words are joined with single spaces; a newline in TEXT breaks the line (two lines show).",
+            details: "Several words are joined with single spaces; a newline or \\n in TEXT breaks the line (two lines show), as in dialog's text.",
             positionals: 0...Int.max,
             makeRequest: { arguments throws(UsageError) in
                 try validated(.message(lineBreaks(text(arguments))))
@@ -312,25 +312,25 @@ struct CommandSpec: Sendable {
             },
             makeRequest: { _ throws(UsageError) in throw UsageError("gauge is not one request") }),
         CommandSpec(
-            name: "swupdate", argumentsSynopsis: "[--socket PATH] [--layout auto|packed|aligned]",
+            name: "swupdate", argumentsSynopsis: "[--progress-socket PATH] [--layout auto|packed|aligned]",
             summary: "Show SWUpdate's progress (its progress socket) until killed",
             details: """
                 Connects to SWUpdate's progress socket (progress API 2.x) and turns its messages
                 into progress, message and success/failure states. When SWUpdate is not there
-                or goes away, it tries again every second. --socket here is SWUpdate's socket;
-                gauged's socket is the --socket before the command. --layout: how SWUpdate lays
+                or goes away, it tries again every second. --progress-socket is SWUpdate's;
+                gauged's socket is --socket, before the command. --layout: how SWUpdate lays
                 out progress_msg (aligned: up to 2025.05 on 64-bit/ARM; packed: later releases
                 and 32-bit x86); auto tells them apart from the stream.
                 """ + "\n" + ProgressTicks.swupdateDetails,
             options: [
                 OptionSpec(
-                    name: "--socket", alias: "-s", valueName: "PATH",
+                    name: "--progress-socket", valueName: "PATH",
                     help: "SWUpdate's progress socket (default \(SWUpdateCommand.defaultSocketPath))"),
                 OptionSpec(name: "--layout", valueName: "auto|packed|aligned", help: "The progress_msg layout (default auto)"),
             ] + ProgressTicks.options,
             makeAction: { arguments throws(UsageError) in
-                let path = arguments.values["--socket"] ?? SWUpdateCommand.defaultSocketPath
-                guard !path.isEmpty else { throw UsageError("--socket needs a path") }
+                let path = arguments.values["--progress-socket"] ?? SWUpdateCommand.defaultSocketPath
+                guard !path.isEmpty else { throw UsageError("--progress-socket needs a path") }
                 let layout: SWUpdateProgressMessage.Layout?
                 switch arguments.values["--layout"] ?? "auto" {
                 case "auto": layout = nil
@@ -403,23 +403,33 @@ private func text(_ arguments: CommandArguments) -> String {
     arguments.positionals.joined(separator: " ")
 }
 
-/// `text` with each newline (or CR LF) as the protocol's line break, for message texts.
-private func lineBreaks(_ text: String) -> String {
-    var out = ""
-    var scalars = text.unicodeScalars.makeIterator()
-    var pending = scalars.next()
-    while let scalar = pending {
-        pending = scalars.next()
-        switch scalar {
-        case "\r" where pending == "\n":
-            continue
+/// `text` with each newline (or CR LF), and each `\n` written out as dialog's text has it,
+/// as the protocol's line break: one rule for every message gaugectl sends (`message`,
+/// `--message`, `success`/`failure` texts and `gauge`'s stream alike). `\\n` keeps a
+/// backslash and an n.
+func lineBreaks(_ text: String) -> String {
+    let scalars = Array(text.unicodeScalars)
+    var out = String.UnicodeScalarView()
+    var i = 0
+    while i < scalars.count {
+        let next = i + 1 < scalars.count ? scalars[i + 1] : nil
+        switch scalars[i] {
+        case "\r" where next == "\n":
+            break
         case "\n":
-            out.unicodeScalars.append(Request.lineBreak)
+            out.append(Request.lineBreak)
+        case "\\" where next == "\\" && i + 2 < scalars.count && scalars[i + 2] == "n":
+            out.append(contentsOf: ["\\", "n"])
+            i += 2
+        case "\\" where next == "n":
+            out.append(Request.lineBreak)
+            i += 1
         default:
-            out.unicodeScalars.append(scalar)
+            out.append(scalars[i])
         }
+        i += 1
     }
-    return out
+    return String(out)
 }
 
 /// The request's line, after checking that the daemon would accept it (so a newline in

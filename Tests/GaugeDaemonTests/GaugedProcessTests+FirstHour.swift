@@ -105,4 +105,32 @@ extension GaugedProcessTests {
         let far = try gaugectl(["--socket", daemon.socketPath, "theme", "zzz=1"])
         #expect(!far.stderr.contains("did you mean"), "no hint for what is nothing like a key: \(far.stderr)")
     }
+
+    /// `\n` breaks the message line in --message as it does in `gaugectl gauge`'s
+    /// stream: one rule for both; `\\n` keeps a backslash and an n.
+    @Test func aWrittenNewlineBreaksEveryMessageAlike() throws {
+        let daemon = try GaugedProcess()
+        let socket = ["--socket", daemon.socketPath]
+        #expect(try gaugectl(socket + ["progress", "40", "--message", #"Copying\nfile 3 of 9"#]).status == 0)
+        let viaOption = try daemon.status().message
+        #expect(viaOption == "Copying\u{2028}file 3 of 9", "\(viaOption.debugDescription)")
+        let gaugePath = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
+        let run = try runProgram(
+            "/bin/sh", ["-c", #"printf 'XXX\n50\nCopying\\nfile 3 of 9\nXXX\n' | "# + "\(gaugePath) --socket \(daemon.socketPath) gauge --on-eof keep"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try daemon.status().message == viaOption, "the same text, the same lines")
+        #expect(try gaugectl(socket + ["message", #"C:\\new"#]).status == 0)
+        #expect(try daemon.status().message == #"C:\new"#)
+        #expect(try gaugectl(socket + ["success", #"Done\nReboot now"#]).status == 0)
+        #expect(try daemon.status().message == "Done\u{2028}Reboot now")
+    }
+
+    /// `--socket` means gauged's socket everywhere; SWUpdate's is `--progress-socket`.
+    @Test func swupdatesSocketIsTheProgressSocketOption() throws {
+        let misplaced = try gaugectl(["swupdate", "--socket", "/tmp/swupdateprog"])
+        #expect(misplaced.status == 2)
+        #expect(misplaced.stderr.contains("--socket must come before the command (SWUpdate's progress socket is --progress-socket)"), "\(misplaced.stderr)")
+        let help = try gaugectl(["swupdate", "--help"]).stdout
+        #expect(help.contains("--progress-socket PATH"), "\(help)")
+    }
 }

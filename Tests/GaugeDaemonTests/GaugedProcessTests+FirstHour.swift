@@ -133,4 +133,40 @@ extension GaugedProcessTests {
         let help = try gaugectl(["swupdate", "--help"]).stdout
         #expect(help.contains("--progress-socket PATH"), "\(help)")
     }
+
+    /// The terminal demo as the README runs it, stdout and stderr one terminal: no log
+    /// line is written while the picture is up (between the alternate screen's start and
+    /// its end); they all come after it.
+    @Test func logLinesNeverDrawOverTheTerminalDisplay() throws {
+        let gauged = try BuiltBinary.require(BuiltBinary.gauged, "gauged")
+        let pty = try TypingPTY()
+        let directory = TemporaryDirectory()
+        let socket = directory.appending("g.sock")
+        let pid = try spawn(
+            "/bin/sh", ["-c", "exec \(gauged) --display terminal --socket \(socket) < \(pty.slavePath) > \(pty.slavePath) 2>&1"],
+            environment: childEnvironment(["TERM": "xterm-256color"]), outputPath: directory.appending("sh.log"))
+        var output: [UInt8] = []
+        func drain(for seconds: Double) {
+            let end = monotonicNow() + seconds
+            while monotonicNow() < end {
+                var entry = pollfd(fd: pty.master, events: Int16(POLLIN), revents: 0)
+                guard poll(&entry, 1, 50) > 0 else { continue }
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                let count = read(pty.master, &chunk, chunk.count)
+                if count > 0 { output += chunk[..<count] } else { return }
+            }
+        }
+        drain(for: 1.5)
+        _ = try? gaugectl(["--socket", socket, "progress", "40"])
+        drain(for: 0.5)
+        _ = try? gaugectl(["--socket", socket, "quit"])
+        drain(for: 1.5)
+        if reap(pid, within: 5) == nil { kill(pid, SIGKILL); _ = reap(pid, within: 5) }
+        let text = String(decoding: output, as: UTF8.self)
+        let enter = try #require(text.range(of: "\u{1B}[?1049h"), "the picture never started: \(text.prefix(200).debugDescription)")
+        let leave = try #require(text.range(of: "\u{1B}[?1049l"), "the picture never ended")
+        let during = text[enter.upperBound..<leave.lowerBound]
+        #expect(!during.contains("gauged:"), "a log line over the picture: \(during.components(separatedBy: "gauged:").dropFirst().first?.prefix(60) ?? "")")
+        #expect(text[leave.upperBound...].contains("gauged: listening on \(socket)"), "the log comes after the picture")
+    }
 }

@@ -29,16 +29,18 @@ package enum Gauged {
             var sink: Log.Sink = Log.standardError
             if let held { sink = { held.append($0) } }
             let log = Log(verbose: options.verbose, sink: sink)
-            let status: Int32
             do {
                 let daemon = try Daemon(options: options, log: log)
-                status = daemon.run()
+                let status = daemon.run()
+                held?.release()
+                // While the daemon lives: its end (a console left in graphics mode under a
+                // retained frame) is what `run` left, not what tearing it down would do.
+                exit(status)
             } catch {
                 log.info("\(error)")
-                status = 1
+                held?.release()
+                exit(1)
             }
-            held?.release()
-            exit(status)
         }
     }
 

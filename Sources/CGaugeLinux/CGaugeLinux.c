@@ -269,7 +269,7 @@ int CGL_is_on_fuse(int fd) {
     return info.f_type == 0x65735546; /* FUSE_SUPER_MAGIC */
 }
 
-int CGL_spawn(char *const argv[], int stdin_fd, pid_t *pid) {
+int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     int result = posix_spawn_file_actions_init(&actions);
     if (result != 0) {
@@ -277,6 +277,9 @@ int CGL_spawn(char *const argv[], int stdin_fd, pid_t *pid) {
     }
     if (stdin_fd >= 0) {
         result = posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO);
+    }
+    if (result == 0 && passed_fd >= 0 && passed_as >= 0) {
+        result = posix_spawn_file_actions_adddup2(&actions, passed_fd, passed_as);
     }
     if (result == 0) {
         result = posix_spawnp(pid, argv[0], &actions, NULL, argv, environ);

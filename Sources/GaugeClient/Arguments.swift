@@ -9,7 +9,7 @@ struct Invocation {
         /// Send `request.line` and show the reply as `request.output` says.
         case send(OutgoingRequest)
         /// Send `first`, then read a dialog --gauge stream from stdin; `atEnd` at its end.
-        case gauge(first: [Request], atEnd: GaugeCommand.EndOfStream)
+        case gauge(first: [Request], atEnd: GaugeCommand.EndOfStream, command: [String]?)
         /// Follow SWUpdate's progress socket.
         case swupdate(progressSocket: String, layout: SWUpdateProgressMessage.Layout?, bar: HonestBar.Settings)
         /// A command that runs on its own (the tools' progress sources): it gets the
@@ -48,6 +48,8 @@ struct CommandArguments {
     var values: [String: String] = [:]
     /// Options without a value that were given, by long name (`--json`).
     var flags: Set<String> = []
+    /// What follows `--` for a command that runs one (`bootc -- COMMAND ARGS`); nil: none.
+    var command: [String]?
 }
 
 /// The command-line parser: `gaugectl [GLOBAL OPTIONS] COMMAND [ARGUMENTS]`.
@@ -176,6 +178,11 @@ enum ArgumentParser {
                 continue
             }
             if argument == "--" {
+                if command.runsCommand {
+                    guard index < rest.count else { throw UsageError("-- needs a command to run", command: command) }
+                    parsed.command = Array(rest[index...])
+                    break
+                }
                 optionsEnded = true
                 continue
             }
@@ -186,7 +193,9 @@ enum ArgumentParser {
             }
             guard let option = command.options.first(where: { $0.name == name || $0.alias == name }) else {
                 if ["--socket", "--timeout", "--no-wait", "--version"].contains(name) {
-                    throw UsageError("\(name) must come before the command", command: command)
+                    let swupdate = name == "--socket" && command.name == "swupdate"
+                        ? " (SWUpdate's progress socket is --progress-socket)" : ""
+                    throw UsageError("\(name) must come before the command\(swupdate)", command: command)
                 }
                 throw UsageError(
                     "unknown option '\(argument)' for \(command.name) (use -- before text that starts with '-')",

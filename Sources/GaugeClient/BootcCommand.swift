@@ -10,6 +10,8 @@ enum BootcCommand {
         case standardInput
         case descriptor(Int32)
         case path(String)
+        /// A command gaugectl runs, writing into its descriptor `descriptor`.
+        case command([String], descriptor: Int32)
     }
 
     struct Options {
@@ -23,6 +25,7 @@ enum BootcCommand {
     static func run(_ options: Options, invocation: Invocation) -> Never {
         unblockSignals()
         let fd: Int32
+        var producer: Producer?
         switch options.input {
         case .standardInput:
             fd = 0
@@ -38,6 +41,16 @@ enum BootcCommand {
             } catch {
                 printError("gaugectl: bootc: cannot open \(path): \(String(cString: CGL_strerror(error.errno)))")
                 finish(.daemonError)
+            }
+        case .command(let command, let descriptor):
+            do throws(SystemError) {
+                (producer, fd) = try Producer.start(command, descriptor: descriptor)
+            } catch {
+                let (message, code) = Producer.startFailure(error)
+                printError("gaugectl: bootc: \(message)")
+                let requests = RequestStream(invocation: invocation, label: "bootc")
+                requests.send(.state(.failure, message: CompatText.clean(message)))
+                exit(code)
             }
         }
         let requests = RequestStream(invocation: invocation, label: "bootc")
@@ -80,8 +93,22 @@ enum BootcCommand {
         }
         handle(reader.finish())
         requests.complaints.flush()
+        guard let producer else {
+            requests.send(translator.finish(
+                options.ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
+            finish(requests.exitStatus)
+        }
+        // The command's exit status is the outcome: the stream may stop short of it.
+        let end = producer.wait()
+        if let failure = Producer.failure(producer.name, end) {
+            printError("gaugectl: bootc: \(failure)")
+            let ending: BootcProgressTranslator.Ending = options.ending == .keep ? .keep : .failure
+            requests.send(translator.finish(ending, successMessage: nil, failureMessage: "\(options.failureMessage): \(failure)"))
+            exit(Producer.exitCode(end))
+        }
+        let ending: BootcProgressTranslator.Ending = options.ending == .auto ? .success : options.ending
         requests.send(translator.finish(
-            options.ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
+            ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
         finish(requests.exitStatus)
     }
 }

@@ -132,13 +132,16 @@ final class BusConnection {
 /// every `interval` seconds where the tool announces nothing (nil: only when it
 /// announces something, or its name changes hands), hands every signal to `signal`, and
 /// ticks the bar in between. One loop: the bus's descriptor is what it waits on.
-/// `sample` and `signal` return false to end the loop.
+/// `sample` and `signal` return false to end the loop. `lost` is called when the service
+/// followed so far is gone (its name changed hands, or the connection failed): whatever
+/// it was doing died with it.
 enum BusPolling {
     static func run(
         label: String, connect: () throws(BusFailure) -> BusConnection, rules: [String] = [],
         interval: Double?,
         sample: (BusConnection, UInt64) throws(BusFailure) -> Bool,
         signal: (BusConnection, String, String, UInt64) throws(BusFailure) -> Bool = { _, _, _, _ in true },
+        lost: (UInt64) -> Void = { _ in },
         tick: (UInt64) -> Void, nextTick: (UInt64) -> UInt64?
     ) {
         var connection: BusConnection?
@@ -169,13 +172,14 @@ enum BusPolling {
                 if let current = connection {
                     while let (interface, member) = try current.nextSignal() {
                         let at = Deadline.now()
-                        let goesOn =
-                            interface == "org.freedesktop.DBus" && member == "NameOwnerChanged"
-                            ? try sample(current, at) : try signal(current, interface, member, at)
+                        let ownerChanged = interface == "org.freedesktop.DBus" && member == "NameOwnerChanged"
+                        if ownerChanged { lost(at) }
+                        let goesOn = ownerChanged ? try sample(current, at) : try signal(current, interface, member, at)
                         guard goesOn else { return }
                     }
                 }
             } catch {
+                if connection != nil { lost(Deadline.now()) }
                 connection = nil
                 if !reported {
                     printError("gaugectl: \(label): \(error.message); trying again every second")

@@ -16,6 +16,19 @@ enum ReplyOutput: Sendable {
     case payload
     /// Print the status JSON as text, or verbatim with `json: true`.
     case status(json: Bool)
+    /// Print the active theme (`theme` alone) as theme-file lines.
+    case theme
+}
+
+/// `theme` alone's answer as a theme file: which file, then each setting over the defaults.
+func themeText(_ payload: String) -> String? {
+    guard let json = JSONValue.parse(payload), case .object(let members)? = json["settings"] else { return nil }
+    var text = json["file"]?.stringValue.map { "# theme file \($0), then changes at run time; the rest as by default" }
+        ?? "# no theme file: the defaults, with these changes at run time"
+    for member in members {
+        text += "\n\(member.key) = \(member.value.stringValue ?? "")"
+    }
+    return text
 }
 
 /// The line to send and how to show its reply.
@@ -46,6 +59,8 @@ struct CommandSpec: Sendable {
     var positionals: ClosedRange<Int> = 0...0
     /// Whether every argument after the name is taken as is (`send`).
     var takesRawArguments = false
+    /// Whether `--` ends the options with a command to run (`bootc`, `gauge`).
+    var runsCommand = false
     /// For a command that is more than one request (`gauge`, `swupdate`): what to do.
     var makeAction: (@Sendable (CommandArguments) throws(UsageError) -> Invocation.Action)? = nil
     var makeRequest: @Sendable (CommandArguments) throws(UsageError) -> OutgoingRequest
@@ -77,7 +92,7 @@ struct CommandSpec: Sendable {
 
     static func named(_ word: String) throws(UsageError) -> CommandSpec {
         guard let command = all.first(where: { $0.name == word }) else {
-            throw UsageError("unknown command '\(word)'")
+            throw UsageError("unknown command '\(word)'\(Nearest.hint(for: word, in: all.map(\.name)))")
         }
         return command
     }
@@ -100,7 +115,7 @@ struct CommandSpec: Sendable {
         CommandSpec(
             name: "message", argumentsSynopsis: "[TEXT...]",
             summary: "Set the message line (no text clears it)",
-            details: "Several words are joined with single spaces; a newline in TEXT breaks the line (two lines show).",
+            details: "Several words are joined with single spaces; a newline or \\n in TEXT breaks the line (two lines show), as in dialog's text.",
             positionals: 0...Int.max,
             makeRequest: { arguments throws(UsageError) in
                 try validated(.message(lineBreaks(text(arguments))))
@@ -127,11 +142,17 @@ struct CommandSpec: Sendable {
         stateCommand(.failure, summary: "Show that the work failed, with an optional final message"),
         stateCommand(.running, summary: "Go back to the running state, with an optional message"),
         CommandSpec(
-            name: "theme", argumentsSynopsis: "KEY=VALUE...",
-            summary: "Change theme keys at run time",
-            details: "Example: gaugectl theme fill_color=#ff8800 'message_font=DejaVu Sans'",
-            positionals: 1...Int.max,
+            name: "theme", argumentsSynopsis: "[KEY=VALUE...]",
+            summary: "Change theme keys at run time; alone, print the theme in use",
+            details: """
+                Without KEY=VALUE, prints the theme in use: its file and every setting over the
+                defaults (the file's, then run-time changes), as theme-file lines. A relative
+                path (logo, font, bold_font, fallback_fonts) is taken from this directory.
+                Example: gaugectl theme fill_color=#ff8800 font=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
+                """,
+            positionals: 0...Int.max,
             makeRequest: { arguments throws(UsageError) in
+                if arguments.positionals.isEmpty { return OutgoingRequest(line: "theme", output: .theme) }
                 var settings: [ThemeSetting] = []
                 for argument in arguments.positionals {
                     guard let equals = argument.firstIndex(of: "=") else {
@@ -141,7 +162,9 @@ struct CommandSpec: Sendable {
                     guard ThemeSetting.isValidKey(key) else {
                         throw UsageError("bad theme key '\(key)' (letters, digits, _ - . only)")
                     }
-                    settings.append(ThemeSetting(key: key, value: String(argument[argument.index(after: equals)...])))
+                    var value = String(argument[argument.index(after: equals)...])
+                    if ThemeSetting.fileKeys.contains(key) { value = try absolutePaths(value, list: key == "fallback_fonts") }
+                    settings.append(ThemeSetting(key: key, value: value))
                 }
                 return try validated(.theme(settings))
             }),
@@ -247,8 +270,8 @@ struct CommandSpec: Sendable {
                 return OutgoingRequest(line: line)
             }),
         CommandSpec(
-            name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--on-eof success|quit|keep]",
-            summary: "Read a dialog/whiptail --gauge stream from stdin and show it",
+            name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--on-eof success|quit|keep] [-- CMD...]",
+            summary: "Read a dialog/whiptail --gauge stream from stdin (or COMMAND) and show it",
             details: """
                 A number per line moves the bar; XXX, a number, text lines, XXX sets the number
                 and the message (dialog's format; \\n in the text is a line break, and two
@@ -261,12 +284,21 @@ struct CommandSpec: Sendable {
                 (a new daemon gets the title and message again), and stdin is always read to
                 EOF, so the writer never gets SIGPIPE. Exit status: 0 all ok, 1 an err reply,
                 3 an update not delivered.
+
+                With -- COMMAND [ARG...], gaugectl runs COMMAND and reads what it writes to its
+                standard output instead of stdin; when the stream ends COMMAND's exit status
+                decides: 0 does what --on-eof says, anything else (or a COMMAND that cannot be
+                started) shows failure naming it, and gaugectl exits with COMMAND's status
+                (127 not found, 128+N killed by signal N), which a pipeline's first command
+                cannot give. Example:
+                  gaugectl gauge --title Installing -- ./install.sh
                 """,
             options: [
                 OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
                 OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "Set the message first"),
                 OptionSpec(name: "--on-eof", valueName: "success|quit|keep", help: "What to do at the end of the stream (default success)"),
             ],
+            runsCommand: true,
             makeAction: { arguments throws(UsageError) in
                 var first: [Request] = []
                 if let title = arguments.values["--title"] { first.append(.title(title)) }
@@ -276,29 +308,29 @@ struct CommandSpec: Sendable {
                 guard let atEnd = GaugeCommand.EndOfStream(rawValue: word) else {
                     throw UsageError("--on-eof must be success, quit or keep, not '\(word)'")
                 }
-                return .gauge(first: first, atEnd: atEnd)
+                return .gauge(first: first, atEnd: atEnd, command: arguments.command)
             },
             makeRequest: { _ throws(UsageError) in throw UsageError("gauge is not one request") }),
         CommandSpec(
-            name: "swupdate", argumentsSynopsis: "[--socket PATH] [--layout auto|packed|aligned]",
+            name: "swupdate", argumentsSynopsis: "[--progress-socket PATH] [--layout auto|packed|aligned]",
             summary: "Show SWUpdate's progress (its progress socket) until killed",
             details: """
                 Connects to SWUpdate's progress socket (progress API 2.x) and turns its messages
                 into progress, message and success/failure states. When SWUpdate is not there
-                or goes away, it tries again every second. --socket here is SWUpdate's socket;
-                gauged's socket is the --socket before the command. --layout: how SWUpdate lays
+                or goes away, it tries again every second. --progress-socket is SWUpdate's;
+                gauged's socket is --socket, before the command. --layout: how SWUpdate lays
                 out progress_msg (aligned: up to 2025.05 on 64-bit/ARM; packed: later releases
                 and 32-bit x86); auto tells them apart from the stream.
                 """ + "\n" + ProgressTicks.swupdateDetails,
             options: [
                 OptionSpec(
-                    name: "--socket", alias: "-s", valueName: "PATH",
+                    name: "--progress-socket", valueName: "PATH",
                     help: "SWUpdate's progress socket (default \(SWUpdateCommand.defaultSocketPath))"),
                 OptionSpec(name: "--layout", valueName: "auto|packed|aligned", help: "The progress_msg layout (default auto)"),
             ] + ProgressTicks.options,
             makeAction: { arguments throws(UsageError) in
-                let path = arguments.values["--socket"] ?? SWUpdateCommand.defaultSocketPath
-                guard !path.isEmpty else { throw UsageError("--socket needs a path") }
+                let path = arguments.values["--progress-socket"] ?? SWUpdateCommand.defaultSocketPath
+                guard !path.isEmpty else { throw UsageError("--progress-socket needs a path") }
                 let layout: SWUpdateProgressMessage.Layout?
                 switch arguments.values["--layout"] ?? "auto" {
                 case "auto": layout = nil
@@ -371,23 +403,33 @@ private func text(_ arguments: CommandArguments) -> String {
     arguments.positionals.joined(separator: " ")
 }
 
-/// `text` with each newline (or CR LF) as the protocol's line break, for message texts.
-private func lineBreaks(_ text: String) -> String {
-    var out = ""
-    var scalars = text.unicodeScalars.makeIterator()
-    var pending = scalars.next()
-    while let scalar = pending {
-        pending = scalars.next()
-        switch scalar {
-        case "\r" where pending == "\n":
-            continue
+/// `text` with each newline (or CR LF), and each `\n` written out as dialog's text has it,
+/// as the protocol's line break: one rule for every message gaugectl sends (`message`,
+/// `--message`, `success`/`failure` texts and `gauge`'s stream alike). `\\n` keeps a
+/// backslash and an n.
+func lineBreaks(_ text: String) -> String {
+    let scalars = Array(text.unicodeScalars)
+    var out = String.UnicodeScalarView()
+    var i = 0
+    while i < scalars.count {
+        let next = i + 1 < scalars.count ? scalars[i + 1] : nil
+        switch scalars[i] {
+        case "\r" where next == "\n":
+            break
         case "\n":
-            out.unicodeScalars.append(Request.lineBreak)
+            out.append(Request.lineBreak)
+        case "\\" where next == "\\" && i + 2 < scalars.count && scalars[i + 2] == "n":
+            out.append(contentsOf: ["\\", "n"])
+            i += 2
+        case "\\" where next == "n":
+            out.append(Request.lineBreak)
+            i += 1
         default:
-            out.unicodeScalars.append(scalar)
+            out.append(scalars[i])
         }
+        i += 1
     }
-    return out
+    return String(out)
 }
 
 /// The request's line, after checking that the daemon would accept it (so a newline in
@@ -403,6 +445,19 @@ private func validated(_ request: Request) throws(UsageError) -> OutgoingRequest
         throw UsageError(error.message)
     }
     return OutgoingRequest(line: line)
+}
+
+/// A theme value naming files (one, or a comma-separated list) with each relative path
+/// made absolute against this directory: the daemon's is not the caller's.
+private func absolutePaths(_ value: String, list: Bool) throws(UsageError) -> String {
+    guard !value.isEmpty else { return value }
+    guard list else { return try absolutePath(value) }
+    var paths: [String] = []
+    for part in value.split(separator: ",") {
+        let trimmed = String(String(part).drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        paths.append(trimmed.isEmpty ? trimmed : try absolutePath(trimmed))
+    }
+    return paths.joined(separator: ", ")
 }
 
 /// `path` made absolute against the current directory.

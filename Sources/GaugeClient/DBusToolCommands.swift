@@ -67,6 +67,7 @@ enum RaucCommand {
                 }
                 return true
             },
+            lost: { now in requests.send(translator.serviceLost(at: now)) },
             tick: { now in requests.send(translator.tick(at: now)) },
             nextTick: { now in translator.nextTick(after: now) })
         finish(requests.exitStatus)
@@ -136,6 +137,7 @@ enum FwupdCommand {
                 }
                 return true
             },
+            lost: { now in requests.send(translator.serviceLost(at: now)) },
             tick: { now in requests.send(translator.tick(at: now)) },
             nextTick: { now in translator.nextTick(after: now) })
         finish(requests.exitStatus)
@@ -172,8 +174,10 @@ extension CommandSpec {
             long step (writing the images) it creeps towards 100 without reaching it, and
             after the stall time without progress (the theme's stall_time, or --stall) it
             shows the indeterminate style. When the installation ends the screen shows
-            success, or failure with RAUC's LastError. While RAUC is not on the bus it tries
-            again every second.
+            success, or failure with RAUC's LastError; when RAUC stops during an
+            installation, failure ('Installation interrupted: RAUC stopped'), and the next
+            installation starts from 0 again. While RAUC is not on the bus it tries again
+            every second.
             """,
         options: busOptions + [
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message on success (default 'Update installed')"),
@@ -198,8 +202,9 @@ extension CommandSpec {
             idle the screen shows success, or failure with fwupd's error, as the device's
             update state says (DeviceChanged); without one, an operation that wrote
             firmware shows success when the writing finished and failure otherwise, and one
-            that wrote nothing leaves the screen alone. While fwupd is not on the bus it
-            tries again every second.
+            that wrote nothing leaves the screen alone; fwupd stopping during an operation
+            ends it in failure ('Update interrupted: fwupd stopped'). While fwupd is not on
+            the bus it tries again every second.
             """,
         options: busOptions + [
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message on success (default 'Firmware updated')"),

@@ -10,6 +10,8 @@ struct ConnectionFailure: Error {
     /// Set when nothing listens on the socket (yet), as a daemon still starting looks:
     /// ENOENT (no socket file) or ECONNREFUSED.
     var noListenerErrno: Int32? = nil
+    /// The socket's permissions refused this user (exit status 4, not "no daemon").
+    var denied = false
 }
 
 /// A point in time on the monotonic clock after which a call gives up.
@@ -57,9 +59,10 @@ enum DaemonConnection {
     /// `waitingForDaemon`: see `connect`.
     static func exchange(
         line: String, socketPath path: String, deadline: Deadline, waitingForDaemon: Bool = false,
-        awaitingClose: Bool = false, passing descriptor: Int32? = nil
+        announcingWait: Bool = false, awaitingClose: Bool = false, passing descriptor: Int32? = nil
     ) throws(ConnectionFailure) -> String {
-        let socket = try connect(to: path, deadline: deadline, waitingForDaemon: waitingForDaemon)
+        let socket = try connect(
+            to: path, deadline: deadline, waitingForDaemon: waitingForDaemon, announcingWait: announcingWait)
         defer { Syscall.close(socket) }
         if awaitingClose {
             let reply = try exchange(line: line, on: socket, path: path, deadline: deadline, passing: descriptor)
@@ -100,16 +103,27 @@ enum DaemonConnection {
     /// takes it). `waitingForDaemon`: a socket file that does not exist yet (ENOENT) or
     /// that nobody listens on yet (ECONNREFUSED) is what a daemon still starting looks
     /// like, so both are tried again until the deadline; without it they fail at once.
+    /// `announcingWait`: a wait past a moment says so on stderr (not for `wait-ready`,
+    /// whose job the wait is).
     static func connect(
-        to path: String, deadline: Deadline, waitingForDaemon: Bool = false
+        to path: String, deadline: Deadline, waitingForDaemon: Bool = false, announcingWait: Bool = false
     ) throws(ConnectionFailure) -> Int32 {
         var pause: Int32 = 2
+        let started = Deadline.now()
+        var said = false
         while true {
             do throws(ConnectionFailure) {
                 return try connectOnce(to: path, deadline: deadline)
             } catch let failure where waitingForDaemon && failure.noListenerErrno != nil {
                 guard !deadline.hasPassed else {
                     throw connectFailure(path, failure.noListenerErrno!, waited: deadline.seconds)
+                }
+                // A daemon spawned just before listens within milliseconds; past a short
+                // while, say what the wait is for rather than stay silent for seconds.
+                if announcingWait, !said, Deadline.now() &- started >= noticeAfterNanoseconds {
+                    said = true
+                    let limit = deadline.seconds.map { "up to \(PlainDecimal.format($0)) s (--timeout)" } ?? "with no limit"
+                    printError("gaugectl: no daemon on \(path) yet; waiting \(limit) for one to start")
                 }
                 // Quick at first (a daemon spawned just before listens within milliseconds),
                 // then every 50 ms.
@@ -152,9 +166,19 @@ enum DaemonConnection {
         }
     }
 
+    /// How long a wait for a daemon stays silent.
+    static let noticeAfterNanoseconds: UInt64 = 250_000_000
+
     /// Why connecting failed; `waited`: the seconds spent waiting for a daemon to start.
     private static func connectFailure(_ path: String, _ code: Int32, waited: Double? = nil) -> ConnectionFailure {
         let after = waited.map { " after waiting \(PlainDecimal.format($0)) s" } ?? ""
+        // Something that is no socket at the path waits for nothing (no daemon makes it one).
+        if code == ECONNREFUSED || code == ENOTSOCK, !path.hasPrefix("@"),
+            let status = try? Syscall.lstat(path), status.st_mode & UInt32(S_IFMT) != UInt32(S_IFSOCK)
+        {
+            let kind = status.st_mode & UInt32(S_IFMT) == UInt32(S_IFDIR) ? "a directory" : "a file"
+            return ConnectionFailure(message: "\(path) is not a socket (\(kind)); give gauged's socket with --socket or GAUGE_SOCKET")
+        }
         switch code {
         case ENOENT:
             return ConnectionFailure(
@@ -165,7 +189,12 @@ enum DaemonConnection {
             return ConnectionFailure(
                 message: "no daemon listening on \(path)\(after) (connection refused)", noListenerErrno: code)
         case EACCES, EPERM:
-            return ConnectionFailure(message: "not allowed to connect to \(path) (permission denied)")
+            var who = ""
+            if !path.hasPrefix("@"), let status = try? Syscall.lstat(path), let group = getgrgid(status.st_gid) {
+                let name = String(cString: group.pointee.gr_name)
+                who = name == "root" ? "; only root may use it" : "; only root and the members of group \(name) may use it (gauged --group \(name))"
+            }
+            return ConnectionFailure(message: "not allowed to connect to \(path) (permission denied)\(who)", denied: true)
         default:
             return failure("cannot connect to", path, code)
         }

@@ -16,24 +16,38 @@ enum GaugeCommand {
         case keep
     }
 
+    /// Reads stdin, or what `command` (run here) writes to its standard output, to its end.
     static func run(
-        first: [Request], atEnd: EndOfStream, socketPath: String, timeout: Double?, waitsForDaemon: Bool
-    ) -> ExitStatus {
+        first: [Request], atEnd: EndOfStream, command: [String]?, socketPath: String, timeout: Double?,
+        waitsForDaemon: Bool
+    ) -> Never {
         unblockSignals()
         let stream = RequestStream(
             session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "gauge",
             waitsForDaemon: waitsForDaemon)
         stream.send(first)
+        var input: Int32 = 0
+        var producer: Producer?
+        if let command {
+            do throws(SystemError) {
+                (producer, input) = try Producer.start(command, descriptor: 1)
+            } catch {
+                let (message, code) = Producer.startFailure(error)
+                printError("gaugectl: gauge: \(message)")
+                stream.send(.state(.failure, message: CompatText.clean(message)))
+                exit(code)
+            }
+        }
         var reader = DialogGaugeReader()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let result = buffer.withUnsafeMutableBytes { raw in
-                Result { () throws(SystemError) in try Syscall.read(0, into: raw) }
+                Result { () throws(SystemError) in try Syscall.read(input, into: raw) }
             }
             switch result {
             case .success(nil):
                 // A non-blocking stdin with nothing yet: wait for it.
-                _ = try? Syscall.poll(0, events: Int16(POLLIN), timeoutMilliseconds: -1)
+                _ = try? Syscall.poll(input, events: Int16(POLLIN), timeoutMilliseconds: -1)
                 continue
             case .success(0?):
                 break
@@ -47,6 +61,14 @@ enum GaugeCommand {
         }
         handle(reader.finish(), stream)
         stream.complaints.flush()
+        if let producer {
+            let end = producer.wait()
+            if let failure = Producer.failure(producer.name, end) {
+                printError("gaugectl: gauge: \(failure)")
+                stream.send(.state(.failure, message: failure))
+                exit(Producer.exitCode(end))
+            }
+        }
         switch atEnd {
         case .success:
             stream.send(.state(.success, message: nil))
@@ -55,7 +77,7 @@ enum GaugeCommand {
         case .keep:
             break
         }
-        return stream.exitStatus
+        finish(stream.exitStatus)
     }
 
     private static func handle(_ events: [DialogGaugeReader.Event], _ stream: RequestStream) {

@@ -7,6 +7,8 @@ enum ExitStatus: Int32 {
     case daemonError = 1
     case usage = 2
     case noDaemon = 3
+    /// The socket's permissions refused this user.
+    case denied = 4
 }
 
 func printError(_ text: String) {
@@ -25,7 +27,8 @@ func finish(_ status: ExitStatus) -> Never {
 }
 
 /// gaugectl: sends one request to gauged and reports the outcome in its exit status
-/// (0 ok, 1 the daemon answered err, 2 usage, 3 no daemon or timeout).
+/// (0 ok, 1 the daemon answered err, 2 usage, 3 no daemon or timeout, 4 the socket's
+/// permissions refuse this user).
 package enum Gaugectl {
     /// Runs the command in `arguments` (without the program name) and exits with its status.
     package static func main(_ arguments: [String]) -> Never {
@@ -54,10 +57,10 @@ package enum Gaugectl {
         case .version:
             print("gaugectl \(GaugeVersion.current)")
             finish(.ok)
-        case .gauge(let first, let atEnd):
-            finish(GaugeCommand.run(
-                first: first, atEnd: atEnd, socketPath: invocation.socketPath, timeout: invocation.timeout,
-                waitsForDaemon: invocation.waitsForDaemon))
+        case .gauge(let first, let atEnd, let command):
+            GaugeCommand.run(
+                first: first, atEnd: atEnd, command: command, socketPath: invocation.socketPath,
+                timeout: invocation.timeout, waitsForDaemon: invocation.waitsForDaemon)
         case .consoleReset(let tty, let pidFile):
             // The pid file first: a console that cannot be reset is no reason to keep
             // systemd's console agent away.
@@ -86,12 +89,13 @@ package enum Gaugectl {
                     line: request.line, socketPath: invocation.socketPath,
                     deadline: Deadline(seconds: invocation.timeout),
                     waitingForDaemon: request.waitsForDaemon ?? invocation.waitsForDaemon,
+                    announcingWait: request.waitsForDaemon == nil,
                     awaitingClose: request.awaitsClose, passing: passed?.fd)
             } catch {
                 passed?.abandon()
-                if request.succeedsWhenAbsent { finish(.ok) }
+                if request.succeedsWhenAbsent, !error.denied { finish(.ok) }
                 printError("gaugectl: \(error.message)")
-                finish(.noDaemon)
+                finish(error.denied ? .denied : .noDaemon)
             }
             if case .ok = Reply.parse(replyLine) { passed?.keep() } else { passed?.abandon() }
             if request.succeedsWhenAbsent {
@@ -106,10 +110,14 @@ package enum Gaugectl {
                     print(payload)
                 case .status(json: false):
                     print(Status.parse(json: payload)?.humanReadable ?? payload)
+                case .theme:
+                    print(themeText(payload) ?? payload)
                 }
                 finish(.ok)
             case .err(let error):
-                printError("gaugectl: \(error.code.rawValue): \(error.message)")
+                // "unknown theme key ...", not "unknown: unknown theme key ...".
+                let named = error.message.hasPrefix(error.code.rawValue + " ") || error.message.hasPrefix(error.code.rawValue + ":")
+                printError("gaugectl: \(named ? "" : "\(error.code.rawValue): ")\(error.message)")
                 finish(.daemonError)
             case nil:
                 var shown = String(replyLine.unicodeScalars.prefix(80))

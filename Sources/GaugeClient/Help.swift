@@ -70,5 +70,6 @@ enum Help {
 
     private static let exitStatusLines = HelpText.paragraph(
         "Exit status: 0 ok (a reply payload goes to stdout), 1 the daemon answered err, "
-            + "2 usage error, 3 no daemon, timeout or connection closed without a reply.")
+            + "2 usage error, 3 no daemon, timeout or connection closed without a reply, "
+            + "4 the socket's permissions refuse this user.")
 }

@@ -6,7 +6,7 @@ extension CommandSpec {
     static let sourceCommands: [CommandSpec] = [bootc, systemd, rauc, fwupd]
 
     static let bootc = CommandSpec(
-        name: "bootc", argumentsSynopsis: "[--fd N | --file PATH] [--on-eof auto|success|failure|keep]",
+        name: "bootc", argumentsSynopsis: "[--fd N | --file PATH] [--on-eof auto|success|failure|keep] [-- CMD...]",
         summary: "Show bootc's progress (its --progress-fd JSON Lines) until the stream ends",
         details: """
             Reads what bootc writes to --progress-fd (JSON Lines, org.containers.bootc.progress/v1
@@ -21,21 +21,40 @@ extension CommandSpec {
             stream with no event at all changes nothing); keep leaves the screen for a
             script that shows the outcome from bootc's exit status.
 
-            Example: bootc upgrade --progress-fd 3 3>&1 >&2 | gaugectl bootc
+            With -- COMMAND [ARG...] gaugectl runs bootc itself, giving it the stream's pipe
+            as its descriptor --fd (default 3), and bootc's exit status is the outcome: 0
+            shows success (or what --on-eof says other than auto), anything else failure
+            naming it, as does a COMMAND that cannot be started, and gaugectl exits with
+            COMMAND's status (127 not found, 128+N killed by signal N), which the first
+            command of a pipeline cannot give:
+
+              gaugectl bootc -- bootc upgrade --progress-fd 3
+
+            Reading a pipe instead: bootc upgrade --progress-fd 3 3>&1 >&2 | gaugectl bootc
 
             Exit status: 0 all ok, 1 an err reply or an unreadable file, 2 usage or a
-            descriptor not open, 3 an update not delivered.
+            descriptor not open, 3 an update not delivered; with COMMAND, COMMAND's own
+            when it fails.
             """,
         options: [
-            OptionSpec(name: "--fd", valueName: "N", help: "Read the descriptor N this command inherited (default: stdin)"),
+            OptionSpec(name: "--fd", valueName: "N", help: "Read the descriptor N this command inherited (default: stdin); with COMMAND, COMMAND's descriptor N (default 3)"),
             OptionSpec(name: "--file", valueName: "PATH", help: "Read PATH, a file or a FIFO bootc writes into"),
             OptionSpec(name: "--on-eof", valueName: "auto|success|failure|keep", help: "What the end of the stream shows (default auto)"),
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message on success (default 'Update ready')"),
             OptionSpec(name: "--failure-message", valueName: "TEXT", help: "The message on failure (default 'Update stopped before it finished')"),
         ] + ProgressTicks.options,
+        runsCommand: true,
         makeAction: { arguments throws(UsageError) in
             var options = BootcCommand.Options()
             switch (arguments.values["--fd"], arguments.values["--file"]) {
+            case (let text, nil) where arguments.command != nil:
+                let number = text.flatMap { Int32($0) } ?? 3
+                guard number >= 0, number < 1024 else {
+                    throw UsageError("--fd needs a descriptor number, not '\(text ?? "")'")
+                }
+                options.input = .command(arguments.command ?? [], descriptor: number)
+            case (_, _?) where arguments.command != nil:
+                throw UsageError("give --file or a COMMAND to run, not both")
             case (nil, nil):
                 break
             case (let text?, nil):

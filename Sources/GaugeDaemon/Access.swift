@@ -54,7 +54,7 @@ package struct Access: Equatable, Sendable {
     }
 
     /// Theme keys whose values are file paths.
-    package static let fileThemeKeys: Set<String> = ["logo", "font", "bold_font", "fallback_fonts"]
+    package static let fileThemeKeys = ThemeSetting.fileKeys
 
     /// Why `request` is refused (`err denied`), or nil when it is allowed. `rootWaits`:
     /// root waits for the keyboard on the screen (a question or a keystroke watch,

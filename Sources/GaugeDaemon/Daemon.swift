@@ -71,6 +71,10 @@ package final class Daemon {
     /// The boot's messages and steps so far, for the details view (`--ask`, Escape).
     private var bootMessages = MessageHistory()
     private var firstDeviceFrameLogged = false
+    /// The theme's settings as they stand over the defaults: the file's (paths
+    /// resolved), then run-time `theme` changes, one per key, in order (`theme` alone
+    /// answers them).
+    private var themeSettings: [(key: String, value: String)] = []
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
@@ -85,12 +89,17 @@ package final class Daemon {
             throw DaemonError("cannot create the event loop: \(error)")
         }
         let theme: Theme
+        var settings: [(key: String, value: String)] = []
         do {
-            theme = try Self.theme(from: options, log: log)
+            let loaded = try Self.theme(from: options)
+            for problem in loaded.problems { log.info("theme: \(problem)") }
+            theme = loaded.theme
+            settings = loaded.settings
         } catch {
             log.info("\(error); using the default theme")
             theme = Self.overridden(Theme(), by: options)
         }
+        themeSettings = settings
         let display: (any Display)?
         if let policy = Self.devicePolicy(options.display) {
             displays = DisplaySlot(policy: policy, devices: devices, loop: loop, log: log)
@@ -325,6 +334,13 @@ package final class Daemon {
     }
 
     /// A message or step for the details view.
+    /// Whether a step names one of Gauge's own systemd units (`gauged.service`,
+    /// `gauged-poweroff.service`, `gauged-ask-password.path` ...).
+    package static func isGaugeUnit(_ name: String) -> Bool {
+        guard name == "gauged" || name.hasPrefix("gauged.") || name.hasPrefix("gauged-") else { return false }
+        return [".service", ".path", ".socket", ".target"].contains { name.hasSuffix($0) }
+    }
+
     private func noteMessage(_ text: String?) {
         guard let text, bootMessages.append(text) else { return }
         if screen.model.details != nil { showDetails() }
@@ -400,8 +416,11 @@ package final class Daemon {
             noteMessage(text)
         case .title(let text): screen.setTitle(text)
         case .step(let name):
-            noteMessage(name)
             questions?.checkKeyboard()
+            // Gauge's own units (gauged-poweroff.service showing this very screen,
+            // gauged-ask-password.service taking a question to it) are no step to show.
+            guard !Self.isGaugeUnit(name) else { break }
+            noteMessage(name)
             let bootTime = bootClock.time(at: now)
             if access.mayRecordBootSteps { bootRecord.step(name, at: bootTime) }
             bootEstimate?.step(name, at: bootTime)
@@ -412,9 +431,16 @@ package final class Daemon {
             if let message { clientMessage = !message.isEmpty }
             screen.setState(state, message: message, at: now)
             noteMessage(message)
+        case .theme(let settings) where settings.isEmpty:
+            changes = false
+            reply = .ok(activeThemeJSON())
         case .theme(let settings):
             do throws(ProtocolError) {
                 try screen.applyTheme(settings)
+                for setting in settings {
+                    themeSettings.removeAll { $0.key == setting.key }
+                    themeSettings.append((setting.key, setting.value))
+                }
             } catch {
                 reply = .err(error)
             }
@@ -709,27 +735,57 @@ package final class Daemon {
         screen.status(at: time, fps: options.fps, clients: server?.clientCount ?? 0).json()
     }
 
-    /// Re-reads the theme file onto the defaults, discarding runtime `theme` changes.
+    /// Re-reads the theme file onto the defaults, discarding runtime `theme` changes. A
+    /// file with a problem (a bad line, a font or logo that cannot be opened) changes
+    /// nothing: the answer names the first problem's file and line, the log every one.
     private func reloadTheme() -> ProtocolError? {
-        let theme: Theme
+        let loaded: (theme: Theme, problems: [ThemeFile.Problem], settings: [(key: String, value: String)])
         do {
-            theme = try Self.theme(from: options, log: log)
+            loaded = try Self.theme(from: options)
         } catch {
             log.info("\(error)")
             return ProtocolError(.io, error.description)
         }
-        screen.replaceTheme(theme)
+        for problem in loaded.problems { log.info("theme: \(problem)") }
+        if let first = loaded.problems.first {
+            let more = loaded.problems.count > 1 ? " (and \(loaded.problems.count - 1) more in the log)" : ""
+            log.info("theme not reloaded: the one in use stays")
+            return ProtocolError(.syntax, "\(first)\(more); the theme in use stays")
+        }
+        screen.replaceTheme(loaded.theme)
+        themeSettings = loaded.settings
         log.info("theme reloaded")
         return nil
     }
 
-    /// The theme file (if any) on the defaults, its problems logged, `--rotate` over it.
-    private static func theme(from options: DaemonOptions, log: Log) throws(ThemeFileError) -> Theme {
+    /// The theme file (if any) on the defaults with its problems and the settings it
+    /// made, `--rotate` over it.
+    private static func theme(from options: DaemonOptions) throws(ThemeFileError)
+        -> (theme: Theme, problems: [ThemeFile.Problem], settings: [(key: String, value: String)])
+    {
         var theme = Theme()
+        var problems: [ThemeFile.Problem] = []
+        var settings: [(key: String, value: String)] = []
         if let path = options.themePath {
-            for problem in try ThemeFile.load(path, into: &theme) { log.info("theme: \(problem)") }
+            problems = try ThemeFile.load(path, into: &theme, applied: &settings)
         }
-        return overridden(theme, by: options)
+        if let degrees = options.rotate {
+            settings.removeAll { $0.key == "rotation" }
+            settings.append(("rotation", String(degrees)))
+        }
+        var unique: [(key: String, value: String)] = []
+        for setting in settings.reversed() where !unique.contains(where: { $0.key == setting.key }) {
+            unique.insert(setting, at: 0)
+        }
+        return (overridden(theme, by: options), problems, unique)
+    }
+
+    /// `theme` alone: the theme file and the settings over the defaults, as JSON.
+    private func activeThemeJSON() -> String {
+        JSONValue.object([
+            .init("file", options.themePath.map { .string($0) } ?? .null),
+            .init("settings", .object(themeSettings.map { .init($0.key, .string($0.value)) })),
+        ]).encoded
     }
 
     private static func overridden(_ theme: Theme, by options: DaemonOptions) -> Theme {

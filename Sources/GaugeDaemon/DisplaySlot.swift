@@ -106,6 +106,7 @@ package final class DisplaySlot {
     package func release(keepingFrame: Bool = false) {
         released = true
         device?.release(keepingFrame: keepingFrame)
+        for problem in device?.takeProblems() ?? [] { log.info(problem) }
     }
 
     /// Takes the device back, after the look at the devices that waited for it.
@@ -114,6 +115,7 @@ package final class DisplaySlot {
         if let device, !device.isPresent() { drop(device, reason: "the device went away") }
         if lookPending, !look() { watcher?.settle(after: Self.retryDelay(0)) }
         try device?.acquire()
+        for problem in device?.takeProblems() ?? [] { log.info(problem) }
     }
 
     /// After a frame: a device that failed for good (ENODEV, or no head took the first
@@ -128,6 +130,7 @@ package final class DisplaySlot {
         if let device {
             unregister()
             device.close(retain: retain)
+            for problem in device.takeProblems() { log.info(problem) }
         }
         device = nil
         onChange = { _, _ in }

@@ -23,12 +23,22 @@ package enum Gauged {
             Log().info("\(message) (try 'gauged --help')")
             exit(2)
         case .run(let options):
-            let log = Log(verbose: options.verbose)
+            // The terminal display draws where stderr usually goes: its log lines wait
+            // until the picture is gone, rather than draw over it.
+            let held = options.display == .terminal && isatty(2) == 1 ? HeldLines() : nil
+            var sink: Log.Sink = Log.standardError
+            if let held { sink = { held.append($0) } }
+            let log = Log(verbose: options.verbose, sink: sink)
             do {
                 let daemon = try Daemon(options: options, log: log)
-                exit(daemon.run())
+                let status = daemon.run()
+                held?.release()
+                // While the daemon lives: its end (a console left in graphics mode under a
+                // retained frame) is what `run` left, not what tearing it down would do.
+                exit(status)
             } catch {
                 log.info("\(error)")
+                held?.release()
                 exit(1)
             }
         }
@@ -41,5 +51,27 @@ package enum Gauged {
         var bytes = [UInt8](repeating: 0, count: 4096)
         let count = bytes.withUnsafeMutableBytes { buffer in (try? Syscall.read(fd, into: buffer)) ?? nil } ?? 0
         return String(decoding: bytes[..<count], as: UTF8.self)
+    }
+}
+
+/// Log lines held while the terminal display has the terminal, written once it is gone
+/// (the newest `limit`, and how many older ones were dropped). One thread: the daemon's.
+final class HeldLines: @unchecked Sendable {
+    private var lines: [String] = []
+    private var dropped = 0
+    private let limit = 500
+
+    func append(_ line: String) {
+        if lines.count == limit {
+            lines.removeFirst()
+            dropped += 1
+        }
+        lines.append(line)
+    }
+
+    func release() {
+        if dropped > 0 { Log.standardError("gauged: (\(dropped) earlier log lines dropped)\n") }
+        for line in lines { Log.standardError(line) }
+        lines = []
     }
 }

@@ -79,10 +79,17 @@ package final class ProgressScreen {
     }
 
     /// Success fills the bar; failure keeps it where it stopped. Both keep the message.
+    /// Running again after an end, a bar still easing down to the new operation's value
+    /// (`progress 0` just before) jumps there: the old bar empties in its own colours
+    /// until the next operation runs, and a running bar is never shown going back.
     package func setState(_ state: GaugeProtocol.RunState, message: String?, at time: Double) {
         switch state {
         case .begin: model.state = .begin
-        case .running: model.state = .running
+        case .running:
+            if model.state == .success || model.state == .failure, model.shown(at: time) > model.target {
+                model.setTarget(model.target)
+            }
+            model.state = .running
         case .success:
             model.state = .success
             model.mode = .determinate
@@ -100,7 +107,7 @@ package final class ProgressScreen {
             do {
                 try next.set(setting.key, setting.value)
             } catch .unknownKey(let key) {
-                throw ProtocolError(.unknown, "unknown theme key '\(Abbreviated(key))'")
+                throw ProtocolError(.unknown, "unknown theme key '\(Abbreviated(key))'\(Nearest.hint(for: key, in: Theme.keys))")
             } catch {
                 throw ProtocolError(.range, error.description)
             }

@@ -53,6 +53,8 @@ public final class DRMDisplay: DeviceDisplay {
     /// Worth calling `drmModeDirtyFB`; false once the driver said it has no use for it.
     private var dirtyWanted = true
     private var closed = false
+    /// What went wrong where no caller gets an error (a restore), for the log.
+    private var problems: [String] = []
     /// Our buffers are on the CRTCs: the first frame has been presented.
     private var lit = false
     private var skipped: [String] = []
@@ -325,6 +327,7 @@ public final class DRMDisplay: DeviceDisplay {
     public func release(keepingFrame: Bool) {
         guard !closed, isActive else { return }
         isActive = false
+        waitForFlips()
         if lit, !keepingFrame { restoreCrtcs() }
         _ = drmDropMaster(fd)
     }
@@ -338,8 +341,9 @@ public final class DRMDisplay: DeviceDisplay {
             throw DisplayError("drm \(path): cannot take DRM master back: \(Self.errnoText())")
         }
         isActive = true
-        // Flips queued before the release have completed or been dropped.
-        flipsPending = 0
+        // A flip queued before the release that has not completed yet still counts: its
+        // completion must not be taken for the next flip's.
+        waitForFlips()
         damage.invalidateAll()
         guard lit else { return }
         try setCrtcs(to: buffers[frontIndex].fb)
@@ -353,6 +357,7 @@ public final class DRMDisplay: DeviceDisplay {
     /// we exit, and which the console leaves alone while the VT stays in graphics mode.
     public func close(retain: Bool) {
         guard !closed else { return }
+        waitForFlips()
         closed = true
         var kept: UInt32 = 0
         if isActive, lit, !buffers.isEmpty {
@@ -428,13 +433,49 @@ public final class DRMDisplay: DeviceDisplay {
             guard let saved = head.saved else { continue }
             var connector = head.connector
             var mode = saved.pointee.mode
+            let result: Int32
             if saved.pointee.buffer_id != 0, saved.pointee.mode_valid != 0 {
-                _ = drmModeSetCrtc(fd, saved.pointee.crtc_id, saved.pointee.buffer_id,
-                                   saved.pointee.x, saved.pointee.y, &connector, 1, &mode)
+                result = drmModeSetCrtc(fd, saved.pointee.crtc_id, saved.pointee.buffer_id,
+                                        saved.pointee.x, saved.pointee.y, &connector, 1, &mode)
             } else {
-                _ = drmModeSetCrtc(fd, saved.pointee.crtc_id, 0, 0, 0, nil, 0, nil)
+                result = drmModeSetCrtc(fd, saved.pointee.crtc_id, 0, 0, 0, nil, 0, nil)
+            }
+            if result != 0 {
+                problems.append("drm \(path): cannot give \(head.name) back its console picture: \(Self.errnoText())")
             }
         }
+    }
+
+    /// Waits for the flips still pending to complete, about two vblanks at most: a CRTC
+    /// set (restore) or a new flip while one is pending would be refused (EBUSY) or draw
+    /// into the buffer on screen. A flip that takes longer stays counted, and its
+    /// completion is read by `handleEvents()` later.
+    private func waitForFlips() {
+        guard !closed, flipsPending > 0 else { return }
+        let refresh: Int64 = heads.map { Int64($0.mode.vrefresh) }.filter { $0 > 0 }.min() ?? 60
+        let vblank: Int64 = (1000 + refresh - 1) / refresh
+        let deadline: Int64 = Self.monotonicMilliseconds() + 2 * vblank + 1
+        while flipsPending > 0 {
+            let left = deadline - Self.monotonicMilliseconds()
+            guard left > 0 else { break }
+            guard let ready = try? Syscall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: Int32(left)) else { break }
+            if ready != 0 { handleEvents() }
+        }
+        if flipsPending > 0 {
+            problems.append("drm \(path): a page flip did not complete within two vblanks; waiting for it")
+        }
+    }
+
+    /// What went wrong since last asked where no caller got an error, for the log.
+    public func takeProblems() -> [String] {
+        defer { problems = [] }
+        return problems
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
     /// Tells the driver which part of `buffer` changed, for drivers that copy to the

@@ -48,4 +48,11 @@ public protocol DeviceDisplay: Display {
     /// Puts the device back as it was found (the saved CRTC, the console's pan offset),
     /// or with `retain` leaves the last frame on the screen where the kernel allows it.
     func close(retain: Bool)
+    /// What went wrong since last asked where no call threw (a restore in `release` or
+    /// `close`), for the log.
+    func takeProblems() -> [String]
+}
+
+extension DeviceDisplay {
+    public func takeProblems() -> [String] { [] }
 }

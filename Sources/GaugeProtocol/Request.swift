@@ -202,7 +202,7 @@ private struct RequestParser {
             try end(of: command)
             return .quit(retain: true)
         default:
-            throw ProtocolError(.unknown, "unknown command '\(Abbreviated(command))'")
+            throw ProtocolError(.unknown, "unknown command '\(Abbreviated(command))'\(Nearest.hint(for: command, in: Request.commandWords))")
         }
     }
 

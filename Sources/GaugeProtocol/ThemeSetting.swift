@@ -41,6 +41,9 @@ package struct ThemeSetting: Equatable, Sendable {
     }
 
     /// Reads the settings of a `theme` line: the bytes after the command word.
+    /// The keys whose values name files (`fallback_fonts`: several, comma-separated).
+    package static let fileKeys: Set<String> = ["logo", "font", "bold_font", "fallback_fonts"]
+
     static func parseList(_ bytes: ArraySlice<UInt8>) -> Result<[ThemeSetting], ProtocolError> {
         let space = UInt8(ascii: " ")
         let quote = UInt8(ascii: "\"")
@@ -92,9 +95,7 @@ package struct ThemeSetting: Equatable, Sendable {
             }
             settings.append(ThemeSetting(key: key, value: String(decoding: value, as: UTF8.self)))
         }
-        guard !settings.isEmpty else {
-            return .failure(ProtocolError(.syntax, "theme needs at least one key=value"))
-        }
+        // None: `theme` alone asks for the theme in use.
         return .success(settings)
     }
 }

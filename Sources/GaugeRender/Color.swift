@@ -1,3 +1,4 @@
+import CGaugeLinux
 import CPixman
 import GaugeProtocol
 
@@ -27,6 +28,36 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
 
     /// True when dark text reads better on this colour than light text.
     public var isLight: Bool { luma > 0.5 }
+
+    /// WCAG 2 relative luminance (sRGB channels linearised), 0...1.
+    public var relativeLuminance: Double {
+        func linear(_ c: Double) -> Double {
+            c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+    }
+
+    /// WCAG 2 contrast ratio between two opaque colours, 1...21.
+    public static func contrast(_ a: Color, _ b: Color) -> Double {
+        let (x, y) = (a.relativeLuminance, b.relativeLuminance)
+        return (max(x, y) + 0.05) / (min(x, y) + 0.05)
+    }
+
+    /// The contrast ratio bold label text needs against what is under it: WCAG AA's for
+    /// large or bold text.
+    public static let labelContrast = 3.0
+
+    /// The colour of bold text on this (opaque) colour: black or white, whichever
+    /// contrasts more, at `alpha` or more opaque where needed for `labelContrast`, or
+    /// fully opaque where even that falls short.
+    public func textColor(alpha: Double) -> Color {
+        let ink = Color.contrast(.black, self) >= Color.contrast(.white, self) ? Color.black : Color.white
+        var opacity = min(max(alpha, 0), 1)
+        while opacity < 1, Color.contrast(mix(with: ink, amount: opacity), self) < Self.labelContrast {
+            opacity = min(1, opacity + 0.05)
+        }
+        return ink.withAlpha(opacity)
+    }
 
     /// The same hue, brighter: each channel moved a quarter of the way to white.
     public var lighter: Color { mix(with: .white, amount: 0.25) }

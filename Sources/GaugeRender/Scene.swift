@@ -544,7 +544,7 @@ public final class Scene {
             badge = (mask, rect)
         }
         let fill = theme.fillColor(for: state)
-        labelColor = (fill.isLight ? Color.black : Color.white).withAlpha(max(theme.labelAlpha, 0.8))
+        labelColor = fill.textColor(alpha: max(theme.labelAlpha, 0.8))
         label.rect = Rect(x: rect.x + padX, y: rect.y + (badgeHeight - image.height) / 2, width: image.width, height: image.height)
         bar.setLabel(mask: nil, color: labelColor, rect: .zero)
         return old.union(rect)
@@ -601,7 +601,7 @@ public final class Scene {
             let onFill = x >= b.x + inset
             if !onFill { x = fillRight + inset }
             let under = onFill ? theme.fillColor(for: state) : theme.trackColor
-            color = (under.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
+            color = under.textColor(alpha: theme.labelAlpha)
             rect = Rect(x: x, y: centredY, width: w, height: h)
         case .above, .below, .left, .right:
             color = (theme.background.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)

@@ -273,7 +273,7 @@ public enum ThemeError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unknownKey(let key): "unknown theme key '\(Abbreviated(key))'"
+        case .unknownKey(let key): "unknown theme key '\(Abbreviated(key))'\(Nearest.hint(for: key, in: Theme.keys))"
         case .badValue(let key, let value, let expected):
             key.isEmpty
                 ? "bad value '\(Abbreviated(value))': expected \(expected)"

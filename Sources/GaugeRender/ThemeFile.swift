@@ -1,12 +1,18 @@
 import CGaugeLinux
+import GaugeProtocol
 import GaugeSystem
 
 /// A theme file: `key = value` lines, `[section]` headers, `#` or `;` comments.
 ///
 /// A key inside a section may be written plainly or as `section.key`; sections only group.
 /// Unknown keys and bad values are reported with file and line and skipped, so the
-/// defaults (or earlier values) stand.
+/// defaults (or earlier values) stand. The files a theme names (`logo`, `font`,
+/// `bold_font`, `fallback_fonts`) may be relative to the theme file's directory, and one
+/// that cannot be opened is such a problem too.
 public enum ThemeFile {
+    /// The keys whose values are file paths (`fallback_fonts`: several, comma-separated).
+    public static var fileKeys: Set<String> { ThemeSetting.fileKeys }
+
     public struct Problem: Equatable, Sendable, CustomStringConvertible {
         public var path: String
         public var line: Int
@@ -16,6 +22,14 @@ public enum ThemeFile {
 
     /// Applies the settings in `text` to `theme`; returns what was wrong.
     public static func apply(_ text: String, to theme: inout Theme, path: String = "<theme>") -> [Problem] {
+        var applied: [(key: String, value: String)] = []
+        return apply(text, to: &theme, path: path, applied: &applied)
+    }
+
+    /// The same, also giving the settings applied, in order (paths as resolved).
+    public static func apply(
+        _ text: String, to theme: inout Theme, path: String, applied: inout [(key: String, value: String)]
+    ) -> [Problem] {
         var problems: [Problem] = []
         var lineNumber = 0
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -30,8 +44,19 @@ public enum ThemeFile {
             if let dot = key.lastIndex(of: ".") { key = String(key[key.index(after: dot)...]) }
             var value = String(line[line.index(after: eq)...]).trimmingSpaces
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if fileKeys.contains(key) {
+                let paths = key == "fallback_fonts"
+                    ? value.split(separator: ",").map { resolved(String($0).trimmingSpaces, from: path) }
+                    : [resolved(value, from: path)]
+                if let missing = paths.lazy.compactMap({ unreadable($0, key: key) }).first {
+                    problems.append(Problem(path: path, line: lineNumber, message: missing))
+                    continue
+                }
+                value = paths.joined(separator: ", ")
+            }
             do {
                 try theme.set(key, value)
+                applied.append((key, value))
             } catch {
                 problems.append(Problem(path: path, line: lineNumber, message: error.description))
             }
@@ -39,8 +64,33 @@ public enum ThemeFile {
         return problems
     }
 
+    /// `file` as named in the theme at `themePath`: a relative one is in the theme's directory.
+    public static func resolved(_ file: String, from themePath: String) -> String {
+        guard !file.isEmpty, !file.hasPrefix("/"), let slash = themePath.lastIndex(of: "/") else { return file }
+        return String(themePath[...slash]) + file
+    }
+
+    /// Why the file a theme key names cannot be used (nil: it can, or none is named).
+    private static func unreadable(_ file: String, key: String) -> String? {
+        guard !file.isEmpty else { return nil }
+        do {
+            _ = try RegularFile(file, maxBytes: key == "logo" ? Assets.maxLogoFileBytes : Assets.maxFontFileBytes)
+            return nil
+        } catch {
+            return "\(key == "logo" ? "logo" : "font"): \(error)"
+        }
+    }
+
     /// Reads and applies the file at `path`.
     public static func load(_ path: String, into theme: inout Theme) throws(ThemeFileError) -> [Problem] {
+        var applied: [(key: String, value: String)] = []
+        return try load(path, into: &theme, applied: &applied)
+    }
+
+    /// The same, also giving the settings applied, in order.
+    public static func load(
+        _ path: String, into theme: inout Theme, applied: inout [(key: String, value: String)]
+    ) throws(ThemeFileError) -> [Problem] {
         let bytes: [UInt8]
         do {
             bytes = try RegularFile.read(path, maxBytes: 1 << 20)
@@ -50,7 +100,7 @@ public enum ThemeFile {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ThemeFileError(description: "theme \(path) is not UTF-8 text")
         }
-        return apply(text, to: &theme, path: path)
+        return apply(text, to: &theme, path: path, applied: &applied)
     }
 }
 

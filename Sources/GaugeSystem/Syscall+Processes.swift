@@ -4,14 +4,25 @@ extension Syscall {
     // MARK: Processes
 
     /// Starts `arguments[0]`, looked up on `PATH`, with `arguments` and this process's
-    /// environment; its standard input is `input` when given, else inherited.
-    package static func spawn(_ arguments: [String], input: Int32? = nil) throws(SystemError) -> pid_t {
+    /// environment; its standard input is `input` when given, else inherited; `passing`
+    /// gives it descriptor `fd` as its descriptor `as` (a pipe it writes its progress into).
+    package static func spawn(
+        _ arguments: [String], input: Int32? = nil, passing: (fd: Int32, as: Int32)? = nil
+    ) throws(SystemError) -> pid_t {
         precondition(!arguments.isEmpty)
         var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         pointers.append(nil)
         defer { for pointer in pointers { free(pointer) } }
+        var passed = passing
+        // dup2 onto itself would leave close-on-exec set: pass a copy instead.
+        if let given = passing, given.fd == given.as {
+            passed = (try fcntl(given.fd, F_DUPFD_CLOEXEC, 10), given.as)
+        }
+        defer { if let passed, let passing, passed.fd != passing.fd { _ = CGaugeLinux.close(passed.fd) } }
         var pid: pid_t = 0
-        let error = pointers.withUnsafeMutableBufferPointer { CGL_spawn($0.baseAddress, input ?? -1, &pid) }
+        let error = pointers.withUnsafeMutableBufferPointer {
+            CGL_spawn($0.baseAddress, input ?? -1, passed?.fd ?? -1, passed?.as ?? -1, &pid)
+        }
         guard error == 0 else { throw SystemError("cannot run \(arguments[0])", errno: error) }
         return pid
     }

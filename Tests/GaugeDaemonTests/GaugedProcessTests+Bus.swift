@@ -195,6 +195,45 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         #expect(end.status != nil, "gaugectl rauc ends on SIGTERM")
     }
 
+    /// RAUC dying in the middle of an installation and coming back: the dead installation
+    /// ends in failure on the screen, and the next one starts from 0, not from the dead
+    /// one's 81 %.
+    @Test func raucRestartedMidInstallationClosesItOutAndTheNextStartsFromZero() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let properties = ["Operation:s:change", "Progress:(isi):change", "LastError:s:change"]
+        func startRauc() throws -> ReplayService {
+            let rauc = try ReplayService(
+                bus: bus, name: "de.pengutronix.rauc", path: "/", interface: "de.pengutronix.rauc.Installer",
+                properties: properties)
+            try rauc.send("set", "Operation", "idle")
+            return rauc
+        }
+        var rauc: ReplayService? = try startRauc()
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "rauc", "--address", bus.address, "--stall", "0", "--creep", "0",
+        ])
+        defer { _ = client.terminate() }
+        try rauc?.send("set", "Progress", "0", "Installing", "1")
+        try rauc?.send("set", "Operation", "installing")
+        try rauc?.send("set", "Progress", "81", "Copying image to rootfs.1", "3")
+        try daemon.waitForStatus { $0.state == .running && $0.target == 81 }
+        rauc = nil
+        let closed = try daemon.waitForStatus(seconds: 10) { $0.state != .running }
+        #expect(closed.state == .failure && closed.message == "Installation interrupted: RAUC stopped", "\(closed.json())")
+
+        rauc = try startRauc()
+        #expect(client.waitForError(containing: "the service answers again"))
+        let sampler = StatusSampler(daemon)
+        try rauc?.send("set", "Progress", "0", "Installing", "1")
+        try rauc?.send("set", "Operation", "installing")
+        try daemon.waitForStatus(seconds: 10) { $0.state == .running && $0.target == 0 }
+        try rauc?.send("set", "Progress", "20", "Checking bundle done.", "2")
+        try daemon.waitForStatus(seconds: 10) { $0.state == .running && $0.target == 20 }
+        let samples = sampler.stop()
+        #expect(!samples.contains { $0.state == .running && $0.target > 20 }, "the dead installation's value is back")
+    }
+
     /// fwupd (or whoever owns its name) sending 200 signals of 1 MB while gaugectl reads
     /// its first properties: gaugectl keeps a bounded queue of them, not all of them.
     @Test func aFloodOfLargeSignalsDuringTheFirstReadsKeepsGaugectlSmall() throws {

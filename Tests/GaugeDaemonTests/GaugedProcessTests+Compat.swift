@@ -186,7 +186,7 @@ private final class FakeSWUpdate: @unchecked Sendable {
         let client = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: client)
-        process.arguments = ["--socket", daemon.socketPath, "swupdate", "--socket", swupdate.path]
+        process.arguments = ["--socket", daemon.socketPath, "swupdate", "--progress-socket", swupdate.path]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -181,6 +181,51 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
         #expect(status.state == .failure && status.message == "bootc failed: see journal" && status.target == 80)
     }
 
+    /// `gaugectl bootc -- COMMAND`: gaugectl runs the producer, and its failure, even
+    /// before it said anything, reaches the screen and gaugectl's exit status.
+    @Test func bootcRunsTheCommandAndForwardsItsFailure() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let socket = ["--socket", daemon.socketPath]
+        let missing = try gaugectl(socket + ["bootc", "--", "/nonexistent/bootc", "upgrade", "--progress-fd", "3"])
+        #expect(missing.status == 127, "\(missing.stderr)")
+        #expect(missing.stderr.contains("cannot run /nonexistent/bootc: No such file or directory"), "\(missing.stderr)")
+        var status = try daemon.status()
+        #expect(status.state == .failure && status.message.contains("cannot run /nonexistent/bootc"), "\(status.json())")
+
+        // The stream on descriptor 3 (bootc's --progress-fd 3), then a failing exit.
+        let trace = daemon.directory.appending("progress.jsonl")
+        let lines = bootcUpgrade.prefix(3).map(\.line).joined(separator: "\n") + "\n"
+        #expect(FileManager.default.createFile(atPath: trace, contents: Data(lines.utf8)))
+        let failed = try gaugectl(socket + ["bootc", "--stall", "0", "--", "/bin/sh", "-c", "cat \(trace) >&3; exit 5"])
+        #expect(failed.status == 5, "\(failed.stderr)")
+        #expect(failed.stderr.contains("sh failed (exit status 5)"), "\(failed.stderr)")
+        status = try daemon.status()
+        #expect(status.state == .failure && status.message.hasSuffix("sh failed (exit status 5)"), "\(status.json())")
+        #expect(status.target == 66.6, "the stream moved the bar first")
+
+        // A stream stopping short, a command saying all went well: its status decides.
+        let ok = try gaugectl(socket + ["bootc", "--stall", "0", "--fd", "4", "--", "/bin/sh", "-c", "cat \(trace) >&4"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        status = try daemon.status()
+        #expect(status.state == .success && status.message == "Update ready", "\(status.json())")
+    }
+
+    /// `gaugectl gauge -- COMMAND`: the same for a dialog --gauge producer.
+    @Test func gaugeRunsTheCommandAndForwardsItsFailure() throws {
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let socket = ["--socket", daemon.socketPath]
+        let failed = try gaugectl(socket + ["gauge", "--", "/bin/sh", "-c", "echo 30; exit 4"])
+        #expect(failed.status == 4, "\(failed.stderr)")
+        var status = try daemon.status()
+        #expect(status.state == .failure && status.message == "sh failed (exit status 4)" && status.target == 30, "\(status.json())")
+        let missing = try gaugectl(socket + ["gauge", "--", "no-such-installer-command"])
+        #expect(missing.status == 127 && missing.stderr.contains("cannot run no-such-installer-command"), "\(missing.stderr)")
+        let ok = try gaugectl(socket + ["gauge", "--", "/bin/sh", "-c", "echo 60"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        status = try daemon.status()
+        #expect(status.state == .success, "\(status.json())")
+    }
+
     @Test func bootcBadLinesAreReportedAndAMissingDescriptorIsAUsageError() throws {
         let daemon = try GaugedProcess(["--fps", "60"])
         let client = try PipedGaugectl(["--socket", daemon.socketPath, "bootc", "--on-eof", "keep"])

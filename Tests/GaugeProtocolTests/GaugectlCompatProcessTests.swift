@@ -363,7 +363,7 @@ private func peakResidentKilobytes(of pid: pid_t) -> Int? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
         // No creeping or stall: the requests are only those the messages make.
-        process.arguments = ["--socket", daemon.path, "swupdate", "--socket", swupdate.path, "--creep", "0", "--stall", "0"]
+        process.arguments = ["--socket", daemon.path, "swupdate", "--progress-socket", swupdate.path, "--creep", "0", "--stall", "0"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         let stderr = Pipe()
@@ -397,7 +397,7 @@ private func peakResidentKilobytes(of pid: pid_t) -> Int? {
         let garbage = RandomBytesServer(bytes: 20 << 20)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
-        process.arguments = ["--socket", daemon.path, "swupdate", "--socket", garbage.path, "--creep", "0", "--stall", "0"]
+        process.arguments = ["--socket", daemon.path, "swupdate", "--progress-socket", garbage.path, "--creep", "0", "--stall", "0"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         // stderr into a file: a pipe nobody reads while it fills would block gaugectl.

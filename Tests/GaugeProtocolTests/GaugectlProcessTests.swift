@@ -305,7 +305,7 @@ private final class FakeDaemon: @unchecked Sendable {
     @Test(arguments: [
         [], ["frobnicate"], ["progress"], ["progress", "4x"], ["progress", "150"], ["progress", "-1"],
         ["progress", "NaN"], ["progress", "1e2"], ["progress", "42", "extra"], ["progress", "42", "--message"],
-        ["mode"], ["mode", "sideways"], ["title"], ["theme"], ["theme", "novalue"], ["theme", "bad key=1"],
+        ["mode"], ["mode", "sideways"], ["title"], ["theme", "novalue"], ["theme", "bad key=1"],
         ["snapshot"], ["ping", "extra"], ["status", "--verbose"], ["quit", "now"], ["send"],
         ["send", "two\nlines"], ["title", "a\nb"], ["message", "a\u{1}b"], ["message", "--bogus"],
         ["status", "--socket", "/x"], ["gauge", "--on-eof", "never"], ["--no-wait=1", "ping"], ["ping", "--no-wait"],
@@ -354,7 +354,8 @@ private final class FakeDaemon: @unchecked Sendable {
         let path = directory.file("absent.sock")
         let run = try gaugectl(["--socket", path, "--timeout", "0.5", "progress", "5"])
         #expect(run.status == 3)
-        #expect(run.stderr == "gaugectl: no daemon socket at \(path) after waiting 0.5 s (is gauged running?)\n")
+        #expect(run.stderr == "gaugectl: no daemon on \(path) yet; waiting up to 0.5 s (--timeout) for one to start\n"
+            + "gaugectl: no daemon socket at \(path) after waiting 0.5 s (is gauged running?)\n")
         #expect(run.seconds >= 0.45 && run.seconds < 2, "exit 3 only once the timeout has passed: \(run.seconds) s")
     }
 
@@ -373,7 +374,8 @@ private final class FakeDaemon: @unchecked Sendable {
         close(boundSocket(at: path, listen: false))  // a stale socket file, as after a crash
         var run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
         #expect(run.status == 3)
-        #expect(run.stderr == "gaugectl: no daemon listening on \(path) after waiting 0.5 s (connection refused)\n")
+        #expect(run.stderr == "gaugectl: no daemon on \(path) yet; waiting up to 0.5 s (--timeout) for one to start\n"
+            + "gaugectl: no daemon listening on \(path) after waiting 0.5 s (connection refused)\n")
         #expect(run.seconds >= 0.45 && run.seconds < 2)
         run = try gaugectl(["--socket", path, "--timeout", "5", "--no-wait", "ping"])
         #expect(run.status == 3)

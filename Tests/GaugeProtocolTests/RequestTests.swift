@@ -41,6 +41,9 @@ private func errorCode(_ line: String) -> ErrorCode? {
         ("state success All done", .state(.success, message: "All done")),
         ("state failure disk full", .state(.failure, message: "disk full")),
         ("theme fill_color=#ff8800", .theme([ThemeSetting(key: "fill_color", value: "#ff8800")])),
+        // Alone: a question for the theme in use.
+        ("theme", .theme([])),
+        ("theme ", .theme([])),
         (
             "theme fill_color=#ff8800 message_font=\"DejaVu Sans\"",
             .theme([
@@ -111,8 +114,6 @@ private func errorCode(_ line: String) -> ErrorCode? {
         ("mode determinate extra", .syntax),
         ("state", .syntax),
         ("state done", .syntax),
-        ("theme", .syntax),
-        ("theme ", .syntax),
         ("theme novalue", .syntax),
         ("theme =x", .syntax),
         ("theme bad/key=1", .syntax),

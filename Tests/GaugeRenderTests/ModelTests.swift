@@ -64,3 +64,22 @@ struct ModelTests {
         }
     }
 }
+
+/// The label reads against the fill of every state as well as on the running bar: its
+/// colour, blended at its opacity over the fill, keeps WCAG AA's contrast for bold text.
+@Suite struct LabelContrastTests {
+    @Test(arguments: [RunState.begin, .running, .success, .failure])
+    func theLabelContrastsWithEveryStatesFill(state: RunState) {
+        let theme = Theme()
+        let fill = theme.fillColor(for: state)
+        let ink = fill.textColor(alpha: theme.labelAlpha)
+        let shown = fill.mix(with: ink.withAlpha(1), amount: ink.alpha)
+        #expect(Color.contrast(shown, fill) >= Color.labelContrast, "\(state): \(Color.contrast(shown, fill))")
+        // The old rule (luma over 0.5, white else, at the theme's opacity) for the failure
+        // fill: white at 0.6 over red, 2.5:1.
+        if state == .failure {
+            let old = Color.white.withAlpha(theme.labelAlpha)
+            #expect(Color.contrast(fill.mix(with: .white, amount: old.alpha), fill) < Color.labelContrast)
+        }
+    }
+}

@@ -88,11 +88,11 @@ _gaugectl() {
             ;;
         swupdate)
             case "$prev" in
-                --socket | -s) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --progress-socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --layout) COMPREPLY=($(compgen -W "auto packed aligned" -- "$cur")); return ;;
             esac
             [[ $prev == --stall || $prev == --creep ]] && return
-            COMPREPLY=($(compgen -W "--socket --layout --stall --creep --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--progress-socket --layout --stall --creep --help" -- "$cur"))
             ;;
         bootc)
             case "$prev" in

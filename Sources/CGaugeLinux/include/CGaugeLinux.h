@@ -155,9 +155,10 @@ ssize_t CGL_recv_with_descriptors(int fd, void *buffer, size_t length, int *fds,
 ssize_t CGL_send_with_descriptor(int fd, const void *buffer, size_t length, int passed);
 
 /* Runs `argv[0]` (looked up on PATH) with `argv` and the process's environment, its
-   standard input `stdin_fd` (or inherited when negative): posix_spawnp. Returns 0 and the
-   child in `*pid`, or the error number. */
-int CGL_spawn(char *const argv[], int stdin_fd, pid_t *pid);
+   standard input `stdin_fd` (or inherited when negative), and `passed_fd` as its
+   descriptor `passed_as` (none when either is negative; the two must differ):
+   posix_spawnp. Returns 0 and the child in `*pid`, or the error number. */
+int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, pid_t *pid);
 
 /* pread(2) at a 64-bit offset whatever the size of off_t (another process's memory through
    /proc/PID/mem, whose addresses may not fit a 32-bit off_t). */

@@ -72,6 +72,16 @@ package struct RaucProgressTranslator: Sendable {
         return bar.finish(.failure, message: message)
     }
 
+    /// RAUC left the bus (stopped, crashed, restarted): an installation under way died
+    /// with it and ends in failure, so the next one starts from 0.
+    package mutating func serviceLost(at now: UInt64) -> [Request] {
+        guard installing else { return [] }
+        installing = false
+        return bar.finish(.failure, message: Self.lostMessage)
+    }
+
+    package static let lostMessage = "Installation interrupted: RAUC stopped"
+
     package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }
 
     package func nextTick(after now: UInt64) -> UInt64? { bar.nextTick(after: now) }
@@ -263,6 +273,16 @@ package struct FwupdProgressTranslator: Sendable {
         default: nil
         }
     }
+
+    /// fwupd left the bus (stopped, crashed, restarted): an operation under way died with
+    /// it and ends in failure, so the next one starts from 0.
+    package mutating func serviceLost(at now: UInt64) -> [Request] {
+        guard active else { return [] }
+        active = false
+        return bar.finish(.failure, message: Self.lostMessage)
+    }
+
+    package static let lostMessage = "Update interrupted: fwupd stopped"
 
     package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }
 

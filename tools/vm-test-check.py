@@ -141,9 +141,13 @@ class VM:
         self.work = work
         self.serial = os.path.join(work, "serial.log")
         mon, ctl = os.path.join(work, "mon.sock"), os.path.join(work, "ctl.sock")
-        if args.machine == "virt-arm64":
+        if args.machine in ("virt-arm64", "virt-armhf"):
+            if args.machine == "virt-arm64":
+                machine = ["qemu-system-aarch64", "-machine", "virt", "-cpu", "cortex-a57"]
+            else:
+                # Debian's armmp kernel has no LPAE: the board's PCI windows below 4 GiB.
+                machine = ["qemu-system-arm", "-machine", "virt,highmem=off", "-cpu", "cortex-a15"]
             # One serial port on this board: the answers go on a virtio console (hvc0).
-            machine = ["qemu-system-aarch64", "-machine", "virt", "-cpu", "cortex-a57"]
             ports = ["-serial", f"file:{self.serial}", "-device", "virtio-serial-pci", "-device", "virtconsole,chardev=ctl"]
         else:
             machine = ["qemu-system-x86_64", "-machine", "pc"]
@@ -182,8 +186,9 @@ def main():
     parser.add_argument("--initrd", required=True)
     parser.add_argument("--append", required=True)
     parser.add_argument("--expect", required=True, help='"drm XRGB8888": display kind and format in the log')
-    parser.add_argument("--machine", default="pc", choices=["pc", "virt-arm64"],
-                        help="pc: qemu-system-x86_64; virt-arm64: qemu-system-aarch64 -M virt")
+    parser.add_argument("--machine", default="pc", choices=["pc", "virt-arm64", "virt-armhf"],
+                        help="pc: qemu-system-x86_64; virt-arm64: qemu-system-aarch64 -M virt; "
+                             "virt-armhf: qemu-system-arm -M virt")
     parser.add_argument("--work", required=True)
     parser.add_argument("--results", required=True)
     parser.add_argument("--timeout", type=float, default=180)
@@ -395,7 +400,12 @@ def main():
         print(f"  [{args.name}] failed after {elapsed:.1f} s; screens in {args.results}")
         return 1
     size = f"{shots[0].width}x{shots[0].height}" if shots else "?"
-    print(f"  [{args.name}] passed in {elapsed:.1f} s ({size}, {summary})")
+    # gauged's own figure: exec -> its first frame on the device.
+    first = next((line.split("first frame on ", 1)[1] for line in logged if "first frame on " in line), None)
+    print(f"  [{args.name}] passed in {elapsed:.1f} s ({size}, {summary}){'; ' + first if first else ''}")
+    if first:
+        with open(os.path.join(args.work, "first-frame"), "w") as out:
+            out.write(first.split(" ms after exec", 1)[0].rsplit(" ", 1)[-1] + "\n")
     return 0
 
 

@@ -336,6 +336,38 @@ private func lines(_ text: String) -> [String] {
         #expect(!FileManager.default.fileExists(atPath: directory.appending("bare/etc/gauge/keymap.bmap")))
     }
 
+    /// `systemctl disable gauged.service` turns the boot screen off in the initramfs too:
+    /// the hook copies nothing and says why; any other answer (enabled, no such unit, no
+    /// systemctl) keeps Gauge in.
+    @Test func initramfsToolsHookAddsNothingWhenTheBootScreenIsDisabled() throws {
+        let (directory, environment) = try fixture()
+        let stub = directory.appending("hook-functions")
+        try """
+            copy_exec() { echo "copy_exec $*" >> "$LOG"; }
+            copy_file() { echo "copy_file $*" >> "$LOG"; }
+            copy_modules_dir() { echo "copy_modules_dir $*" >> "$LOG"; }
+            """.write(toFile: stub, atomically: true, encoding: .utf8)
+        let bin = directory.appending("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        var env = environment
+        env["GAUGE_HOOK_FUNCTIONS"] = stub
+        env["LOG"] = directory.appending("log")
+        env["DESTDIR"] = directory.appending("root")
+        env["MODULES"] = "most"
+        env["PATH"] = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        for (state, copies) in [("disabled", false), ("enabled", true), ("", true)] {
+            // systemctl as systemctl is-enabled answers: the state on stdout.
+            try "#!/bin/sh\n[ \"$1 $2\" = \"is-enabled gauged.service\" ] && [ -n \"\(state)\" ] && echo \(state) && exit 0\nexit 1\n"
+                .write(toFile: bin + "/systemctl", atomically: true, encoding: .utf8)
+            _ = try shell("chmod +x \(bin)/systemctl; rm -f \(directory.appending("log"))")
+            let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+            #expect(result.status == 0, "\(result.output)")
+            let log = (try? String(contentsOfFile: directory.appending("log"), encoding: .utf8)) ?? ""
+            #expect(log.contains("copy_exec /usr/bin/gauged") == copies, "is-enabled says '\(state)': \(log)")
+            #expect(result.output.contains("gauged.service is disabled: no boot screen in the initramfs") == !copies, "\(result.output)")
+        }
+    }
+
     @Test func initramfsToolsHookWithTheRealHookFunctionsCopiesLibraries() throws {
         let functions = "/usr/share/initramfs-tools/hook-functions"
         guard FileManager.default.fileExists(atPath: functions) else {

@@ -56,6 +56,7 @@ package final class ProgressScreen {
             log("\(scene.fontProblem(font) ?? "font \(font) unavailable"); using fallbacks")
         }
         if let problem = scene.logoProblem { log(problem) }
+        for note in scene.layoutNotes { log(note) }
         self.scene = scene
         owedDamage = .zero
     }

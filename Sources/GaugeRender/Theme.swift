@@ -70,6 +70,10 @@ public struct Theme: Equatable, Sendable {
         "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
     ]
 
+    /// Part of the screen's width and height kept free at each edge, for televisions that
+    /// crop the picture (0.05: 5 % each side); the layout keeps at least 8 pixels anyway.
+    public var overscan = 0.0
+
     /// The whole screen turned clockwise, for panels mounted on their side (`--rotate` wins).
     public var rotation = Rotation.none
 
@@ -175,6 +179,7 @@ public struct Theme: Equatable, Sendable {
         "fallback_fonts": { (theme: inout Theme, v: String) throws(ThemeError) in
             theme.fallbackFonts = v.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         },
+        "overscan": number(0...0.25) { $0.overscan = $1 },
         "rotation": { (theme: inout Theme, v: String) throws(ThemeError) in
             guard let degrees = Int(v), let r = Rotation(degrees: degrees) else {
                 throw .badValue(key: "rotation", value: v, expected: "0, 90, 180 or 270")

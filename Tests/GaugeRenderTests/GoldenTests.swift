@@ -113,8 +113,12 @@ struct LogoTests {
         let scene = Scene(theme: theme, width: 1280, height: 800, scale: scale)
         #expect(scene.logoProblem == nil)
         scene.render(model(50), at: 0, into: display.framebuffer)
-        let cy = Int(800 * 0.4)
         let s = Int(scale)
+        let logo = scene.logoRect
+        #expect(logo.width == 40 * s && logo.height == 30 * s)
+        // At its place (0.4 of the height), or higher where the question's room needs it.
+        let cy = logo.y + logo.height / 2
+        #expect(scale == 2 ? cy <= 320 : cy == 320)
         let top = display.pixel(x: 640, y: cy - 15 * s + 2)
         #expect(top.b == 255 && top.r == 0)
         let band = display.pixel(x: 640, y: cy + 15 * s - 2)

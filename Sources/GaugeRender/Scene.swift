@@ -98,10 +98,8 @@ public final class Scene {
             panel = layout.panel
             panelMask = Self.roundedMask(panel, radius: theme.boxRadius * layout.scale)
         }
-        var beginTheme = surfaceTheme
-        beginTheme.fillColor = theme.beginColor
         barShapes = BarShapes(theme: surfaceTheme, layout: layout)
-        bar = BarLayers(theme: beginTheme, layout: layout, shapes: barShapes)
+        bar = BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.beginColor, pole: false), layout: layout, shapes: barShapes)
     }
 
     /// What the layout shrank or dropped to fit the screen, one line each, for the log.
@@ -325,6 +323,10 @@ public final class Scene {
             // The first frame shows the mode as it is; later changes ease.
             if hasFrame { modeSwitch = (time, lastShown) }
             mode = model.mode
+            if theme.indeterminateStyle == .barberPole {
+                bar = makeBar()
+                damage = damage.union(layout.bar)
+            }
         }
         hasFrame = true
         var blend = 1.0
@@ -483,13 +485,30 @@ public final class Scene {
         if theme.labelPosition != .inside || theme.style == .box { draw(label, color: labelColor, into: dst, clip: area) }
     }
 
+    /// The bar's look for the theme's colours: the state's fill with light stripes, or,
+    /// for work of unknown length in the barber-pole style, the state's colour in stripes
+    /// over the track's, so that no single frame reads as a full bar.
+    private static func barTheme(_ surface: Theme, fill: Color, pole: Bool) -> Theme {
+        var t = surface
+        if pole {
+            t.fillColor = surface.trackColor
+            t.stripeColor = fill
+        } else {
+            t.fillColor = fill
+        }
+        return t
+    }
+
+    private func makeBar() -> BarLayers {
+        let pole = mode == .indeterminate && theme.indeterminateStyle == .barberPole
+        return BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.fillColor(for: state), pole: pole), layout: layout, shapes: barShapes)
+    }
+
     /// The bar in the state's colours, and the state's mark.
     private func switchState(to next: RunState) -> Rect {
         state = next
         let old = bar.fillRect.union(label.rect).union(mark.rect)
-        var stateTheme = surfaceTheme
-        stateTheme.fillColor = theme.fillColor(for: next)
-        bar = BarLayers(theme: stateTheme, layout: layout, shapes: barShapes)
+        bar = makeBar()
         labelValue = -1
         label.rect = .zero
         mark = TextLine()
@@ -572,8 +591,9 @@ public final class Scene {
     /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
     private func updateLabel(shown: Double, hidden: Bool) -> Rect {
         if !theme.showLabel || hidden {
-            guard label.image != nil || !label.rect.isEmpty else { return .zero }
-            let old = label.rect
+            guard label.image != nil || !label.rect.isEmpty || badge != nil else { return .zero }
+            let old = label.rect.union(badge?.rect ?? .zero)
+            badge = nil
             label = TextLine()
             labelValue = -1
             bar.setLabel(mask: nil, color: labelColor, rect: .zero)

@@ -149,11 +149,13 @@ package final class ProgressScreen {
     package func replaceDisplay(_ next: (any Display)?) {
         panel = next
         display = next
-        if let next, theme.rotation != .none {
+        // The panel's own orientation, then the theme's (or --rotate's) turn on top.
+        let rotation = next.map { $0.panelOrientation.then(theme.rotation) } ?? .none
+        if let next, rotation != .none {
             do {
-                display = try RotatedDisplay(next, rotation: theme.rotation)
+                display = try RotatedDisplay(next, rotation: rotation)
             } catch {
-                log("cannot turn \(next.name) by \(theme.rotation.rawValue)°: \(error)")
+                log("cannot turn \(next.name) by \(rotation.rawValue)°: \(error)")
             }
         }
         rebuildScene()

@@ -137,18 +137,15 @@ struct LayoutMatrixTests {
         var strayBox = Rect.zero
         for y in 0..<screen.height {
             let row = (base + y * stride).assumingMemoryBound(to: UInt32.self)
-            let spans = allowed.filter { y >= $0.y && y < $0.maxY }
+            // The row's gaps between the elements' spans, each scanned whole.
+            let spans = allowed.filter { y >= $0.y && y < $0.maxY }.sorted { $0.x < $1.x }
             var x = 0
-            while x < screen.width {
-                if let span = spans.first(where: { x >= $0.x && x < $0.maxX }) {
-                    x = span.maxX
-                    continue
-                }
-                if row[x] & 0xFFFFFF != background {
+            for span in spans + [Rect(x: screen.width, y: y, width: 0, height: 1)] {
+                for px in x..<max(x, min(span.x, screen.width)) where row[px] & 0xFFFFFF != background {
                     stray += 1
-                    strayBox = strayBox.union(Rect(x: x, y: y, width: 1, height: 1))
+                    strayBox = strayBox.union(Rect(x: px, y: y, width: 1, height: 1))
                 }
-                x += 1
+                x = max(x, span.maxX)
             }
         }
         #expect(stray == 0, "\(what): \(stray) pixels drawn outside every element, within \(strayBox)")

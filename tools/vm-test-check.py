@@ -139,6 +139,7 @@ def details_text(img):
 class VM:
     def __init__(self, args, work):
         self.work = work
+        self.upright = args.upright
         self.serial = os.path.join(work, "serial.log")
         mon, ctl = os.path.join(work, "mon.sock"), os.path.join(work, "ctl.sock")
         if args.machine in ("virt-arm64", "virt-armhf"):
@@ -167,7 +168,8 @@ class VM:
         self.log = SerialLog(self.serial)
 
     def screendump(self, path):
-        return self.monitor.screendump(path)
+        # As the person holding a device with a panel mounted sideways sees it.
+        return self.monitor.screendump(path).turned(self.upright)
 
     def lines(self):
         return self.log.lines()
@@ -197,6 +199,8 @@ def main():
     parser.add_argument("--keys", default="s e c r e t",
                         help="the monitor's sendkey names typed at the password question")
     parser.add_argument("--typed", default="secret", help="the text those keys type in the guest's layout")
+    parser.add_argument("--upright", type=int, default=0, choices=[0, 90, 180, 270],
+                        help="turn each screendump clockwise by this much before checking: the panel is mounted turned")
     parser.add_argument("qemu", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)

@@ -49,6 +49,27 @@ class Image:
         i = (y * self.width + x) * 3
         return self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]
 
+    def turned(self, degrees):
+        """This picture turned clockwise by 90, 180 or 270 degrees (how a panel mounted
+        sideways shows its scan-out to the person holding the device)."""
+        w, h, px = self.width, self.height, self.pixels
+        if degrees == 180:
+            rows = [b"".join(px[(y * w + x) * 3:(y * w + x) * 3 + 3] for x in range(w - 1, -1, -1)) for y in range(h - 1, -1, -1)]
+            nw, nh = w, h
+        elif degrees in (90, 270):
+            # Clockwise: the new row j is old column j read bottom to top; 270: column
+            # w-1-j read top to bottom.
+            if degrees == 90:
+                rows = [b"".join(px[(y * w + j) * 3:(y * w + j) * 3 + 3] for y in range(h - 1, -1, -1)) for j in range(w)]
+            else:
+                rows = [b"".join(px[(y * w + w - 1 - j) * 3:(y * w + w - 1 - j) * 3 + 3] for y in range(h)) for j in range(w)]
+            nw, nh = h, w
+        else:
+            return self
+        turned = object.__new__(Image)
+        turned.width, turned.height, turned.pixels, turned.path = nw, nh, b"".join(rows), self.path
+        return turned
+
     def save_png(self, path):
         rows = b"".join(b"\0" + self.pixels[y * self.width * 3:(y + 1) * self.width * 3] for y in range(self.height))
 

@@ -112,10 +112,9 @@ package final class Daemon {
         if displays != nil, options.vt != "none" {
             console = ConsoleVT(path: options.vt, log: log)
         }
-        let scale = options.scale ?? Self.autoScale(display)
-        screen = ProgressScreen(theme: theme, display: display, scale: scale) { [log] in log.info($0) }
+        screen = ProgressScreen(theme: theme, display: display, scale: options.scale) { [log] in log.info($0) }
         if let display, device == nil {
-            log.info("display \(display.name), scale \(scale.shortText)")
+            log.info("display \(display.name), scale \(screen.scale.shortText)")
         } else if display == nil, displays == nil {
             log.info("no display: serving the socket only")
         }
@@ -912,7 +911,7 @@ package final class Daemon {
     /// The display device came, went or changed: the scene is laid out for the new one and
     /// drawn on it whole, at once. With none left for good the console gets the screen.
     private func displayChanged(to next: (any DeviceDisplay)?, settled: Bool) {
-        screen.replaceDisplay(next, scale: options.scale ?? Self.autoScale(next))
+        screen.replaceDisplay(next)
         frameOwed = false
         updateConsoleQuestionTimer()
         guard handover.owner == .gauge else { return }
@@ -957,13 +956,6 @@ package final class Daemon {
     /// Pixels per half-cell of `--display terminal`: a third of the cell resolution, so
     /// the text still reads (80x24 cells are 240x144 pixels).
     package static let terminalScale = 3
-
-    /// Scale 2 on panels of about 190 dpi and more, as boot splashes pick it.
-    static func autoScale(_ display: (any Display)?) -> Double {
-        guard let display, let mm = display.physicalSize, mm.width > 0, mm.height > 0 else { return 1 }
-        let dpi = Double(display.width) / (Double(mm.width) / 25.4)
-        return dpi >= 190 && display.height >= 1200 ? 2 : 1
-    }
 }
 
 /// Why the daemon could not start, as one log line.

@@ -79,7 +79,7 @@ package struct DaemonOptions: Equatable, Sendable {
         ("--group NAME", "members of this group may talk to the daemon too"),
         ("--theme FILE", "theme file (key = value lines); SIGHUP or `reload` re-reads it"),
         ("--fps N", "frame rate while something moves (default 60)"),
-        ("--scale N", "1 or 2 (default: from the display's physical size)"),
+        ("--scale N", "1 or 2 (default: the theme's scale, auto: from each head's size and density)"),
         ("--rotate DEGREES", "0, 90, 180 or 270: turn the picture for a panel on its side"),
         ("--vt TTY|none", "the console to put in graphics mode (default: the active VT)"),
         ("--max-clients N", "clients served at once (default 64; the last few are kept for root)"),

@@ -18,17 +18,21 @@ package final class ProgressScreen {
     private var scene: Scene?
     /// What a snapshot moved the scene past that no frame has presented yet.
     private var owedDamage = Rect.zero
-    private var scale: Double
+    /// The scale the scene is drawn at: `forcedScale`, else the theme's, else the head's own
+    /// (`DeviceScale`).
+    package private(set) var scale = 1.0
+    private let forcedScale: Double?
     /// Logos and font files, loaded once for every scene (the live one, snapshots').
     private let assets = Assets()
     /// The text renderer with its glyph caches, kept while the theme's fonts stay the same.
     private var text: (fonts: [String], renderer: TextRenderer)?
     private let log: (String) -> Void
 
-    /// `display` may be nil: the daemon then keeps serving and snapshots still work.
-    package init(theme: Theme, display: (any Display)?, scale: Double = 1, log: @escaping (String) -> Void) {
+    /// `display` may be nil: the daemon then keeps serving and snapshots still work. `scale`
+    /// (`gauged --scale`) wins over the theme's and the head's.
+    package init(theme: Theme, display: (any Display)?, scale: Double? = nil, log: @escaping (String) -> Void) {
         self.theme = theme
-        self.scale = scale
+        forcedScale = scale
         self.log = log
         replaceDisplay(display)
     }
@@ -51,11 +55,13 @@ package final class ProgressScreen {
     }
 
     private func rebuildScene() {
+        scale = forcedScale ?? theme.scale ?? panel.map { DeviceScale.auto($0) } ?? 1
         let scene = makeScene(theme)
         for font in scene.unavailableFonts where font == theme.font || font == theme.boldFont {
             log("\(scene.fontProblem(font) ?? "font \(font) unavailable"); using fallbacks")
         }
         if let problem = scene.logoProblem { log(problem) }
+        for note in scene.layoutNotes { log(note) }
         self.scene = scene
         owedDamage = .zero
     }
@@ -113,7 +119,8 @@ package final class ProgressScreen {
             }
         }
         do throws(AssetError) {
-            if next.logo != theme.logo, !next.logo.isEmpty { _ = try assets.logo(next.logo, scale: scale) }
+            let nextScale = forcedScale ?? next.scale ?? panel.map { DeviceScale.auto($0) } ?? 1
+            if next.logo != theme.logo || nextScale != scale, !next.logo.isEmpty { _ = try assets.logo(next.logo, scale: nextScale) }
             if next.fallbackFonts != theme.fallbackFonts {
                 for path in next.fallbackFonts { try assets.checkFontFile(path) }
             }
@@ -144,17 +151,18 @@ package final class ProgressScreen {
 
     package func hide() { visible = false }
 
-    /// A new display (or none): the scene is laid out for its size (and `scale`, when
-    /// given), and the next frame draws it whole.
-    package func replaceDisplay(_ next: (any Display)?, scale: Double? = nil) {
-        if let scale { self.scale = scale }
+    /// A new display (or none): the scene is laid out for its size and scale, and the next
+    /// frame draws it whole.
+    package func replaceDisplay(_ next: (any Display)?) {
         panel = next
         display = next
-        if let next, theme.rotation != .none {
+        // The panel's own orientation, then the theme's (or --rotate's) turn on top.
+        let rotation = next.map { $0.panelOrientation.then(theme.rotation) } ?? .none
+        if let next, rotation != .none {
             do {
-                display = try RotatedDisplay(next, rotation: theme.rotation)
+                display = try RotatedDisplay(next, rotation: rotation)
             } catch {
-                log("cannot turn \(next.name) by \(theme.rotation.rawValue)°: \(error)")
+                log("cannot turn \(next.name) by \(rotation.rawValue)°: \(error)")
             }
         }
         rebuildScene()

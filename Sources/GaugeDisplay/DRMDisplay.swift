@@ -26,6 +26,7 @@ public final class DRMDisplay: DeviceDisplay {
     public let height: Int
     public let format: PixelFormat
     public let physicalSize: (width: Int, height: Int)?
+    public let panelOrientation: Rotation
     public private(set) var summary: String
     /// The card's descriptor: readable when a page flip has finished.
     public let fd: Int32
@@ -165,6 +166,7 @@ public final class DRMDisplay: DeviceDisplay {
         height = plan.height
         let mm = millimetres[plan.heads[0].connector]!
         physicalSize = mm.0 > 0 && mm.1 > 0 ? (mm.0, mm.1) : nil
+        panelOrientation = Self.panelOrientation(fd: fd, connector: plan.heads[0].connector)
         damage = BufferDamage(count: 2, screen: Rect(x: 0, y: 0, width: plan.width, height: plan.height))
         var sequence: UInt64 = 0
         var nanoseconds: UInt64 = 0
@@ -593,6 +595,25 @@ public final class DRMDisplay: DeviceDisplay {
         if let map = buffer.map { Syscall.unmap(map, length: buffer.size) }
         if buffer.fb != 0, removeFramebuffer { _ = drmModeRmFB(fd, buffer.fb) }
         if buffer.handle != 0 { _ = drmModeDestroyDumbBuffer(fd, buffer.handle) }
+    }
+
+    /// The connector's "panel orientation" property (set by the kernel from firmware quirks
+    /// or `video=CONNECTOR:panel_orientation=...`), as the turn that shows the picture upright.
+    private static func panelOrientation(fd: Int32, connector: UInt32) -> Rotation {
+        guard let props = drmModeObjectGetProperties(fd, connector, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else { return .none }
+        defer { drmModeFreeObjectProperties(props) }
+        for index in 0..<Int(props.pointee.count_props) {
+            guard let prop = drmModeGetProperty(fd, props.pointee.props[index]) else { continue }
+            defer { drmModeFreeProperty(prop) }
+            let name = withUnsafeBytes(of: prop.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name == "panel orientation" else { continue }
+            let value = props.pointee.prop_values[index]
+            for e in 0..<Int(prop.pointee.count_enums) where prop.pointee.enums[e].value == value {
+                let label = withUnsafeBytes(of: prop.pointee.enums[e].name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                return Rotation(panelOrientation: label) ?? .none
+            }
+        }
+        return .none
     }
 
     private static func driverName(fd: Int32) -> String {

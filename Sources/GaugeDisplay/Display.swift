@@ -26,10 +26,39 @@ public protocol Display: AnyObject {
     var format: PixelFormat { get }
     /// The panel's physical size in millimetres, where known (used for HiDPI scale).
     var physicalSize: (width: Int, height: Int)? { get }
+    /// How far the picture must be turned, clockwise, to be upright on the panel as it is
+    /// mounted (the DRM connector's "panel orientation": tablets, handhelds, panels fitted
+    /// sideways); `.none` where unknown.
+    var panelOrientation: Rotation { get }
     /// The buffer for the next frame, or nil while the display cannot take one
     /// (a page flip pending, the display released).
     func beginFrame() -> FrameTarget?
     /// Shows the frame drawn since `beginFrame()`; `damage` is what changed since the frame
     /// on screen (drawn together with the target's `staleRegion`, which the display knows).
     func present(damage: Rect) throws(DisplayError)
+}
+
+extension Display {
+    public var panelOrientation: Rotation { .none }
+}
+
+extension Rotation {
+    /// This turn followed by `other`.
+    public func then(_ other: Rotation) -> Rotation {
+        Rotation(rawValue: (rawValue + other.rawValue) % 360)!
+    }
+
+    /// The turn that shows a picture upright on a panel whose DRM "panel orientation"
+    /// property reads `name` (nil for names the kernel does not define). "Left Side Up":
+    /// the panel's left edge is at the top of the device, so the picture's top must be
+    /// drawn along it: turned a quarter counter-clockwise.
+    public init?(panelOrientation name: String) {
+        switch name {
+        case "Normal": self = .none
+        case "Upside Down": self = .half
+        case "Left Side Up": self = .threeQuarters
+        case "Right Side Up": self = .quarter
+        default: return nil
+        }
+    }
 }

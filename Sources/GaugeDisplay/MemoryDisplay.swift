@@ -17,6 +17,8 @@ public final class MemoryDisplay: Display {
     /// The zero-filled memory, `stride * height` bytes, owned by this display.
     public let base: UnsafeMutableRawPointer
     public var physicalSize: (width: Int, height: Int)?
+    /// As a DRM connector would report it (tests of panels mounted sideways).
+    public var panelOrientation = Rotation.none
 
     /// How many frames `present(damage:)` has shown.
     public private(set) var frameCount = 0

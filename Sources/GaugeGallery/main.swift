@@ -25,22 +25,51 @@ func progress(_ value: Double, _ message: String = "Installing packages", title:
     }
 }
 
+/// Real panel sizes: a 4.3" board panel (480x272), a 7" one (800x480), a 1080p monitor,
+/// and a portrait 8" tablet at scale 2; the sample theme's logo wherever there is room.
+let logo: (inout Theme) -> Void = { $0.logo = "data/gauge-logo.png" }
+func with(_ a: @escaping (inout Theme) -> Void, _ b: @escaping (inout Theme) -> Void) -> (inout Theme) -> Void {
+    { a(&$0); b(&$0) }
+}
+func unknownLength(_ message: String) -> (inout ScreenModel) -> Void {
+    { m in m.mode = .indeterminate; m.message = message; m.title = "Starting Gauge OS" }
+}
+
 let entries: [Entry] = [
-    Entry(name: "default", caption: "Default look at 42%", model: progress(42)),
-    Entry(name: "flat-blue", caption: "flat = true, fill_color = #2f7fdf", theme: { $0.flat = true; $0.fillColor = Color(parsing: "#2f7fdf")! }, model: progress(67)),
-    Entry(name: "label-above", caption: "label_position = above, label_format = Step {value} of {max}",
-          theme: { $0.labelPosition = .above; $0.labelFormat = "Step {value} of {max}" }, model: progress(30)),
-    Entry(name: "label-right", caption: "label_position = right", theme: { $0.labelPosition = .right }, model: progress(80)),
-    Entry(name: "indeterminate", caption: "mode indeterminate: barber pole", model: { m in m.mode = .indeterminate; m.message = "Waiting for the network"; m.title = "Starting" }),
-    Entry(name: "circles", caption: "indeterminate_style = circles", theme: { $0.indeterminateStyle = .circles }, model: { m in m.mode = .indeterminate; m.message = "Waiting for the network"; m.title = "Starting" }),
-    Entry(name: "ring", caption: "indeterminate_style = ring", time: 0.5, theme: { $0.indeterminateStyle = .ring }, model: { m in m.mode = .indeterminate; m.message = "Checking file systems"; m.title = "Starting" }),
-    Entry(name: "box", caption: "style = box, cover_color = #00000099", theme: { $0.style = .box; $0.coverColor = Color.black.withAlpha(0.6); $0.background = Color(parsing: "#334d80")! }, model: progress(30, "Copying files", title: "Updating firmware")),
-    Entry(name: "logo", caption: "logo = data/gauge-logo.png", theme: { $0.logo = "data/gauge-logo.png" }, model: progress(42, "Starting services", title: "")),
-    Entry(name: "success", caption: "state success", model: { m in m.setTarget(100); m.state = .success; m.message = "Installed"; m.title = "Done" }),
-    Entry(name: "failure", caption: "state failure", model: { m in m.setTarget(63); m.state = .failure; m.message = "No space left on device"; m.title = "Update failed" }),
-    Entry(name: "cjk", caption: "UTF-8 message with per-glyph font fallback", model: progress(55, "正在安装软件包 · Größe · インストール中")),
-    Entry(name: "scale2", caption: "scale 2 (HiDPI) at 1280x720", width: 1280, height: 720, scale: 2, model: progress(42)),
-    Entry(name: "rotate90", caption: "--rotate 90 on a 360x640 portrait panel", width: 640, height: 360, rotation: .quarter, model: progress(42)),
+    Entry(name: "default", caption: "1920x1080, default look at 42%, with a logo", width: 1920, height: 1080, theme: logo,
+          model: progress(42, "Unpacking base system", title: "Installing Gauge OS")),
+    Entry(name: "flat-blue", caption: "800x480, flat = true, fill_color = #2f7fdf", width: 800, height: 480,
+          theme: with(logo, { $0.flat = true; $0.fillColor = Color(parsing: "#2f7fdf")! }), model: progress(67, "Configuring packages", title: "Installing Gauge OS")),
+    Entry(name: "label-above", caption: "800x480, label_position = above, label_format = Step {value} of {max}", width: 800, height: 480,
+          theme: with(logo, { $0.labelPosition = .above; $0.labelFormat = "Step {value} of {max}" }), model: progress(30, "Copying files", title: "Updating")),
+    Entry(name: "label-right", caption: "480x272, label_position = right", width: 480, height: 272,
+          theme: with(logo, { $0.labelPosition = .right }), model: progress(80, "Writing the new system", title: "Updating")),
+    Entry(name: "indeterminate", caption: "800x480, mode indeterminate: barber pole", width: 800, height: 480, theme: logo,
+          model: unknownLength("Waiting for the network")),
+    Entry(name: "circles", caption: "480x272, indeterminate_style = circles", width: 480, height: 272, time: 0.5,
+          theme: with(logo, { $0.indeterminateStyle = .circles }), model: unknownLength("Waiting for the network")),
+    Entry(name: "ring", caption: "1920x1080, indeterminate_style = ring", width: 1920, height: 1080, time: 0.35,
+          theme: with(logo, { $0.indeterminateStyle = .ring }), model: unknownLength("Checking file systems")),
+    Entry(name: "box", caption: "800x480, style = box, cover_color = #00000099", width: 800, height: 480,
+          theme: with(logo, { $0.style = .box; $0.coverColor = Color.black.withAlpha(0.6); $0.background = Color(parsing: "#334d80")! }),
+          model: progress(30, "Copying files\u{2028}firmware.bin, 12 of 40 MB", title: "Updating firmware")),
+    Entry(name: "logo", caption: "480x272, a logo above the bar", width: 480, height: 272, theme: logo,
+          model: progress(42, "Starting services", title: "")),
+    Entry(name: "question", caption: "800x480, a passphrase asked (plymouth ask-for-password)", width: 800, height: 480, theme: logo,
+          model: { m in
+              m.setTarget(20); m.title = "Starting Gauge OS"; m.message = "Unlocking disks"
+              m.entry = ScreenModel.Entry(prompt: "Passphrase for /dev/nvme0n1p3:", field: .hidden(count: 9))
+          }),
+    Entry(name: "success", caption: "1920x1080, state success", width: 1920, height: 1080, theme: logo,
+          model: { m in m.setTarget(100); m.state = .success; m.message = "Installed"; m.title = "Gauge OS is ready" }),
+    Entry(name: "failure", caption: "800x480, state failure", width: 800, height: 480, theme: logo,
+          model: { m in m.setTarget(63); m.state = .failure; m.message = "No space left on device"; m.title = "Update failed" }),
+    Entry(name: "cjk", caption: "800x480, UTF-8 message with per-glyph font fallback", width: 800, height: 480, theme: logo,
+          model: progress(55, "正在安装软件包 · Größe · インストール中")),
+    Entry(name: "scale2", caption: "1200x1920 portrait tablet at scale 2 (HiDPI)", width: 1200, height: 1920, scale: 2, theme: logo,
+          model: progress(42, "Unpacking base system", title: "Installing Gauge OS")),
+    Entry(name: "rotate90", caption: "--rotate 90 on a 272x480 panel mounted sideways", width: 480, height: 272, rotation: .quarter, theme: logo,
+          model: progress(42, "Starting services", title: "Booting")),
 ]
 
 var failed = false

@@ -54,9 +54,9 @@ final class EntryLayer {
         screen = Rect(x: 0, y: 0, width: layout.width, height: layout.height)
     }
 
-    /// Lays out `next` from `below` down, or, when the screen has no room for it there,
-    /// ending at `above`; returns the rectangle that changed.
-    func update(_ next: ScreenModel.Entry?, below: Int, above: Int) -> Rect {
+    /// Lays out `next` in the layout's question slot (from the top of the screen's safe
+    /// area when the layout had no room to keep one); returns the rectangle that changed.
+    func update(_ next: ScreenModel.Entry?) -> Rect {
         guard next != entry else { return .zero }
         let old = rect
         let promptChanged = next?.prompt != entry?.prompt
@@ -72,7 +72,7 @@ final class EntryLayer {
         }
         let size = layout.messageSize
         let gap = max(1, layout.textGap / 2)
-        let fieldHeight = Int((Double(size) * 1.9).rounded())
+        let fieldHeight = Layout.fieldHeight(messageSize: size)
         var promptImage = promptChanged ? nil : prompt?.image
         if promptImage == nil, !next.prompt.isEmpty {
             promptImage = text.render(next.prompt, size: size, maxWidth: layout.textMaxWidth)
@@ -82,14 +82,12 @@ final class EntryLayer {
             if capsImage == nil { capsImage = text.render(Self.capsLockText, size: max(1, size * 4 / 5), maxWidth: layout.textMaxWidth) }
             notice = capsImage
         }
-        let height = (promptImage.map { $0.height + gap } .map { $0 + fieldHeight } ?? fieldHeight)
-            + (notice.map { $0.height + gap } ?? 0)
-        let top = below + height <= layout.height ? below : max(0, above - height)
+        let top = layout.question.isEmpty ? layout.safe.y : layout.question.y
         prompt = promptImage.map { image in
             (image, Rect(x: (layout.width - image.width) / 2, y: top, width: image.width, height: image.height))
         }
         let fieldTop = prompt.map { $0.rect.maxY + gap } ?? top
-        let fieldWidth = min(layout.bar.width, layout.textMaxWidth)
+        let fieldWidth = layout.question.isEmpty ? min(layout.bar.width, layout.textMaxWidth) : layout.question.width
         let fieldRect = Rect(x: (layout.width - fieldWidth) / 2, y: fieldTop, width: fieldWidth, height: fieldHeight)
         if field?.rect != fieldRect {
             let mask = Shape.roundedRectMask(

@@ -47,9 +47,8 @@ final class IndicatorLayers {
 
     init(theme: Theme, layout: Layout) {
         self.theme = theme
-        size = max(8, Int((theme.indicatorSize * layout.scale).rounded()))
-        let bar = layout.bar
-        rect = Rect(x: bar.x + bar.width / 2 - size / 2, y: bar.y + bar.height / 2 - size / 2, width: size, height: size)
+        rect = layout.indicator
+        size = max(1, rect.width)
         switch theme.indeterminateStyle {
         case .circles: period = theme.indicatorPeriod * Double(max(1, theme.circleColors.count))
         default: period = theme.indicatorPeriod

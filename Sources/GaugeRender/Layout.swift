@@ -1,9 +1,25 @@
-/// Where everything goes on a screen of a given size and scale, in device pixels.
+/// Where everything goes on a screen of a given size and scale, in device pixels: one
+/// place computes it, once per screen size or theme, and every element's slot is kept
+/// apart from the others and inside the screen's margin (with the theme's overscan).
+///
+/// Each element gets room for the most it can show: the title one line, the message two,
+/// the bar's row the tallest of the bar, the success/failure mark and the indicator, the
+/// question its prompt, field and Caps Lock notice. When the screen is too small for
+/// all of it the layout gives way in this order, and says so in `notes`: the logo shrinks
+/// (and goes when its shorter side would be under 16 pixels), the gaps between
+/// elements narrow, the whole look is drawn at a smaller scale (down to 0.5), and at
+/// last the title, the message and the question's reserved room are dropped; the bar and
+/// its label always stay.
 struct Layout: Equatable {
     let width: Int
     let height: Int
+    /// The scale the look is drawn at: the one asked for, or less when it did not fit.
     let scale: Double
+    /// The screen less its margin: nothing is drawn outside it.
+    let safe: Rect
     let bar: Rect
+    /// The bar's row: the bar with the mark beside it and the indicator over it.
+    let row: Rect
     let radius: Double
     /// One stripe period in pixels.
     let stripePeriod: Int
@@ -14,8 +30,10 @@ struct Layout: Equatable {
     let textGap: Int
     /// Widest a title or message line may be before it is cut with an ellipsis.
     let textMaxWidth: Int
-    /// The box style's panel (empty in the plain style) and the room inside its edges.
+    /// The box style's panel for a message of one line (empty in the plain style), the
+    /// panel a message of two lines grows it to, and the room inside its edges.
     let panel: Rect
+    let panelMax: Rect
     let padding: Int
     /// Blur of the track's inner shadow, in pixels.
     let shadowBlur: Double
@@ -25,63 +43,292 @@ struct Layout: Equatable {
     /// Side of the success or failure mark's square, and its distance from the bar.
     let markSize: Int
     let markGap: Int
+    /// Where the circles or ring indicator is drawn (centred on the bar).
+    let indicator: Rect
+    /// Top of the title's line (nil: no room for a title) and of the message's first line
+    /// (nil: no room for a message).
+    let titleTop: Int?
+    let messageTop: Int?
+    /// Room for a message's second line.
+    let messageLines: Int
+    /// The slot a question (prompt, field, notice) is laid out in.
+    let question: Rect
+    /// Where the logo is drawn (empty: none, or no room), and whether it stays while a
+    /// question shows (it goes when the question needs its room).
+    let logo: Rect
+    let logoWhileAsking: Bool
+    /// What was shrunk or dropped to make everything fit, one line each, for the log.
+    let notes: [String]
 
-    init(theme: Theme, width: Int, height: Int, scale: Double) {
+    /// Line heights the layout needs, from the fonts the scene draws with.
+    struct Metrics {
+        /// Height of a line of text at a pixel size (`bold` for the title and label).
+        var lineHeight: (_ size: Int, _ bold: Bool) -> Int
+        /// Width of a line of text at a pixel size.
+        var textWidth: (_ text: String, _ size: Int, _ bold: Bool) -> Int
+    }
+
+    /// `logoSize` is the logo's size as decoded at `scale` (nil without a logo).
+    init(theme: Theme, width: Int, height: Int, scale: Double, metrics: Metrics, logoSize: (width: Int, height: Int)? = nil) {
+        var notes: [String] = []
+        var chosen: Plan?
+        // Full gaps at the scale asked for, then narrower gaps, then smaller scales.
+        var attempts: [(scale: Double, gaps: Double)] = [(scale, 1), (scale, 0.5)]
+        var s = scale
+        while s * 0.85 > Self.leastScale + 1e-9 {
+            s *= 0.85
+            attempts.append((s, 0.5))
+        }
+        if scale > Self.leastScale { attempts.append((Self.leastScale, 0.5)) }
+        for attempt in attempts {
+            let plan = Plan(theme: theme, width: width, height: height, scale: attempt.scale, gapFactor: attempt.gaps, metrics: metrics,
+                            drop: [])
+            if plan.fits {
+                chosen = plan
+                if attempt.gaps < 1 { notes.append("gaps between elements narrowed to fit \(width)x\(height)") }
+                if attempt.scale < scale {
+                    notes.append("drawn at scale \(Self.twoDecimals(attempt.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
+                }
+                break
+            }
+        }
+        if chosen == nil {
+            let least = attempts.last!
+            var drop: Set<Plan.Element> = []
+            for element in [Plan.Element.question, .title, .message] {
+                drop.insert(element)
+                let plan = Plan(theme: theme, width: width, height: height, scale: least.scale, gapFactor: least.gaps, metrics: metrics,
+                                drop: drop)
+                chosen = plan
+                if plan.fits { break }
+            }
+            notes.append("drawn at scale \(Self.twoDecimals(least.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
+            for element in [Plan.Element.question, .title, .message] where drop.contains(element) {
+                notes.append("\(element.rawValue) dropped: no room on \(width)x\(height)")
+            }
+        }
+        let plan = chosen!
         self.width = width
         self.height = height
-        self.scale = scale
-        func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
-        let box = theme.style == .box
-        let padding = box ? px(theme.boxPadding) : 0
-        self.padding = padding
-        let barHeight = min(px(theme.barHeight), height)
-        let inset = Int((theme.labelInset * scale).rounded())
-        markSize = barHeight + 2 * inset
-        markGap = 2 * inset
-        // The bar is centred; the mark beside it needs the same room on both sides, so a
-        // narrow screen (a terminal) shortens the bar rather than cutting the mark off.
-        let markRoom = theme.showMark ? markGap + markSize : 0
-        let barWidth = min(
-            max(Double(width) * theme.barWidth, theme.barMinWidth * scale),
-            theme.barMaxWidth * scale, Double(width - 2 * max(padding, markRoom)))
-        let w = max(1, Int(barWidth.rounded()))
-        let gap = Int((theme.textGap * scale).rounded())
-        if box {
-            // Title, badge, bar and message stacked in a panel centred on the screen.
-            let titleHeight = Int((theme.titleSize * scale * 1.25).rounded(.up))
-            let badgeHeight = Self.badgeHeight(labelSize: px(theme.labelSize), scale: scale)
-            let messageHeight = Int((theme.messageSize * scale * 1.25).rounded(.up))
-            let panelHeight = padding + titleHeight + gap + badgeHeight + gap / 2 + barHeight + gap + messageHeight + padding
-            let panelWidth = w + 2 * padding
-            panel = Rect(x: (width - panelWidth) / 2, y: max(0, (height - panelHeight) / 2), width: panelWidth, height: panelHeight)
-            bar = Rect(x: panel.x + padding, y: panel.y + padding + titleHeight + gap + badgeHeight + gap / 2, width: w, height: barHeight)
-        } else {
-            let centerY = Int((Double(height) * theme.barCenter).rounded())
-            // On a short screen the bar moves up so the message line below it stays on screen.
-            let below = gap + Int((theme.messageSize * scale * 1.3).rounded(.up))
-            let y = max(0, min(centerY - barHeight / 2, height - barHeight - below))
-            bar = Rect(x: (width - w) / 2, y: y, width: w, height: barHeight)
-            panel = .zero
+        self.scale = plan.scale
+        safe = plan.safe
+        bar = plan.bar
+        row = plan.row
+        radius = plan.radius
+        stripePeriod = plan.stripePeriod
+        labelSize = plan.labelSize
+        labelInset = plan.inset
+        titleSize = plan.titleSize
+        messageSize = plan.messageSize
+        textGap = plan.gap
+        textMaxWidth = plan.textMaxWidth
+        panel = plan.panel
+        panelMax = plan.panelMax
+        padding = plan.padding
+        shadowBlur = 2.5 * plan.scale
+        capWidth = Int((plan.radius + 4 * 2.5 * plan.scale).rounded(.up)) + 2
+        markSize = plan.markSize
+        markGap = plan.markGap
+        indicator = plan.indicator
+        titleTop = plan.titleTop
+        messageTop = plan.messageTop
+        messageLines = plan.messageLines
+
+        // The logo: centred at `logoCenter` within the room above the splash, shrunk
+        // (keeping its shape) to fit there, and gone when that leaves under 16 pixels.
+        var logo = Rect.zero
+        var question = plan.question
+        if let logoSize, logoSize.width > 0, logoSize.height > 0 {
+            let scaledBy = plan.scale / scale
+            let natural = (w: max(1, Int((Double(logoSize.width) * scaledBy).rounded())),
+                           h: max(1, Int((Double(logoSize.height) * scaledBy).rounded())))
+            // In the plain style the question's slot is above the title: the logo leaves
+            // room for it when it can stay at a readable size doing so.
+            let minimum = min(16 * plan.scale, Double(min(natural.w, natural.h)))
+            func fitIn(_ bottom: Int) -> (room: Rect, fit: Double) {
+                let room = Rect(x: plan.safe.x, y: plan.safe.y, width: plan.safe.width, height: bottom - plan.safe.y)
+                let fit = min(1, Double(room.width) / Double(natural.w), Double(max(0, room.height)) / Double(natural.h))
+                return (room, fit)
+            }
+            var (room, fit) = fitIn(plan.splashTop - plan.gap)
+            if theme.style == .plain, !question.isEmpty {
+                let besideQuestion = fitIn(plan.splashTop - 2 * plan.gap - question.height)
+                if Double(min(natural.w, natural.h)) * besideQuestion.fit >= minimum { (room, fit) = besideQuestion }
+            }
+            if Double(min(natural.w, natural.h)) * fit < minimum || room.height <= 0 {
+                notes.append("logo dropped: \(logoSize.width)x\(logoSize.height) has no room above the splash on \(width)x\(height)")
+            } else {
+                let w = max(1, Int((Double(natural.w) * fit).rounded(.down)))
+                let h = max(1, Int((Double(natural.h) * fit).rounded(.down)))
+                if w != logoSize.width || h != logoSize.height, fit < 1 {
+                    notes.append("logo shrunk from \(logoSize.width)x\(logoSize.height) to \(w)x\(h) to fit \(width)x\(height)")
+                }
+                let cy = Int((Double(height) * theme.logoCenter).rounded())
+                let y = min(max(room.y, cy - h / 2), room.maxY - h)
+                logo = Rect(x: (width - w) / 2, y: y, width: w, height: h)
+            }
         }
-        radius = min(theme.cornerRadius * scale, Double(barHeight) / 2)
-        stripePeriod = px(theme.stripeWidth)
-        labelSize = px(theme.labelSize)
-        labelInset = inset
-        titleSize = px(theme.titleSize)
-        messageSize = px(theme.messageSize)
-        textGap = Int((theme.textGap * scale).rounded())
-        textMaxWidth = box ? bar.width : max(1, width - 2 * px(16))
-        shadowBlur = 2.5 * scale
-        capWidth = Int((radius + 4 * shadowBlur).rounded(.up)) + 2
+        if theme.style == .plain, !question.isEmpty, !logo.isEmpty {
+            // The question below the logo when there is room between it and the title.
+            question.y = max(question.y, min(logo.maxY + plan.gap, plan.splashTop - plan.gap - question.height))
+        }
+        self.logo = logo
+        self.question = question
+        logoWhileAsking = !question.isEmpty && !logo.intersects(question.insetBy(dx: 0, dy: -plan.gap))
+        if !logoWhileAsking, !logo.isEmpty { notes.append("logo hidden while a question shows: no room for both on \(width)x\(height)") }
+        self.notes = notes
     }
+
+    /// The smallest scale the layout draws at to make room (text of 8 pixels at the
+    /// default sizes).
+    static let leastScale = 0.5
+
+    private static func twoDecimals(_ v: Double) -> String { ((v * 100).rounded() / 100).shortText }
 
     /// Height of the box style's value badge: the label with room around it.
     static func badgeHeight(labelSize: Int, scale: Double) -> Int {
         labelSize + 2 * Int((4 * scale).rounded()) + Int((Double(labelSize) * 0.25).rounded())
     }
 
+    /// Height of a question's slot: the prompt, the field and the Caps Lock notice.
+    static func questionHeight(messageSize: Int, gap: Int, metrics: Metrics) -> Int {
+        let g = max(1, gap / 2)
+        return metrics.lineHeight(messageSize, false) + g + fieldHeight(messageSize: messageSize) + g
+            + metrics.lineHeight(max(1, messageSize * 4 / 5), false)
+    }
+
+    static func fieldHeight(messageSize: Int) -> Int { Int((Double(messageSize) * 1.9).rounded()) }
+
     /// The fill's width in pixels for a value in 0...100.
     func fillWidth(for value: Double) -> Double {
         Double(bar.width) * min(max(value, 0), 100) / 100
+    }
+
+    /// Every element's slot at one scale and gap width, and whether they all fit.
+    private struct Plan {
+        enum Element: String { case question, title, message }
+
+        var scale: Double
+        var safe = Rect.zero
+        var bar = Rect.zero
+        var row = Rect.zero
+        var radius = 0.0
+        var stripePeriod = 1
+        var labelSize = 1
+        var inset = 0
+        var titleSize = 1
+        var messageSize = 1
+        var gap = 0
+        var textMaxWidth = 1
+        var panel = Rect.zero
+        var panelMax = Rect.zero
+        var padding = 0
+        var markSize = 1
+        var markGap = 0
+        var indicator = Rect.zero
+        var titleTop: Int?
+        var messageTop: Int?
+        var messageLines = 2
+        var question = Rect.zero
+        /// Top of the splash (title, or the box's panel): the logo stays above it.
+        var splashTop = 0
+        var fits = true
+
+        init(theme: Theme, width: Int, height: Int, scale: Double, gapFactor: Double, metrics: Metrics, drop: Set<Element>) {
+            self.scale = scale
+            func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
+            let box = theme.style == .box
+            let marginX = max(px(8), Int((Double(width) * theme.overscan).rounded()))
+            let marginY = max(px(8), Int((Double(height) * theme.overscan).rounded()))
+            safe = Rect(x: marginX, y: marginY, width: width - 2 * marginX, height: height - 2 * marginY)
+            guard !safe.isEmpty else {
+                safe = Rect(x: 0, y: 0, width: width, height: height)
+                fits = false
+                bar = Rect(x: 0, y: 0, width: width, height: min(height, px(theme.barHeight)))
+                row = bar
+                return
+            }
+            padding = box ? px(theme.boxPadding) : 0
+            let barHeight = min(px(theme.barHeight), safe.height)
+            inset = Int((theme.labelInset * scale).rounded())
+            markSize = barHeight + 2 * inset
+            markGap = 2 * inset
+            labelSize = px(theme.labelSize)
+            titleSize = px(theme.titleSize)
+            messageSize = px(theme.messageSize)
+            stripePeriod = px(theme.stripeWidth)
+            gap = Int((theme.textGap * scale * gapFactor).rounded())
+            let labelLine = metrics.lineHeight(labelSize, true)
+            let showLabel = theme.showLabel
+            let labelSide = !box && showLabel && (theme.labelPosition == .left || theme.labelPosition == .right)
+            let labelWidth = labelSide
+                ? 2 * inset + metrics.textWidth(LabelFormat.text(theme.labelFormat, value: 100, max: 100), labelSize, true) : 0
+            let markRoom = theme.showMark ? markGap + markSize : 0
+            let side = max(padding, markRoom, labelWidth)
+            let barWidth = min(
+                max(Double(width) * theme.barWidth, theme.barMinWidth * scale),
+                theme.barMaxWidth * scale, Double(safe.width - 2 * side))
+            let w = Int(barWidth.rounded())
+            if w < px(16) { fits = false }
+            let w1 = max(1, w)
+            var indicatorSide = theme.indeterminateStyle == .barberPole ? 0 : max(8, px(theme.indicatorSize))
+            indicatorSide = min(indicatorSide, safe.width)
+            let rowHeight = max(barHeight, theme.showMark ? markSize : 0, indicatorSide, labelSide ? labelLine : 0)
+            let titleLine = drop.contains(.title) ? 0 : metrics.lineHeight(titleSize, true)
+            let messageLine = metrics.lineHeight(messageSize, false)
+            messageLines = drop.contains(.message) ? 0 : 2
+            let messageHeight = messageLines == 0 ? 0 : 2 * messageLine + Int((Double(messageSize) * 0.2).rounded())
+            let questionHeight = drop.contains(.question) ? 0 : Layout.questionHeight(messageSize: messageSize, gap: gap, metrics: metrics)
+            let fieldWidth = w1
+            radius = min(theme.cornerRadius * scale, Double(barHeight) / 2)
+
+            if box {
+                textMaxWidth = w1
+                let badgeHeight = showLabel ? Layout.badgeHeight(labelSize: labelSize, scale: scale) : 0
+                let titleBlock = titleLine == 0 ? 0 : titleLine + gap
+                let oneLine = messageLines == 0 ? 0 : gap + messageLine
+                let twoLines = messageLines == 0 ? 0 : gap + messageHeight
+                let inner = titleBlock + badgeHeight + gap / 2 + rowHeight
+                let panelHeight = padding + inner + oneLine + padding
+                let panelMaxHeight = padding + inner + twoLines + padding
+                let panelWidth = w1 + 2 * padding
+                let below = questionHeight == 0 ? 0 : gap + questionHeight
+                if panelMaxHeight + below > safe.height || panelWidth > safe.width { fits = false }
+                let centred = (height - panelHeight) / 2
+                let y = max(safe.y, min(centred, safe.maxY - below - panelMaxHeight))
+                panel = Rect(x: (width - panelWidth) / 2, y: y, width: panelWidth, height: panelHeight)
+                panelMax = Rect(x: panel.x, y: y, width: panelWidth, height: panelMaxHeight)
+                let rowTop = y + padding + titleBlock + badgeHeight + gap / 2
+                row = Rect(x: panel.x, y: rowTop, width: panelWidth, height: rowHeight)
+                titleTop = titleLine == 0 ? nil : y + padding
+                messageTop = messageLines == 0 ? nil : row.maxY + gap
+                if questionHeight > 0 {
+                    question = Rect(x: (width - fieldWidth) / 2, y: panelMax.maxY + gap, width: fieldWidth, height: questionHeight)
+                }
+                splashTop = panel.y
+            } else {
+                textMaxWidth = max(1, safe.width - 2 * px(8))
+                let labelAbove = showLabel && theme.labelPosition == .above ? labelLine + inset : 0
+                let labelBelow = showLabel && theme.labelPosition == .below ? labelLine + inset : 0
+                let above = (titleLine == 0 ? 0 : titleLine + gap) + labelAbove
+                let below = labelBelow + (messageHeight == 0 ? 0 : gap + messageHeight)
+                let asking = questionHeight == 0 ? 0 : questionHeight + gap
+                if asking + above + rowHeight + below > safe.height { fits = false }
+                let centreY = Int((Double(height) * theme.barCenter).rounded())
+                let rowTop = max(safe.y + asking + above, min(centreY - rowHeight / 2, safe.maxY - below - rowHeight))
+                row = Rect(x: safe.x, y: rowTop, width: safe.width, height: rowHeight)
+                titleTop = titleLine == 0 ? nil : rowTop - labelAbove - gap - titleLine
+                messageTop = messageHeight == 0 ? nil : row.maxY + labelBelow + gap
+                splashTop = rowTop - above
+                if questionHeight > 0 {
+                    // Where the eye is: about the middle of the screen, above the title.
+                    let top = max(safe.y, min(height / 2 - questionHeight / 2, splashTop - gap - questionHeight))
+                    question = Rect(x: (width - fieldWidth) / 2, y: top, width: fieldWidth, height: questionHeight)
+                }
+            }
+            bar = Rect(x: (width - w1) / 2, y: row.y + (row.height - barHeight) / 2, width: w1, height: barHeight)
+            indicator = Rect(x: bar.x + bar.width / 2 - indicatorSide / 2, y: bar.y + bar.height / 2 - indicatorSide / 2,
+                             width: indicatorSide, height: indicatorSide)
+        }
     }
 }

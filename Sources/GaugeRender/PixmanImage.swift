@@ -1,3 +1,4 @@
+import CGaugeLinux
 import CPixman
 
 /// An owned reference to a pixman image (unreferenced on deinit).
@@ -110,5 +111,29 @@ package final class PixmanImage {
         var c = color.pixman
         var box = pixman_box32_t(x1: Int32(rect.x), y1: Int32(rect.y), x2: Int32(rect.maxX), y2: Int32(rect.maxY))
         _ = pixman_image_fill_boxes(op, raw, &c, 1, &box)
+    }
+
+    /// A copy of this (premultiplied ARGB) image at `width`x`height`: bilinear when it
+    /// grows, averaged over each destination pixel's footprint when it shrinks (bilinear
+    /// alone would skip most source pixels of a large picture made small).
+    package func scaled(toWidth w: Int, height h: Int) -> PixmanImage {
+        let sx = Double(width) / Double(w), sy = Double(height) / Double(h)
+        var transform = pixman_transform_t()
+        pixman_transform_init_scale(&transform, pixman_fixed_t((sx) * 65536), pixman_fixed_t((sy) * 65536))
+        pixman_image_set_transform(raw, &transform)
+        defer { pixman_image_set_transform(raw, nil); pixman_image_set_filter(raw, PIXMAN_FILTER_NEAREST, nil, 0) }
+        if sx > 1 || sy > 1 {
+            var count: Int32 = 0
+            let params = pixman_filter_create_separable_convolution(
+                &count, pixman_fixed_t((max(sx, 1)) * 65536), pixman_fixed_t((max(sy, 1)) * 65536),
+                PIXMAN_KERNEL_IMPULSE, PIXMAN_KERNEL_IMPULSE, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, 1, 1)
+            pixman_image_set_filter(raw, PIXMAN_FILTER_SEPARABLE_CONVOLUTION, params, count)
+            free(params)
+        } else {
+            pixman_image_set_filter(raw, PIXMAN_FILTER_BILINEAR, nil, 0)
+        }
+        let scaled = PixmanImage(format: PIXMAN_a8r8g8b8, width: w, height: h)
+        scaled.composite(PIXMAN_OP_SRC, source: self, rect: Rect(x: 0, y: 0, width: w, height: h))
+        return scaled
     }
 }

@@ -64,9 +64,30 @@ public final class Scene {
         self.width = width
         self.height = height
         self.scale = scale
-        layout = Layout(theme: theme, width: width, height: height, scale: scale)
         let assets = assets ?? Assets()
-        self.text = text ?? TextRenderer(theme: theme, assets: assets)
+        let text = text ?? TextRenderer(theme: theme, assets: assets)
+        self.text = text
+        var logoImage: PixmanImage?
+        var logoProblem: String?
+        if !theme.logo.isEmpty {
+            do throws(AssetError) {
+                logoImage = try assets.logo(theme.logo, scale: scale)
+            } catch {
+                logoProblem = error.description
+            }
+        }
+        let metrics = Layout.Metrics(
+            lineHeight: { text.render("", size: $0, bold: $1).height },
+            textWidth: { text.render($0, size: $1, bold: $2).width })
+        let layout = Layout(theme: theme, width: width, height: height, scale: scale, metrics: metrics,
+                            logoSize: logoImage.map { ($0.width, $0.height) })
+        self.layout = layout
+        self.logoProblem = logoProblem
+        if let logoImage, !layout.logo.isEmpty {
+            let rect = layout.logo
+            logo = (rect.width == logoImage.width && rect.height == logoImage.height
+                ? logoImage : logoImage.scaled(toWidth: rect.width, height: rect.height), rect)
+        }
         let box = theme.style == .box
         screenColor = box ? theme.coverColor.over(theme.background) : theme.background
         surfaceColor = box ? theme.boxColor.over(screenColor) : screenColor
@@ -75,23 +96,14 @@ public final class Scene {
         self.surfaceTheme = surfaceTheme
         if box {
             panel = layout.panel
-            panelMask = Self.roundedMask(panel, radius: theme.boxRadius * scale)
+            panelMask = Self.roundedMask(panel, radius: theme.boxRadius * layout.scale)
         }
-        var beginTheme = surfaceTheme
-        beginTheme.fillColor = theme.beginColor
         barShapes = BarShapes(theme: surfaceTheme, layout: layout)
-        bar = BarLayers(theme: beginTheme, layout: layout, shapes: barShapes)
-        if !theme.logo.isEmpty {
-            do throws(AssetError) {
-                let image = try assets.logo(theme.logo, scale: scale)
-                let cy = Int((Double(height) * theme.logoCenter).rounded())
-                let rect = Rect(x: (width - image.width) / 2, y: cy - image.height / 2, width: image.width, height: image.height)
-                logo = (image, rect)
-            } catch {
-                logoProblem = error.description
-            }
-        }
+        bar = BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.beginColor, pole: false), layout: layout, shapes: barShapes)
     }
+
+    /// What the layout shrank or dropped to fit the screen, one line each, for the log.
+    public var layoutNotes: [String] { layout.notes }
 
     /// Bytes the frame caches (the bar's phases, indicator frames) hold.
     public var frameCacheBytes: Int {
@@ -114,6 +126,19 @@ public final class Scene {
     public var messageRect: Rect { message.rect }
     /// Where the success or failure mark is drawn (empty while running).
     public var markRect: Rect { mark.rect }
+    /// Where the logo is drawn (empty when none, dropped, or hidden for now).
+    public var logoRect: Rect {
+        guard let logo, details.lines == nil, entry.entry == nil || layout.logoWhileAsking else { return .zero }
+        return logo.rect
+    }
+    /// Where the circles or ring indicator is drawn (empty while it is not shown).
+    public var indicatorRect: Rect { indicatorOpacity > 0 ? indicator.rect : .zero }
+    /// The box style's value badge (empty in the plain style or without a label).
+    public var badgeRect: Rect { badge.map { label.rect.isEmpty ? .zero : $0.rect } ?? .zero }
+    /// The box style's panel as drawn (empty in the plain style).
+    public var panelRect: Rect { panel }
+    /// The screen less its margin and overscan: the layout keeps everything inside.
+    public var safeRect: Rect { layout.safe }
 
     /// The next frame must redraw the whole screen (a new buffer, a mode set).
     public func invalidate() { needsFullRedraw = true }
@@ -189,14 +214,18 @@ public final class Scene {
 
         // Checked before the inout call: the common frame changes no text, and an inout
         // access to a class property costs a dynamic exclusivity check.
-        if model.title != title.text || (title.image == nil && !model.title.isEmpty) {
+        if model.title != title.text || (title.image == nil && !model.title.isEmpty && layout.titleTop != nil) {
             damage = damage.union(updateTitle(model.title))
         }
-        if model.message != message.text || (message.image == nil && !model.message.isEmpty) {
+        if model.message != message.text || (message.image == nil && !model.message.isEmpty && layout.messageTop != nil) {
             damage = damage.union(updateMessage(model.message))
         }
         damage = damage.union(updateLabel(shown: shown, hidden: indeterminate))
-        if model.entry != entry.entry { damage = damage.union(entry.update(model.entry, below: entryBelow, above: entryAbove)) }
+        if model.entry != entry.entry {
+            // The logo goes while a question needs its room, and comes back after.
+            if (model.entry == nil) != (entry.entry == nil), !layout.logoWhileAsking, let logo { damage = damage.union(logo.rect) }
+            damage = damage.union(entry.update(model.entry))
+        }
         if model.details != details.lines {
             // The logo goes while the details show, and comes back after.
             if (model.details == nil) != (details.lines == nil), let logo { damage = damage.union(logo.rect) }
@@ -206,53 +235,32 @@ public final class Scene {
     }
 
     private func updateTitle(_ value: String) -> Rect {
-        updateText(&title, value) {
+        guard let top = layout.titleTop else { return .zero }
+        return updateText(&title, value) {
             self.text.render($0, size: self.layout.titleSize, bold: true, maxWidth: self.layout.textMaxWidth)
         } place: {
-            let y = self.theme.style == .box
-                ? self.layout.panel.y + self.layout.padding
-                : self.layout.bar.y - self.layout.textGap - $0.height - self.labelClearance(.above)
-            return Rect(x: (self.width - $0.width) / 2, y: y, width: $0.width, height: $0.height)
+            Rect(x: (self.width - $0.width) / 2, y: top, width: $0.width, height: $0.height)
         }
     }
 
     /// The message below the bar: two lines when it holds a line break (`Request.lineBreak`),
-    /// one when the screen has no room below the bar for two (plain style); the box
-    /// style's panel grows downwards to hold the second line.
+    /// in the room the layout keeps for two; the box style's panel grows downwards to hold
+    /// the second line.
     private func updateMessage(_ value: String) -> Rect {
-        let top = layout.bar.maxY + layout.textGap + labelClearance(.below)
+        guard let top = layout.messageTop else { return .zero }
         let damage = updateText(&message, value) {
-            let lines = Self.messageLines($0)
-            let image = self.text.render(lines: lines, size: self.layout.messageSize, maxWidth: self.layout.textMaxWidth)
-            guard lines.count > 1, self.theme.style == .plain, top + image.height > self.height else { return image }
-            return self.text.render(lines.joined(separator: " "), size: self.layout.messageSize, maxWidth: self.layout.textMaxWidth)
+            self.text.render(lines: Self.messageLines($0), size: self.layout.messageSize, maxWidth: self.layout.textMaxWidth)
         } place: {
             Rect(x: (self.width - $0.width) / 2, y: top, width: $0.width, height: $0.height)
         }
         guard theme.style == .box else { return damage }
         let room = layout.panel.maxY - layout.padding - top
         var grown = layout.panel
-        grown.height += max(0, (message.image?.height ?? 0) - room)
+        grown.height = min(layout.panelMax.height, grown.height + max(0, (message.image?.height ?? 0) - room))
         guard grown != panel else { return damage }
         let old = panel
         setPanel(grown)
         return damage.union(old).union(grown)
-    }
-
-    /// Where a question's prompt goes: below the message's row (or its two lines), or
-    /// below the box style's panel...
-    private var entryBelow: Int {
-        if theme.style == .box { return panel.maxY + layout.textGap }
-        let messageRow = layout.bar.maxY + layout.textGap + labelClearance(.below)
-            + Int((Double(layout.messageSize) * 1.3).rounded(.up))
-        return max(messageRow, message.rect.maxY) + layout.textGap
-    }
-
-    /// ...or, when there is no room below, ending above the title (or the panel).
-    private var entryAbove: Int {
-        if theme.style == .box { return panel.y - layout.textGap }
-        let titleTop = title.rect.isEmpty ? layout.bar.y - labelClearance(.above) : title.rect.y
-        return titleTop - layout.textGap
     }
 
     /// Where the question on screen is (empty without one).
@@ -261,7 +269,7 @@ public final class Scene {
     /// Where the details view ends: above the title (or the bar, or the box's panel), and
     /// above a question laid out there.
     private var detailsBottom: Int {
-        let splashTop = theme.style == .box ? panel.y : (title.rect.isEmpty ? layout.bar.y - labelClearance(.above) : title.rect.y)
+        let splashTop = theme.style == .box ? panel.y : (title.rect.isEmpty ? layout.row.y - labelClearance(.above) : title.rect.y)
         let top = entry.rect.isEmpty ? splashTop : min(splashTop, entry.rect.y)
         return top - layout.textGap
     }
@@ -299,7 +307,7 @@ public final class Scene {
 
     private func setPanel(_ rect: Rect) {
         panel = rect
-        panelMask = Self.roundedMask(rect, radius: theme.boxRadius * scale)
+        panelMask = Self.roundedMask(rect, radius: theme.boxRadius * layout.scale)
     }
 
     private static func roundedMask(_ rect: Rect, radius: Double) -> PixmanImage {
@@ -315,6 +323,10 @@ public final class Scene {
             // The first frame shows the mode as it is; later changes ease.
             if hasFrame { modeSwitch = (time, lastShown) }
             mode = model.mode
+            if theme.indeterminateStyle == .barberPole {
+                bar = makeBar()
+                damage = damage.union(layout.bar)
+            }
         }
         hasFrame = true
         var blend = 1.0
@@ -445,7 +457,7 @@ public final class Scene {
                               maskOrigin: (p.x - panel.x, p.y - panel.y))
             }
         }
-        if let logo, details.lines == nil {
+        if let logo, details.lines == nil, entry.entry == nil || layout.logoWhileAsking {
             let l = area.intersection(logo.rect)
             dst.composite(PIXMAN_OP_OVER, source: logo.image, rect: l, sourceOrigin: (l.x - logo.rect.x, l.y - logo.rect.y))
         }
@@ -473,13 +485,30 @@ public final class Scene {
         if theme.labelPosition != .inside || theme.style == .box { draw(label, color: labelColor, into: dst, clip: area) }
     }
 
+    /// The bar's look for the theme's colours: the state's fill with light stripes, or,
+    /// for work of unknown length in the barber-pole style, the state's colour in stripes
+    /// over the track's, so that no single frame reads as a full bar.
+    private static func barTheme(_ surface: Theme, fill: Color, pole: Bool) -> Theme {
+        var t = surface
+        if pole {
+            t.fillColor = surface.trackColor
+            t.stripeColor = fill
+        } else {
+            t.fillColor = fill
+        }
+        return t
+    }
+
+    private func makeBar() -> BarLayers {
+        let pole = mode == .indeterminate && theme.indeterminateStyle == .barberPole
+        return BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.fillColor(for: state), pole: pole), layout: layout, shapes: barShapes)
+    }
+
     /// The bar in the state's colours, and the state's mark.
     private func switchState(to next: RunState) -> Rect {
         state = next
         let old = bar.fillRect.union(label.rect).union(mark.rect)
-        var stateTheme = surfaceTheme
-        stateTheme.fillColor = theme.fillColor(for: next)
-        bar = BarLayers(theme: stateTheme, layout: layout, shapes: barShapes)
+        bar = makeBar()
         labelValue = -1
         label.rect = .zero
         mark = TextLine()
@@ -530,8 +559,8 @@ public final class Scene {
     /// bar and centred on the fill's head (kept within the bar's span).
     private func updateBadge(image: TextImage, old: Rect) -> Rect {
         let b = layout.bar
-        let padX = Int((8 * scale).rounded())
-        let badgeHeight = Layout.badgeHeight(labelSize: layout.labelSize, scale: scale)
+        let padX = Int((8 * layout.scale).rounded())
+        let badgeHeight = Layout.badgeHeight(labelSize: layout.labelSize, scale: layout.scale)
         let badgeWidth = image.width + 2 * padX
         let head = b.x + bar.fillWidth
         let x = min(max(b.x, head - badgeWidth / 2), b.maxX - badgeWidth)
@@ -562,8 +591,9 @@ public final class Scene {
     /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
     private func updateLabel(shown: Double, hidden: Bool) -> Rect {
         if !theme.showLabel || hidden {
-            guard label.image != nil || !label.rect.isEmpty else { return .zero }
-            let old = label.rect
+            guard label.image != nil || !label.rect.isEmpty || badge != nil else { return .zero }
+            let old = label.rect.union(badge?.rect ?? .zero)
+            badge = nil
             label = TextLine()
             labelValue = -1
             bar.setLabel(mask: nil, color: labelColor, rect: .zero)

@@ -70,6 +70,14 @@ public struct Theme: Equatable, Sendable {
         "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
     ]
 
+    /// Part of the screen's width and height kept free at each edge, for televisions that
+    /// crop the picture (0.05: 5 % each side); the layout keeps at least 8 pixels anyway.
+    public var overscan = 0.0
+
+    /// The scale every measure is drawn at: 1 or 2, or nil for `auto` (each head's from its
+    /// pixel density, `DeviceScale`); `gauged --scale` wins.
+    public var scale: Double?
+
     /// The whole screen turned clockwise, for panels mounted on their side (`--rotate` wins).
     public var rotation = Rotation.none
 
@@ -174,6 +182,15 @@ public struct Theme: Equatable, Sendable {
         "bold_font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.boldFont = v },
         "fallback_fonts": { (theme: inout Theme, v: String) throws(ThemeError) in
             theme.fallbackFonts = v.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+        },
+        "overscan": number(0...0.25) { $0.overscan = $1 },
+        "scale": { (theme: inout Theme, v: String) throws(ThemeError) in
+            switch v {
+            case "auto": theme.scale = nil
+            case "1": theme.scale = 1
+            case "2": theme.scale = 2
+            default: throw .badValue(key: "scale", value: v, expected: "auto, 1 or 2")
+            }
         },
         "rotation": { (theme: inout Theme, v: String) throws(ThemeError) in
             guard let degrees = Int(v), let r = Rotation(degrees: degrees) else {

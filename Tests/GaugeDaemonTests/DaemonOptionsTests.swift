@@ -66,16 +66,4 @@ struct DaemonOptionsTests {
         handover.hiddenByRequest = false
         #expect(handover.owner == .gauge)
     }
-
-    @Test("scale 2 on dense panels of 1200 lines and more, 1 otherwise or when the size is unknown")
-    func autoScale() throws {
-        let laptop = try MemoryDisplay(width: 2560, height: 1600, physicalSize: (286, 179))
-        let monitor = try MemoryDisplay(width: 1920, height: 1080, physicalSize: (527, 296))
-        let dense = try MemoryDisplay(width: 1280, height: 800, physicalSize: (100, 62))
-        let unknown = try MemoryDisplay(width: 3840, height: 2160)
-        #expect(Daemon.autoScale(laptop) == 2)
-        #expect(Daemon.autoScale(monitor) == 1)
-        #expect(Daemon.autoScale(dense) == 1)
-        #expect(Daemon.autoScale(unknown) == 1)
-    }
 }

@@ -49,8 +49,9 @@ private func bytes(_ display: MemoryDisplay) -> [UInt8] {
     /// ticks that move them by a pixel present a frame, and every frame on screen is the
     /// picture a single-buffered display shows at that moment.
     @Test func flippedDisplayPresentsOnlyFramesThatChangePixels() throws {
-        let flipped = try FlippedMemoryDisplay(width: 320, height: 200)
-        let reference = try MemoryDisplay(width: 320, height: 200)
+        // 320x240 is drawn at scale 1 (a shorter screen is drawn smaller, its stripes slower).
+        let flipped = try FlippedMemoryDisplay(width: 320, height: 240)
+        let reference = try MemoryDisplay(width: 320, height: 240)
         let screen = ProgressScreen(theme: Theme(), display: flipped, log: { _ in })
         let expected = ProgressScreen(theme: Theme(), display: reference, log: { _ in })
         screen.setProgress(40, message: "Unpacking", at: 0)
@@ -71,7 +72,7 @@ private func bytes(_ display: MemoryDisplay) -> [UInt8] {
         // Once both buffers hold a frame, each lacks only the moving stripes: a frame that
         // treated the redrawn stale region as changed would keep both buffers stale whole.
         let bar = try #require(flipped.staleRegions.dropFirst(3).max { $0.area < $1.area })
-        #expect(bar.area * 10 < 320 * 200, "back buffer stale over \(bar)")
+        #expect(bar.area * 10 < 320 * 240, "back buffer stale over \(bar)")
         #expect(presented >= 30 && presented <= 36, "\(presented) frames in a second at 35 px/s")
     }
 }
@@ -96,7 +97,8 @@ private final class FailingDisplay: Display {
         let screen = ProgressScreen(theme: Theme(), display: try FailingDisplay(), log: { lines.append($0) })
         screen.setProgress(10, message: nil, at: 0)
         screen.renderFrame(at: 1)
-        #expect(lines == ["frame not presented: fbdev /dev/fb7: the device is gone"])
+        // (A 64x48 display also has the layout say what it dropped.)
+        #expect(lines.filter { $0.hasPrefix("frame") } == ["frame not presented: fbdev /dev/fb7: the device is gone"])
         #expect(screen.framesPresented == 0)
     }
 }

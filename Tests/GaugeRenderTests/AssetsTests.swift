@@ -38,7 +38,8 @@ struct AssetsTests {
         let scene = Scene(theme: theme, width: 320, height: 240, assets: assets)
         scene.render(model(0), at: 0, into: display.framebuffer)
         #expect(assets.logoDecodes == 3)
-        #expect(display.pixel(x: 160, y: 96).r == 10)
+        let logo = scene.logoRect
+        #expect(display.pixel(x: logo.x + logo.width / 2, y: logo.y + logo.height / 2).r == 10)
     }
 
     @Test("an oversized PNG is refused from its header, without decoding")

@@ -143,8 +143,10 @@ struct Layout: Equatable {
             let natural = (w: max(1, Int((Double(logoSize.width) * scaledBy).rounded())),
                            h: max(1, Int((Double(logoSize.height) * scaledBy).rounded())))
             // In the plain style the question's slot is above the title: the logo leaves
-            // room for it when it can stay at a readable size doing so.
+            // room for it when it keeps at least half its size doing so; else it takes the
+            // room and gives way while a question shows.
             let minimum = min(16 * plan.scale, Double(min(natural.w, natural.h)))
+            let besideQuestionMinimum = max(minimum, Double(min(natural.w, natural.h)) / 2)
             func fitIn(_ bottom: Int) -> (room: Rect, fit: Double) {
                 let room = Rect(x: plan.safe.x, y: plan.safe.y, width: plan.safe.width, height: bottom - plan.safe.y)
                 let fit = min(1, Double(room.width) / Double(natural.w), Double(max(0, room.height)) / Double(natural.h))
@@ -153,7 +155,7 @@ struct Layout: Equatable {
             var (room, fit) = fitIn(plan.splashTop - plan.gap)
             if theme.style == .plain, !question.isEmpty {
                 let besideQuestion = fitIn(plan.splashTop - 2 * plan.gap - question.height)
-                if Double(min(natural.w, natural.h)) * besideQuestion.fit >= minimum { (room, fit) = besideQuestion }
+                if Double(min(natural.w, natural.h)) * besideQuestion.fit >= besideQuestionMinimum { (room, fit) = besideQuestion }
             }
             if Double(min(natural.w, natural.h)) * fit < minimum || room.height <= 0 {
                 notes.append("logo dropped: \(logoSize.width)x\(logoSize.height) has no room above the splash on \(width)x\(height)")

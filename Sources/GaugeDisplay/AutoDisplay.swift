@@ -3,11 +3,11 @@ import CGaugeLinux
 import GaugeSystem
 
 /// A display device node: its kind and path.
-public struct DeviceNode: Equatable, Sendable {
-    public var kind: DeviceKind
-    public var path: String
+package struct DeviceNode: Equatable, Sendable {
+    package var kind: DeviceKind
+    package var path: String
 
-    public init(kind: DeviceKind, path: String) {
+    package init(kind: DeviceKind, path: String) {
         self.kind = kind
         self.path = path
     }
@@ -15,14 +15,14 @@ public struct DeviceNode: Equatable, Sendable {
 
 /// The display device nodes there are now: `/dev/dri/card*` by card number, then
 /// `/dev/fb*` by number. Reads two directories; opens nothing.
-public func displayDeviceNodes(dri: String = "/dev/dri", dev: String = "/dev") -> [DeviceNode] {
+package func displayDeviceNodes(dri: String = "/dev/dri", dev: String = "/dev") -> [DeviceNode] {
     numberedEntries(dri, prefix: "card").map { DeviceNode(kind: .drm, path: "\(dri)/card\($0)") }
         + numberedEntries(dev, prefix: "fb").map { DeviceNode(kind: .fbdev, path: "\(dev)/fb\($0)") }
 }
 
 /// What the node's driver calls itself: `drmGetVersion`'s name for a DRM card, `fix.id`
 /// for a framebuffer. Opens the node without blocking and closes it again.
-public func probeDisplayDriver(_ node: DeviceNode) -> Result<String, DisplayError> {
+package func probeDisplayDriver(_ node: DeviceNode) -> Result<String, DisplayError> {
     let flags = node.kind == .drm ? O_RDWR | O_NONBLOCK : O_RDONLY | O_NONBLOCK
     let fd: Int32
     do throws(SystemError) {
@@ -49,7 +49,7 @@ public func probeDisplayDriver(_ node: DeviceNode) -> Result<String, DisplayErro
 
 /// Opens the display on a node: DRM master and a mode set for a card, the mapping for a
 /// framebuffer.
-public func openDeviceDisplay(_ node: DeviceNode) throws(DisplayError) -> any DeviceDisplay {
+package func openDeviceDisplay(_ node: DeviceNode) throws(DisplayError) -> any DeviceDisplay {
     switch node.kind {
     case .drm: return try DRMDisplay(path: node.path)
     case .fbdev: return try FBDevDisplay(path: node.path)

@@ -20,27 +20,27 @@ import GaugeSystem
 /// marked dirty; so does a card without vblank (bochs-drm, virtio-gpu, simpledrm, udl):
 /// there a flip waits for no scanout, so it keeps nothing from tearing, and only costs a
 /// commit in a kernel worker that preempts the daemon, and a completion event to read.
-public final class DRMDisplay: DeviceDisplay {
-    public let path: String
-    public let width: Int
-    public let height: Int
-    public let format: PixelFormat
-    public let physicalSize: (width: Int, height: Int)?
-    public let panelOrientation: Rotation
-    public private(set) var summary: String
+package final class DRMDisplay: DeviceDisplay {
+    package let path: String
+    package let width: Int
+    package let height: Int
+    package let format: PixelFormat
+    package let physicalSize: (width: Int, height: Int)?
+    package let panelOrientation: Rotation
+    package private(set) var summary: String
     /// The card's descriptor: readable when a page flip has finished.
-    public let fd: Int32
+    package let fd: Int32
 
-    public var name: String { "drm \(path) \(driver)" }
-    public var kind: DeviceKind { .drm }
-    public let driver: String
-    public let deviceNumber: DeviceNumber?
-    public private(set) var isGone = false
-    public var eventDescriptor: Int32? { fd }
+    package var name: String { "drm \(path) \(driver)" }
+    package var kind: DeviceKind { .drm }
+    package let driver: String
+    package let deviceNumber: DeviceNumber?
+    package private(set) var isGone = false
+    package var eventDescriptor: Int32? { fd }
     /// A page flip has been queued and not yet finished.
-    public var isFlipPending: Bool { flipsPending > 0 }
+    package var isFlipPending: Bool { flipsPending > 0 }
     /// False after `release()` until `acquire()`.
-    public private(set) var isActive = true
+    package private(set) var isActive = true
 
     private var heads: [Head]
     private var buffers: [DumbBuffer] = []
@@ -83,7 +83,7 @@ public final class DRMDisplay: DeviceDisplay {
     /// card replaced) goes straight to the splash, without a black frame in between. Fails,
     /// closing everything, when the card has no dumb buffers, no connected connector, or
     /// another process is DRM master.
-    public init(path: String = "/dev/dri/card0") throws(DisplayError) {
+    package init(path: String = "/dev/dri/card0") throws(DisplayError) {
         self.path = path
         let fd: Int32
         do throws(SystemError) {
@@ -224,7 +224,7 @@ public final class DRMDisplay: DeviceDisplay {
 
     // MARK: - Frames
 
-    public func beginFrame() -> FrameTarget? {
+    package func beginFrame() -> FrameTarget? {
         guard !closed, isActive, flipsPending == 0, !buffers.isEmpty else { return nil }
         if !flipping {
             // Until the first frame sets the mode, the one buffer is not scanned out yet.
@@ -233,7 +233,7 @@ public final class DRMDisplay: DeviceDisplay {
         return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
     }
 
-    public func present(damage changed: Rect) throws(DisplayError) {
+    package func present(damage changed: Rect) throws(DisplayError) {
         guard !closed, isActive, flipsPending == 0 else { return }
         let area = changed.intersection(damage.screen)
         if !lit {
@@ -281,7 +281,7 @@ public final class DRMDisplay: DeviceDisplay {
 
     /// Reads the card's events (page flips done). True when a frame can be started.
     @discardableResult
-    public func handleEvents() -> Bool {
+    package func handleEvents() -> Bool {
         guard !closed else { return false }
         var context = drmEventContext()
         context.version = 2
@@ -300,7 +300,7 @@ public final class DRMDisplay: DeviceDisplay {
 
     // MARK: - Release, acquire, close
 
-    public func isPresent() -> Bool {
+    package func isPresent() -> Bool {
         guard !closed, !isGone else { return false }
         var capability: UInt64 = 0
         if drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &capability) != 0, errno == ENODEV {
@@ -309,7 +309,7 @@ public final class DRMDisplay: DeviceDisplay {
         return !isGone
     }
 
-    public func abandon() {
+    package func abandon() {
         guard !closed else { return }
         closed = true
         isGone = true
@@ -326,7 +326,7 @@ public final class DRMDisplay: DeviceDisplay {
     /// VT switched away), so the console or the next master can show itself; frames are
     /// refused until `acquire()`. With `keepingFrame` the CRTCs keep our front buffer,
     /// which lives on while the display is open, until the next master sets its own.
-    public func release(keepingFrame: Bool) {
+    package func release(keepingFrame: Bool) {
         guard !closed, isActive else { return }
         isActive = false
         waitForFlips()
@@ -336,7 +336,7 @@ public final class DRMDisplay: DeviceDisplay {
 
     /// Takes DRM master back and puts our front buffer on every head again; the next
     /// frame's `staleRegion` is the whole screen.
-    public func acquire() throws(DisplayError) {
+    package func acquire() throws(DisplayError) {
         guard !closed else { throw DisplayError("drm \(path): closed") }
         guard !isActive else { return }
         if drmSetMaster(fd) != 0 {
@@ -357,7 +357,7 @@ public final class DRMDisplay: DeviceDisplay {
     /// (Linux 6.8+) our buffer stays on the CRTC after we exit; on older kernels the frame
     /// is copied into the saved (console) framebuffer, which the kernel shows again once
     /// we exit, and which the console leaves alone while the VT stays in graphics mode.
-    public func close(retain: Bool) {
+    package func close(retain: Bool) {
         guard !closed else { return }
         waitForFlips()
         closed = true
@@ -469,7 +469,7 @@ public final class DRMDisplay: DeviceDisplay {
     }
 
     /// What went wrong since last asked where no caller got an error, for the log.
-    public func takeProblems() -> [String] {
+    package func takeProblems() -> [String] {
         defer { problems = [] }
         return problems
     }

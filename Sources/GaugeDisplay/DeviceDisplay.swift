@@ -13,7 +13,7 @@
 /// - on exit: `close(retain:)`, once; the display is unusable after it;
 /// - when the device goes away (its remove event, `isPresent()` false, or `isGone` after a
 ///   call failed with ENODEV): `abandon()`, once, and never touch it again.
-public protocol DeviceDisplay: Display {
+package protocol DeviceDisplay: Display {
     /// For the log: device, driver, mode, format and buffering on one line.
     var summary: String { get }
     var kind: DeviceKind { get }
@@ -54,5 +54,5 @@ public protocol DeviceDisplay: Display {
 }
 
 extension DeviceDisplay {
-    public func takeProblems() -> [String] { [] }
+    package func takeProblems() -> [String] { [] }
 }

@@ -3,39 +3,39 @@
 /// and number are both reused once a device is gone (efifb's fb0, 29:0, then the DRM
 /// driver's fb0, 29:0 again), so whether the device in use is still there is asked of the
 /// kernel through its descriptor (`DeviceDisplay.isPresent()`).
-public struct DeviceNumber: Hashable, Sendable, CustomStringConvertible {
-    public var major: UInt32
-    public var minor: UInt32
+package struct DeviceNumber: Hashable, Sendable, CustomStringConvertible {
+    package var major: UInt32
+    package var minor: UInt32
 
-    public init(major: UInt32, minor: UInt32) {
+    package init(major: UInt32, minor: UInt32) {
         self.major = major
         self.minor = minor
     }
 
     /// From glibc's `dev_t` encoding.
-    public init(_ rdev: UInt64) {
+    package init(_ rdev: UInt64) {
         major = UInt32(truncatingIfNeeded: ((rdev >> 8) & 0xfff) | ((rdev >> 32) & ~0xfff))
         minor = UInt32(truncatingIfNeeded: (rdev & 0xff) | ((rdev >> 12) & ~0xff))
     }
 
-    public var description: String { "\(major):\(minor)" }
+    package var description: String { "\(major):\(minor)" }
 }
 
 /// A display device coming, going or changing, as the kernel or udev announces it.
-public struct DeviceEvent: Equatable, Sendable {
-    public enum Action: String, Sendable {
+package struct DeviceEvent: Equatable, Sendable {
+    package enum Action: String, Sendable {
         case add, remove, change
         /// bind, unbind, move, online, offline: nothing a display follows by itself.
         case other
     }
 
-    public var action: Action
-    public var subsystem: String
+    package var action: Action
+    package var subsystem: String
     /// The node under /dev ("dri/card0", "fb0"), when the device has one.
-    public var devname: String?
-    public var number: DeviceNumber?
+    package var devname: String?
+    package var number: DeviceNumber?
 
-    public init(action: Action, subsystem: String, devname: String?, number: DeviceNumber? = nil) {
+    package init(action: Action, subsystem: String, devname: String?, number: DeviceNumber? = nil) {
         self.action = action
         self.subsystem = subsystem
         self.devname = devname
@@ -43,11 +43,11 @@ public struct DeviceEvent: Equatable, Sendable {
     }
 
     /// `/dev/<devname>`.
-    public var path: String? { devname.map { "/dev/" + $0 } }
+    package var path: String? { devname.map { "/dev/" + $0 } }
 
     /// A DRM card or a framebuffer, the devices a display is made on (not DRM's render
     /// nodes or connectors).
-    public var isDisplayDevice: Bool {
+    package var isDisplayDevice: Bool {
         guard let devname else { return false }
         switch subsystem {
         case "drm": return devname.hasPrefix("dri/card")
@@ -57,12 +57,12 @@ public struct DeviceEvent: Equatable, Sendable {
     }
 
     /// The longest uevent the kernel sends (`UEVENT_BUFFER_SIZE`); longer input is cut here.
-    public static let maximumLength = 2048
+    package static let maximumLength = 2048
 
     /// Parses one datagram of the kernel's uevent netlink group: a header `ACTION@DEVPATH`,
     /// then `KEY=VALUE` fields, each ended by a NUL byte. Reads at most `maximumLength`
     /// bytes; nil for anything else (udev's own messages start with "libudev").
-    public static func parseKernelUevent(_ bytes: UnsafeRawBufferPointer) -> DeviceEvent? {
+    package static func parseKernelUevent(_ bytes: UnsafeRawBufferPointer) -> DeviceEvent? {
         let bytes = UnsafeRawBufferPointer(rebasing: bytes.prefix(maximumLength))
         var fields: [String: String] = [:]
         var header: String?
@@ -87,7 +87,7 @@ public struct DeviceEvent: Equatable, Sendable {
 
     /// From udev's properties (ACTION, SUBSYSTEM, DEVNAME, MAJOR, MINOR); nil without an
     /// action or subsystem. DEVNAME may be the full `/dev/...` path, as udev gives it.
-    public static func make(_ properties: [String: String]) -> DeviceEvent? {
+    package static func make(_ properties: [String: String]) -> DeviceEvent? {
         guard let actionText = properties["ACTION"], let subsystem = properties["SUBSYSTEM"] else { return nil }
         var devname = properties["DEVNAME"]
         if let name = devname, name.hasPrefix("/dev/") { devname = String(name.dropFirst(5)) }
@@ -106,19 +106,19 @@ public struct DeviceEvent: Equatable, Sendable {
 /// What a burst of device events means for the display in use: whether it went away, and
 /// whether anything else came, went or changed (then the devices are looked at again, once
 /// for the whole burst).
-public struct DeviceEventSummary: Equatable, Sendable {
+package struct DeviceEventSummary: Equatable, Sendable {
     /// A display device was added, removed or changed: worth looking at the devices again.
-    public var displaysChanged = false
+    package var displaysChanged = false
     /// The device in use was removed.
-    public var currentRemoved = false
+    package var currentRemoved = false
 
-    public init(displaysChanged: Bool = false, currentRemoved: Bool = false) {
+    package init(displaysChanged: Bool = false, currentRemoved: Bool = false) {
         self.displaysChanged = displaysChanged
         self.currentRemoved = currentRemoved
     }
 
     /// Folds `events` for the device in use at `path` with `number` (either may be unknown).
-    public static func of(
+    package static func of(
         _ events: [DeviceEvent], currentPath: String?, currentNumber: DeviceNumber?
     ) -> DeviceEventSummary {
         var summary = DeviceEventSummary()

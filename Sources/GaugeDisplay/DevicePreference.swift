@@ -1,5 +1,5 @@
 /// The two kinds of kernel display device Gauge draws on.
-public enum DeviceKind: String, Sendable {
+package enum DeviceKind: String, Sendable {
     /// A DRM card, `/dev/dri/cardN`.
     case drm
     /// A framebuffer device, `/dev/fbN`.
@@ -13,7 +13,7 @@ public enum DeviceKind: String, Sendable {
 /// Firmware devices are what the firmware left set up (one mode, no page flips, and the
 /// kernel unregisters them when the real driver for the same hardware loads); the driver's
 /// own devices replace them.
-public enum DeviceRank: Int, Comparable, Sendable, CustomStringConvertible {
+package enum DeviceRank: Int, Comparable, Sendable, CustomStringConvertible {
     /// A framebuffer the firmware set up: efifb ("EFI VGA"), vesafb ("VESA VGA"),
     /// simplefb ("simple"), offb, vga16fb, or the fbdev emulation of a firmware DRM driver.
     case firmwareFramebuffer
@@ -25,9 +25,9 @@ public enum DeviceRank: Int, Comparable, Sendable, CustomStringConvertible {
     /// A DRM card of a real KMS driver (bochs-drm, virtio_gpu, i915, amdgpu, nouveau...).
     case drm
 
-    public static func < (lhs: DeviceRank, rhs: DeviceRank) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: DeviceRank, rhs: DeviceRank) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .firmwareFramebuffer: "firmware framebuffer"
         case .framebuffer: "framebuffer"
@@ -37,17 +37,17 @@ public enum DeviceRank: Int, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// DRM drivers (`drmGetVersion` names) that only drive what the firmware set up.
-    public static let firmwareDRMDrivers: Set<String> = ["simpledrm", "ofdrm", "efidrm", "vesadrm"]
+    package static let firmwareDRMDrivers: Set<String> = ["simpledrm", "ofdrm", "efidrm", "vesadrm"]
 
     /// fbdev identities (`fb_fix_screeninfo.id`) of the firmware framebuffer drivers, as
     /// Linux names them: efifb "EFI VGA", vesafb "VESA VGA", simplefb "simple", vga16fb
     /// "VGA16 VGA"; offb's start with "OFfb".
-    public static let firmwareFramebufferIDs: Set<String> = ["EFI VGA", "VESA VGA", "simple", "VGA16 VGA"]
+    package static let firmwareFramebufferIDs: Set<String> = ["EFI VGA", "VESA VGA", "simple", "VGA16 VGA"]
 
     /// The rank of a device from its kind and driver name (`drmGetVersion`'s name for DRM,
     /// `fix.id` for fbdev). DRM's fbdev emulation names itself "<driver>drmfb", cut to the
     /// 15 characters `fix.id` holds.
-    public init(kind: DeviceKind, driver: String) {
+    package init(kind: DeviceKind, driver: String) {
         switch kind {
         case .drm:
             self = Self.firmwareDRMDrivers.contains(driver) ? .firmwareDRM : .drm
@@ -63,7 +63,7 @@ public enum DeviceRank: Int, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The best a device of this kind can be, before its driver is known.
-    public static func best(of kind: DeviceKind) -> DeviceRank {
+    package static func best(of kind: DeviceKind) -> DeviceRank {
         kind == .drm ? .drm : .framebuffer
     }
 
@@ -74,24 +74,24 @@ public enum DeviceRank: Int, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// A display device found on the system, with what its driver calls itself.
-public struct DisplayCandidate: Equatable, Sendable, CustomStringConvertible {
-    public var kind: DeviceKind
-    public var path: String
-    public var driver: String
+package struct DisplayCandidate: Equatable, Sendable, CustomStringConvertible {
+    package var kind: DeviceKind
+    package var path: String
+    package var driver: String
 
-    public init(kind: DeviceKind, path: String, driver: String) {
+    package init(kind: DeviceKind, path: String, driver: String) {
         self.kind = kind
         self.path = path
         self.driver = driver
     }
 
-    public var rank: DeviceRank { DeviceRank(kind: kind, driver: driver) }
+    package var rank: DeviceRank { DeviceRank(kind: kind, driver: driver) }
 
-    public var description: String { "\(kind.rawValue) \(path) \(driver)" }
+    package var description: String { "\(kind.rawValue) \(path) \(driver)" }
 
     /// The candidates best first: by rank, and within a rank in the order given (card0
     /// before card1, as the kernel numbered them).
-    public static func preferred(_ candidates: [DisplayCandidate]) -> [DisplayCandidate] {
+    package static func preferred(_ candidates: [DisplayCandidate]) -> [DisplayCandidate] {
         candidates.enumerated()
             .sorted { $0.element.rank != $1.element.rank ? $0.element.rank > $1.element.rank : $0.offset < $1.offset }
             .map { $0.element }

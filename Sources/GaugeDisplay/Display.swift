@@ -1,13 +1,13 @@
 import GaugeRender
 
 /// The buffer a frame is drawn into, and what it lacks compared with the frame on screen.
-public struct FrameTarget {
-    public var buffer: Framebuffer
+package struct FrameTarget {
+    package var buffer: Framebuffer
     /// Region of `buffer` older than the presented frame (for example the damage of the
     /// frame before on a double-buffered display). The next frame must redraw it too.
-    public var staleRegion: Rect
+    package var staleRegion: Rect
 
-    public init(buffer: Framebuffer, staleRegion: Rect) {
+    package init(buffer: Framebuffer, staleRegion: Rect) {
         self.buffer = buffer
         self.staleRegion = staleRegion
     }
@@ -18,7 +18,7 @@ public struct FrameTarget {
 /// One frame: `beginFrame()` hands out the buffer; the scene draws the damage plus the
 /// buffer's `staleRegion` into it; `present(damage:)` shows it. All calls come from the
 /// daemon's one thread and never block.
-public protocol Display: AnyObject {
+package protocol Display: AnyObject {
     /// What the log and `status` call this display ("memory", "drm /dev/dri/card0 bochs-drm").
     var name: String { get }
     var width: Int { get }
@@ -39,12 +39,12 @@ public protocol Display: AnyObject {
 }
 
 extension Display {
-    public var panelOrientation: Rotation { .none }
+    package var panelOrientation: Rotation { .none }
 }
 
 extension Rotation {
     /// This turn followed by `other`.
-    public func then(_ other: Rotation) -> Rotation {
+    package func then(_ other: Rotation) -> Rotation {
         Rotation(rawValue: (rawValue + other.rawValue) % 360)!
     }
 
@@ -52,7 +52,7 @@ extension Rotation {
     /// property reads `name` (nil for names the kernel does not define). "Left Side Up":
     /// the panel's left edge is at the top of the device, so the picture's top must be
     /// drawn along it: turned a quarter counter-clockwise.
-    public init?(panelOrientation name: String) {
+    package init?(panelOrientation name: String) {
         switch name {
         case "Normal": self = .none
         case "Upside Down": self = .half

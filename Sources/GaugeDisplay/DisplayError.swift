@@ -1,10 +1,10 @@
 /// Why a display could not be created or used, in words fit for the log.
-public struct DisplayError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
+package struct DisplayError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -14,28 +14,28 @@ import GaugeSystem
 ///   may have panned). Drawing composites read the destination back, and reading video
 ///   memory is slow; copying is a plain write. A pan that fails later (the console
 ///   changed the mode while it had the screen) falls back to the shadow.
-public final class FBDevDisplay: DeviceDisplay {
-    public let path: String
-    public let width: Int
-    public let height: Int
-    public let format: PixelFormat
-    public let physicalSize: (width: Int, height: Int)?
-    public var summary: String {
+package final class FBDevDisplay: DeviceDisplay {
+    package let path: String
+    package let width: Int
+    package let height: Int
+    package let format: PixelFormat
+    package let physicalSize: (width: Int, height: Int)?
+    package var summary: String {
         "fbdev \(path) driver \(driver) \(width)x\(height) \(format.rawValue) stride \(stride) "
             + (isPanFlipping ? "double-buffered pan flips" : "shadow buffer, damage copied")
     }
     /// Bytes from one row to the next in the mapping (`line_length`).
-    public let stride: Int
+    package let stride: Int
     /// True when frames are shown by panning between two pages.
-    public var isPanFlipping: Bool { shadow == nil }
+    package var isPanFlipping: Bool { shadow == nil }
 
-    public var name: String { "fbdev \(path) \(driver)" }
-    public var kind: DeviceKind { .fbdev }
-    public let driver: String
-    public let deviceNumber: DeviceNumber?
-    public private(set) var isGone = false
-    public var eventDescriptor: Int32? { nil }
-    public private(set) var isActive = true
+    package var name: String { "fbdev \(path) \(driver)" }
+    package var kind: DeviceKind { .fbdev }
+    package let driver: String
+    package let deviceNumber: DeviceNumber?
+    package private(set) var isGone = false
+    package var eventDescriptor: Int32? { nil }
+    package private(set) var isActive = true
 
     private let fd: Int32
     private let map: UnsafeMutableRawPointer
@@ -94,7 +94,7 @@ public final class FBDevDisplay: DeviceDisplay {
 
     /// Opens and maps `path`, unblanks it, and decides how to flip. Fails for a device
     /// that is not truecolor or has a layout Gauge cannot draw.
-    public init(path: String = "/dev/fb0") throws(DisplayError) {
+    package init(path: String = "/dev/fb0") throws(DisplayError) {
         self.path = path
         let fd: Int32
         do throws(SystemError) {
@@ -150,7 +150,7 @@ public final class FBDevDisplay: DeviceDisplay {
 
     // MARK: - Frames
 
-    public func beginFrame() -> FrameTarget? {
+    package func beginFrame() -> FrameTarget? {
         // The mapping outlives the device: once the kernel unregistered the framebuffer
         // (a DRM driver took the hardware over), it points into memory that driver owns.
         // One ioctl per frame makes sure nothing is drawn through it then.
@@ -170,7 +170,7 @@ public final class FBDevDisplay: DeviceDisplay {
             staleRegion: pages.backStale)
     }
 
-    public func present(damage changed: Rect) throws(DisplayError) {
+    package func present(damage changed: Rect) throws(DisplayError) {
         guard !closed, isActive else { return }
         let area = changed.intersection(pages.screen)
         if let shadow {
@@ -193,16 +193,16 @@ public final class FBDevDisplay: DeviceDisplay {
 
     /// No events on fbdev; a frame can always be started while active.
     @discardableResult
-    public func handleEvents() -> Bool { isActive }
+    package func handleEvents() -> Bool { isActive }
 
     /// Stops drawing (hide, VT switched away: the console owns the framebuffer then; a
     /// frame is kept either way, the framebuffer holds what was drawn last).
-    public func release(keepingFrame: Bool) {
+    package func release(keepingFrame: Bool) {
         isActive = false
     }
 
     /// Draws again; the whole screen is redrawn since the console has drawn over it.
-    public func acquire() throws(DisplayError) {
+    package func acquire() throws(DisplayError) {
         guard !closed else { throw DisplayError("fbdev \(path): closed") }
         guard isPresent() else { throw DisplayError("fbdev \(path): the device is gone") }
         isActive = true
@@ -220,14 +220,14 @@ public final class FBDevDisplay: DeviceDisplay {
         _ = CGL_ioctl_value(fd, CGL_FBIOBLANK, UInt(CGL_FB_BLANK_UNBLANK))
     }
 
-    public func isPresent() -> Bool {
+    package func isPresent() -> Bool {
         guard !closed, !isGone else { return false }
         var fixed = fb_fix_screeninfo()
         if CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) != 0, errno == ENODEV { isGone = true }
         return !isGone
     }
 
-    public func abandon() {
+    package func abandon() {
         guard !closed else { return }
         closed = true
         isGone = true
@@ -240,7 +240,7 @@ public final class FBDevDisplay: DeviceDisplay {
     /// Pans back to where the console had the screen (unless `retain` and a frame is on
     /// another page: then that page stays) and unmaps. The pixels are left as they are;
     /// the console repaints when the VT returns to text mode.
-    public func close(retain: Bool) {
+    package func close(retain: Bool) {
         guard !closed else { return }
         closed = true
         if pages.count == 2, !retain {

@@ -8,37 +8,37 @@ import GaugeRender
 /// (pixman's requirement). One buffer, so a frame never has a stale region. `present`
 /// only counts frames and remembers the damage; the pixels stay readable through
 /// `pixel(x:y:)` and `rgbaBytes()`.
-public final class MemoryDisplay: Display {
-    public let width: Int
-    public let height: Int
-    public let format: PixelFormat
+package final class MemoryDisplay: Display {
+    package let width: Int
+    package let height: Int
+    package let format: PixelFormat
     /// Bytes from one row to the next.
-    public let stride: Int
+    package let stride: Int
     /// The zero-filled memory, `stride * height` bytes, owned by this display.
-    public let base: UnsafeMutableRawPointer
-    public var physicalSize: (width: Int, height: Int)?
+    package let base: UnsafeMutableRawPointer
+    package var physicalSize: (width: Int, height: Int)?
     /// As a DRM connector would report it (tests of panels mounted sideways).
-    public var panelOrientation = Rotation.none
+    package var panelOrientation = Rotation.none
 
     /// How many frames `present(damage:)` has shown.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
     /// The damage of the last presented frame; nil before the first.
-    public private(set) var lastDamage: Rect?
+    package private(set) var lastDamage: Rect?
 
-    public var name: String { "memory \(width)x\(height) \(format.rawValue)" }
+    package var name: String { "memory \(width)x\(height) \(format.rawValue)" }
 
-    public var byteCount: Int { stride * height }
+    package var byteCount: Int { stride * height }
 
-    public var framebuffer: Framebuffer {
+    package var framebuffer: Framebuffer {
         Framebuffer(base: base, width: width, height: height, stride: stride, format: format)
     }
 
     /// The largest side accepted, as for DRM framebuffers.
-    public static let maximumSide = 16384
+    package static let maximumSide = 16384
 
     /// A display of `width` x `height` pixels. `stride` defaults to a row's bytes rounded
     /// up to a multiple of 4 (tightly packed for every common width).
-    public init(
+    package init(
         width: Int, height: Int, format: PixelFormat = .xrgb8888,
         stride: Int? = nil, physicalSize: (width: Int, height: Int)? = nil
     ) throws(DisplayError) {
@@ -60,7 +60,7 @@ public final class MemoryDisplay: Display {
     }
 
     /// A row's bytes rounded up to a multiple of 4, the default stride.
-    public static func packedStride(width: Int, format: PixelFormat) -> Int {
+    package static func packedStride(width: Int, format: PixelFormat) -> Int {
         (width * format.bytesPerPixel + 3) & ~3
     }
 
@@ -78,31 +78,31 @@ public final class MemoryDisplay: Display {
         return nil
     }
 
-    public func beginFrame() -> FrameTarget? {
+    package func beginFrame() -> FrameTarget? {
         FrameTarget(buffer: framebuffer, staleRegion: .zero)
     }
 
-    public func present(damage: Rect) throws(DisplayError) {
+    package func present(damage: Rect) throws(DisplayError) {
         frameCount += 1
         lastDamage = damage
     }
 
     /// The colour at (`x`, `y`) widened to 8 bits a channel (5 and 6 bit channels by
     /// bit replication). Alpha, where the format has it, is ignored.
-    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+    package func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)x\(height)")
         return format.decode(at: base + y * stride + x * format.bytesPerPixel)
     }
 
     /// Stores a colour at (`x`, `y`) in the display's format (narrow channels keep
     /// their top bits; an X or A byte becomes 0xff).
-    public func setPixel(x: Int, y: Int, r: UInt8, g: UInt8, b: UInt8) {
+    package func setPixel(x: Int, y: Int, r: UInt8, g: UInt8, b: UInt8) {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)x\(height)")
         format.encode(r: r, g: g, b: b, at: base + y * stride + x * format.bytesPerPixel)
     }
 
     /// Fills `rect` (clipped to the display; the whole display by default) with a colour.
-    public func fill(_ rect: Rect? = nil, r: UInt8, g: UInt8, b: UInt8) {
+    package func fill(_ rect: Rect? = nil, r: UInt8, g: UInt8, b: UInt8) {
         let area = (rect ?? framebuffer.bounds).intersection(framebuffer.bounds)
         guard !area.isEmpty else { return }
         for y in area.y..<area.maxY {
@@ -115,7 +115,7 @@ public final class MemoryDisplay: Display {
     /// The whole frame as tightly packed R, G, B, A bytes (alpha always 255), rows top
     /// to bottom: the layout PNG writers and image comparisons want. Converted by pixman,
     /// which widens narrow channels by bit replication like `pixel(x:y:)`.
-    public func rgbaBytes() -> [UInt8] {
+    package func rgbaBytes() -> [UInt8] {
         // Scanout ignores the alpha byte, so ARGB8888 is read as XRGB8888.
         let source = format == .argb8888 ? PIXMAN_x8r8g8b8 : format.pixman
         let count = width * height * 4
@@ -139,7 +139,7 @@ extension MemoryDisplay {
     /// Parses `WxH[:FORMAT[:STRIDE]]`, the part after `memory:` in `--display`:
     /// `1920x1080`, `800x600:RGB565`, `1366x768:RGB888:4104`. The format defaults to
     /// XRGB8888 and the stride to a packed row (rounded up to a multiple of 4).
-    public convenience init(spec: String) throws(DisplayError) {
+    package convenience init(spec: String) throws(DisplayError) {
         let fields = spec.split(separator: ":", omittingEmptySubsequences: false)
         func fail(_ why: String) -> DisplayError {
             DisplayError("memory display \"\(spec)\": \(why); expected WIDTHxHEIGHT[:FORMAT[:STRIDE]], e.g. 1920x1080:XRGB8888")

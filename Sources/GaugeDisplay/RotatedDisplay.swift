@@ -4,16 +4,16 @@ import GaugeRender
 /// A display seen turned: the scene draws upright into a shadow buffer of the logical
 /// size, and each frame's damage is turned onto the panel by one pixman composite with a
 /// rotation transform (no per-pixel loop of ours).
-public final class RotatedDisplay: Display {
-    public let base: any Display
-    public let rotation: Rotation
-    public let width: Int
-    public let height: Int
+package final class RotatedDisplay: Display {
+    package let base: any Display
+    package let rotation: Rotation
+    package let width: Int
+    package let height: Int
     private let shadow: MemoryDisplay
     private let source: PixmanImage
     private var pending: FrameTarget?
 
-    public init(_ base: any Display, rotation: Rotation) throws(DisplayError) {
+    package init(_ base: any Display, rotation: Rotation) throws(DisplayError) {
         self.base = base
         self.rotation = rotation
         let sideways = rotation == .quarter || rotation == .threeQuarters
@@ -38,20 +38,20 @@ public final class RotatedDisplay: Display {
         pixman_image_set_filter(source.raw, PIXMAN_FILTER_NEAREST, nil, 0)
     }
 
-    public var name: String { "\(base.name) rotated \(rotation.rawValue)°" }
-    public var format: PixelFormat { base.format }
-    public var physicalSize: (width: Int, height: Int)? {
+    package var name: String { "\(base.name) rotated \(rotation.rawValue)°" }
+    package var format: PixelFormat { base.format }
+    package var physicalSize: (width: Int, height: Int)? {
         guard let size = base.physicalSize else { return nil }
         return rotation == .quarter || rotation == .threeQuarters ? (size.height, size.width) : size
     }
 
-    public func beginFrame() -> FrameTarget? {
+    package func beginFrame() -> FrameTarget? {
         guard let target = base.beginFrame() else { return nil }
         pending = target
         return FrameTarget(buffer: shadow.framebuffer, staleRegion: .zero)
     }
 
-    public func present(damage: Rect) throws(DisplayError) {
+    package func present(damage: Rect) throws(DisplayError) {
         guard let target = pending else { return }
         pending = nil
         let panelDamage = panelRect(damage).union(target.staleRegion)
@@ -61,7 +61,7 @@ public final class RotatedDisplay: Display {
     }
 
     /// A rectangle of the upright picture, on the panel.
-    public func panelRect(_ r: Rect) -> Rect {
+    package func panelRect(_ r: Rect) -> Rect {
         guard !r.isEmpty else { return .zero }
         switch rotation {
         case .none: return r

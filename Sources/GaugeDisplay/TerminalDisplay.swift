@@ -37,28 +37,28 @@ import GaugeRender
 ///
 /// `▀` is East Asian "ambiguous" width: a terminal set to draw those characters double
 /// width (some CJK setups) shows a garbled picture.
-public final class TerminalDisplay: Display {
-    public static let defaultScale = 8
+package final class TerminalDisplay: Display {
+    package static let defaultScale = 8
     /// The largest side of a derived pixel buffer; the scale shrinks to stay within it.
-    public static let maximumPixelSide = 4096
+    package static let maximumPixelSide = 4096
     /// Terminals larger than this are drawn in their top left corner.
-    public static let maximumTerminalSize = TerminalSize(columns: 1000, rows: 500)
+    package static let maximumTerminalSize = TerminalSize(columns: 1000, rows: 500)
 
-    public var name: String { "terminal \(terminalSize)" }
-    public private(set) var width: Int
-    public private(set) var height: Int
-    public var format: PixelFormat { .xrgb8888 }
-    public var physicalSize: (width: Int, height: Int)? { nil }
+    package var name: String { "terminal \(terminalSize)" }
+    package private(set) var width: Int
+    package private(set) var height: Int
+    package var format: PixelFormat { .xrgb8888 }
+    package var physicalSize: (width: Int, height: Int)? { nil }
     /// The terminal size in use, from `TIOCGWINSZ` unless one was given.
-    public private(set) var terminalSize: TerminalSize
+    package private(set) var terminalSize: TerminalSize
     /// The descriptor written to: the one passed in, or a private reopen of the same
     /// terminal. Watch it for writability while `wantsWrite` is true.
-    public var outputFD: Int32 { output.fd }
+    package var outputFD: Int32 { output.fd }
     /// True while text is queued or cells wait to be sent: call `flush()` when `outputFD`
     /// is writable.
-    public var wantsWrite: Bool { !closed && (!output.isIdle || (hasFrame && !dirtyCells.isEmpty)) }
+    package var wantsWrite: Bool { !closed && (!output.isIdle || (hasFrame && !dirtyCells.isEmpty)) }
     /// Bytes queued for the terminal and not yet written (at most about one full repaint).
-    public var queuedByteCount: Int { output.pendingCount }
+    package var queuedByteCount: Int { output.pendingCount }
 
     private let output: TerminalOutput
     private let fixedPixelSize: (width: Int, height: Int)?
@@ -98,7 +98,7 @@ public final class TerminalDisplay: Display {
     ///   - terminalSize: the size to assume instead of asking the terminal (tests).
     ///   - pixelSize: a fixed buffer size instead of one derived from the terminal.
     ///   - scale: pixels per half-cell side when the size is derived (1...64).
-    public init(
+    package init(
         fd: Int32 = STDOUT_FILENO, terminalSize: TerminalSize? = nil,
         pixelSize: (width: Int, height: Int)? = nil, scale: Int = defaultScale
     ) throws(DisplayError) {
@@ -125,13 +125,13 @@ public final class TerminalDisplay: Display {
         pixels.deallocate()
     }
 
-    public func beginFrame() -> FrameTarget? {
+    package func beginFrame() -> FrameTarget? {
         guard !closed else { return nil }
         let buffer = Framebuffer(base: pixels, width: width, height: height, stride: stride, format: .xrgb8888)
         return FrameTarget(buffer: buffer, staleRegion: staleRegion)
     }
 
-    public func present(damage: Rect) throws(DisplayError) {
+    package func present(damage: Rect) throws(DisplayError) {
         guard !closed else { return }
         resample(damage.union(staleRegion))
         hasFrame = true
@@ -141,7 +141,7 @@ public final class TerminalDisplay: Display {
 
     /// Writes what the terminal takes now: queued text, then the cells that changed
     /// since. Call it when `outputFD` is writable while `wantsWrite` is true.
-    public func flush() throws(DisplayError) {
+    package func flush() throws(DisplayError) {
         guard !closed else { return }
         try pump()
     }
@@ -149,13 +149,13 @@ public final class TerminalDisplay: Display {
     /// Re-reads the terminal size (`TIOCGWINSZ`) and repaints every cell: the call for
     /// `SIGWINCH`. Returns true when the pixel size changed; see the type's notes.
     @discardableResult
-    public func resize() throws(DisplayError) -> Bool {
+    package func resize() throws(DisplayError) -> Bool {
         try resize(to: TerminalSize.of(fd: output.fd) ?? terminalSize)
     }
 
     /// `resize()` with the size given rather than asked for.
     @discardableResult
-    public func resize(to size: TerminalSize) throws(DisplayError) -> Bool {
+    package func resize(to size: TerminalSize) throws(DisplayError) -> Bool {
         guard !closed else { return false }
         terminalSize = size.clamped(to: Self.maximumTerminalSize)
         let newSize = fixedPixelSize ?? Self.pixelSize(for: terminalSize, scale: scale)
@@ -177,7 +177,7 @@ public final class TerminalDisplay: Display {
     /// Gives the terminal back: normal screen, cursor shown, default colours. Waits at
     /// most a quarter of a second for the terminal to take that; further frames are
     /// ignored.
-    public func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         output.finish(with: Self.restoreSequence, timeoutMilliseconds: 250)

@@ -2,14 +2,14 @@ import CGaugeLinux
 import GaugeSystem
 
 /// Reading and writing the inputs the fuzzers save and replay.
-public enum FuzzFiles {
+package enum FuzzFiles {
     /// The bytes of the file at `path` (at most 16 MiB).
-    public static func read(_ path: String) throws -> [UInt8] {
+    package static func read(_ path: String) throws -> [UInt8] {
         try RegularFile.read(path, maxBytes: 16 << 20)
     }
 
     /// Writes `bytes` to a new or truncated file at `path`.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    package static func write(_ bytes: [UInt8], to path: String) throws {
         let fd = try Syscall.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
         defer { Syscall.close(fd) }
         var offset = 0

@@ -4,21 +4,21 @@
 /// The body must not crash or hang on any input; a property it finds broken is thrown
 /// as a `FuzzFailure`. Both engines run the same bodies: the built-in `MutationFuzzer`
 /// (in CI and `tools/fuzz`) and libFuzzer (`tools/fuzz --libfuzzer`).
-public struct FuzzTarget: Sendable, CustomStringConvertible {
-    public typealias Body = @Sendable (_ input: [UInt8], _ probe: inout Probe) throws(FuzzFailure) -> Void
+package struct FuzzTarget: Sendable, CustomStringConvertible {
+    package typealias Body = @Sendable (_ input: [UInt8], _ probe: inout Probe) throws(FuzzFailure) -> Void
 
-    public let name: String
+    package let name: String
     /// What the body checks, for `--list`.
-    public let summary: String
+    package let summary: String
     /// Inputs the mutator makes are at most this long.
-    public let maxLength: Int
+    package let maxLength: Int
     /// Valid inputs to mutate from.
-    public let seeds: @Sendable () -> [[UInt8]]
+    package let seeds: @Sendable () -> [[UInt8]]
     /// Tokens of the format (command words, keys, markers) the mutator inserts.
-    public let dictionary: [[UInt8]]
+    package let dictionary: [[UInt8]]
     let body: Body
 
-    public init(
+    package init(
         name: String, summary: String, maxLength: Int, dictionary: [String] = [], extraDictionary: [[UInt8]] = [],
         seeds: @escaping @Sendable () -> [[UInt8]], body: @escaping Body
     ) {
@@ -30,25 +30,25 @@ public struct FuzzTarget: Sendable, CustomStringConvertible {
         self.body = body
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Runs the body once; the probe collects what the input exercised.
-    public func run(_ input: [UInt8], probe: inout Probe) throws(FuzzFailure) {
+    package func run(_ input: [UInt8], probe: inout Probe) throws(FuzzFailure) {
         try body(input, &probe)
     }
 
     /// Runs the body once, for a replay.
-    public func run(_ input: [UInt8]) throws(FuzzFailure) {
+    package func run(_ input: [UInt8]) throws(FuzzFailure) {
         var probe = Probe()
         try body(input, &probe)
     }
 }
 
 /// A property a body found broken.
-public struct FuzzFailure: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct FuzzFailure: Error, Sendable, CustomStringConvertible {
+    package let description: String
 
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// Throws a `FuzzFailure` with `message` unless `condition` holds.
@@ -61,13 +61,13 @@ func check(_ condition: Bool, _ message: @autoclosure () -> String) throws(FuzzF
 /// an error code, a limit reached). The built-in engine keeps an input that makes an
 /// event it has not seen before, so its corpus spreads over the parser's outcomes;
 /// libFuzzer ignores it (it measures code coverage itself).
-public struct Probe: Sendable {
+package struct Probe: Sendable {
     private(set) var events: [UInt64] = []
 
-    public init() {}
+    package init() {}
 
     /// Records an event named by up to two words.
-    public mutating func hit(_ name: StaticString, _ detail: String = "") {
+    package mutating func hit(_ name: StaticString, _ detail: String = "") {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount) {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
@@ -78,7 +78,7 @@ public struct Probe: Sendable {
     }
 
     /// Records an event with a small number (a count bucketed by the caller).
-    public mutating func hit(_ name: StaticString, _ number: Int) {
+    package mutating func hit(_ name: StaticString, _ number: Int) {
         hit(name, String(number))
     }
 

@@ -9,9 +9,9 @@ import CGaugeLinux
 /// time budget, so a failure found in CI is found again with its seed
 /// (`GAUGE_FUZZ_SEED`, `gauge-fuzz --seed`). The input that fails is in the report; an
 /// input that crashes or hangs the process is printed (and saved) by `CGaugeFuzz`.
-public struct MutationFuzzer {
-    public let target: FuzzTarget
-    public let seed: UInt64
+package struct MutationFuzzer {
+    package let target: FuzzTarget
+    package let seed: UInt64
     private var random: SplitMix64
     private var corpus: [[UInt8]] = []
     private var seedCount = 0
@@ -19,7 +19,7 @@ public struct MutationFuzzer {
     private var probe = Probe()
     private let cName: UnsafeMutablePointer<CChar>
 
-    public init(target: FuzzTarget, seed: UInt64) {
+    package init(target: FuzzTarget, seed: UInt64) {
         self.target = target
         self.seed = seed
         random = SplitMix64(seed: seed ^ Self.hash(target.name))
@@ -27,7 +27,7 @@ public struct MutationFuzzer {
     }
 
     /// Runs until `seconds` have passed or `maxExecutions` inputs ran, or an input fails.
-    public mutating func run(seconds: Double, maxExecutions: Int = .max, artifactDirectory: String? = nil) -> FuzzReport {
+    package mutating func run(seconds: Double, maxExecutions: Int = .max, artifactDirectory: String? = nil) -> FuzzReport {
         let start = Self.now()
         var report = FuzzReport(target: target.name, seed: seed)
         func finish(_ report: inout FuzzReport) {
@@ -259,24 +259,24 @@ public struct MutationFuzzer {
 }
 
 /// What one run of the built-in engine did.
-public struct FuzzReport: Sendable, CustomStringConvertible {
-    public let target: String
-    public let seed: UInt64
-    public var executions = 0
-    public var seconds = 0.0
-    public var seedCount = 0
-    public var corpusCount = 0
+package struct FuzzReport: Sendable, CustomStringConvertible {
+    package let target: String
+    package let seed: UInt64
+    package var executions = 0
+    package var seconds = 0.0
+    package var seedCount = 0
+    package var corpusCount = 0
     /// Distinct probe events reached.
-    public var eventCount = 0
+    package var eventCount = 0
     /// The longest single execution and its input's length.
-    public var slowest: (seconds: Double, length: Int) = (0, 0)
+    package var slowest: (seconds: Double, length: Int) = (0, 0)
     /// The check that failed and the input that made it fail.
-    public var failure: (message: String, input: [UInt8])?
+    package var failure: (message: String, input: [UInt8])?
     /// Where the failing input was saved.
-    public var savedPath: String?
+    package var savedPath: String?
     var lastWasNew = false
 
-    public var description: String {
+    package var description: String {
         let rate = seconds > 0 ? Int(Double(executions) / seconds) : 0
         var text = "\(target): \(executions) executions in \(Self.fixed(seconds, 2)) s (\(rate)/s), "
             + "corpus \(seedCount) seeds + \(corpusCount - seedCount), \(eventCount) events, "

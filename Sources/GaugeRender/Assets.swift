@@ -2,9 +2,9 @@ import CPixman
 import GaugeSystem
 
 /// Why a logo or font named by a theme cannot be used, as one line for a reply or the log.
-public struct AssetError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct AssetError: Error, Equatable, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// The files a theme names (logo, fonts), read through `RegularFile` and kept for every
@@ -13,16 +13,16 @@ public struct AssetError: Error, Equatable, Sendable, CustomStringConvertible {
 ///
 /// Each cache keeps its entries in least-recently-used order and drops the oldest while it
 /// holds more than its budget, but always keeps the newest (the one being shown).
-public final class Assets {
+package final class Assets {
     /// Largest logo file read.
-    public static let maxLogoFileBytes = 32 << 20
+    package static let maxLogoFileBytes = 32 << 20
     /// Largest logo, in pixels each way, as shown (the file's size times the scale): a
     /// 4096x4096 logo is 64 MiB decoded.
-    public static let maxLogoSide = 4096
+    package static let maxLogoSide = 4096
     /// Largest font file read (a CJK collection is about 20 MiB).
-    public static let maxFontFileBytes = 64 << 20
+    package static let maxFontFileBytes = 64 << 20
     /// Most font files kept open for later scenes (each holds a descriptor).
-    public static let maxCachedFonts = 8
+    package static let maxCachedFonts = 8
 
     private struct LogoEntry {
         var path: String
@@ -44,17 +44,17 @@ public final class Assets {
     private let fontBudget: Int
 
     /// Logos decoded so far (a cache hit decodes none).
-    public private(set) var logoDecodes = 0
+    package private(set) var logoDecodes = 0
     /// Font files read so far.
-    public private(set) var fontReads = 0
+    package private(set) var fontReads = 0
 
-    public init(logoBudget: Int = 64 << 20, fontBudget: Int = 64 << 20) {
+    package init(logoBudget: Int = 64 << 20, fontBudget: Int = 64 << 20) {
         self.logoBudget = logoBudget
         self.fontBudget = fontBudget
     }
 
     /// Bytes the caches hold.
-    public var cachedBytes: Int { logos.reduce(0) { $0 + $1.bytes } + fonts.reduce(0) { $0 + $1.data.count } }
+    package var cachedBytes: Int { logos.reduce(0) { $0 + $1.bytes } + fonts.reduce(0) { $0 + $1.data.count } }
 
     /// The PNG at `path`, premultiplied and scaled by `scale` (bilinear).
     package func logo(_ path: String, scale: Double) throws(AssetError) -> PixmanImage {
@@ -102,7 +102,7 @@ public final class Assets {
 
     /// Checks that `path` is a regular font-sized file without reading it (fallback fonts
     /// are read when a character first needs them).
-    public func checkFontFile(_ path: String) throws(AssetError) {
+    package func checkFontFile(_ path: String) throws(AssetError) {
         do {
             _ = try RegularFile(path, maxBytes: Self.maxFontFileBytes)
         } catch {

@@ -3,34 +3,34 @@ import CPixman
 import GaugeProtocol
 
 /// A straight-alpha sRGB colour with components in 0...1.
-public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
-    public var red: Double
-    public var green: Double
-    public var blue: Double
-    public var alpha: Double
+package struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
+    package var red: Double
+    package var green: Double
+    package var blue: Double
+    package var alpha: Double
 
-    public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
+    package init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
         self.red = red.clamped01
         self.green = green.clamped01
         self.blue = blue.clamped01
         self.alpha = alpha.clamped01
     }
 
-    public static let black = Color(red: 0, green: 0, blue: 0)
-    public static let white = Color(red: 1, green: 1, blue: 1)
+    package static let black = Color(red: 0, green: 0, blue: 0)
+    package static let white = Color(red: 1, green: 1, blue: 1)
 
-    public func withAlpha(_ alpha: Double) -> Color {
+    package func withAlpha(_ alpha: Double) -> Color {
         Color(red: red, green: green, blue: blue, alpha: alpha)
     }
 
     /// Perceived brightness (ITU-R BT.601 weights), 0...1.
-    public var luma: Double { 0.299 * red + 0.587 * green + 0.114 * blue }
+    package var luma: Double { 0.299 * red + 0.587 * green + 0.114 * blue }
 
     /// True when dark text reads better on this colour than light text.
-    public var isLight: Bool { luma > 0.5 }
+    package var isLight: Bool { luma > 0.5 }
 
     /// WCAG 2 relative luminance (sRGB channels linearised), 0...1.
-    public var relativeLuminance: Double {
+    package var relativeLuminance: Double {
         func linear(_ c: Double) -> Double {
             c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
         }
@@ -38,19 +38,19 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// WCAG 2 contrast ratio between two opaque colours, 1...21.
-    public static func contrast(_ a: Color, _ b: Color) -> Double {
+    package static func contrast(_ a: Color, _ b: Color) -> Double {
         let (x, y) = (a.relativeLuminance, b.relativeLuminance)
         return (max(x, y) + 0.05) / (min(x, y) + 0.05)
     }
 
     /// The contrast ratio bold label text needs against what is under it: WCAG AA's for
     /// large or bold text.
-    public static let labelContrast = 3.0
+    package static let labelContrast = 3.0
 
     /// The colour of bold text on this (opaque) colour: black or white, whichever
     /// contrasts more, at `alpha` or more opaque where needed for `labelContrast`, or
     /// fully opaque where even that falls short.
-    public func textColor(alpha: Double) -> Color {
+    package func textColor(alpha: Double) -> Color {
         let ink = Color.contrast(.black, self) >= Color.contrast(.white, self) ? Color.black : Color.white
         var opacity = min(max(alpha, 0), 1)
         while opacity < 1, Color.contrast(mix(with: ink, amount: opacity), self) < Self.labelContrast {
@@ -60,22 +60,22 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The same hue, brighter: each channel moved a quarter of the way to white.
-    public var lighter: Color { mix(with: .white, amount: 0.25) }
+    package var lighter: Color { mix(with: .white, amount: 0.25) }
 
     /// The same hue, darker: each channel scaled by 0.75.
-    public var darker: Color {
+    package var darker: Color {
         Color(red: red * 0.75, green: green * 0.75, blue: blue * 0.75, alpha: alpha)
     }
 
     /// This colour composited over `below` (opaque when `below` is).
-    public func over(_ below: Color) -> Color {
+    package func over(_ below: Color) -> Color {
         let a = alpha + below.alpha * (1 - alpha)
         guard a > 0 else { return Color(red: 0, green: 0, blue: 0, alpha: 0) }
         func channel(_ top: Double, _ bottom: Double) -> Double { (top * alpha + bottom * below.alpha * (1 - alpha)) / a }
         return Color(red: channel(red, below.red), green: channel(green, below.green), blue: channel(blue, below.blue), alpha: a)
     }
 
-    public func mix(with other: Color, amount t: Double) -> Color {
+    package func mix(with other: Color, amount t: Double) -> Color {
         Color(
             red: red + (other.red - red) * t,
             green: green + (other.green - green) * t,
@@ -92,7 +92,7 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses `#rgb`, `#rrggbb`, `#rrggbbaa`, or `r,g,b[,a]` with components in 0...1.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let s = text.trimmingSpaces
         if s.hasPrefix("#") {
             let hex = Array(s.utf8.dropFirst())
@@ -135,7 +135,7 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `#rrggbb` or `#rrggbbaa` when not opaque.
-    public var description: String {
+    package var description: String {
         func hex(_ v: Double) -> String {
             let n = Int((v * 255).rounded())
             let digits = Array("0123456789abcdef")

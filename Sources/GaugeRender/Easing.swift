@@ -1,12 +1,12 @@
 /// Timing functions for transitions, mapping progress 0...1 to eased 0...1.
-public enum Easing: String, CaseIterable, Sendable {
+package enum Easing: String, CaseIterable, Sendable {
     case linear
     case easeIn = "ease-in"
     case easeOut = "ease-out"
     case easeInOut = "ease-in-out"
 
     /// Cubic curves: smooth at the ends that ease, exact at 0 and 1.
-    public func callAsFunction(_ t: Double) -> Double {
+    package func callAsFunction(_ t: Double) -> Double {
         let x = t.clamped01
         switch self {
         case .linear: return x

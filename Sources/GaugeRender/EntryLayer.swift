@@ -2,20 +2,20 @@ import CPixman
 
 extension ScreenModel {
     /// A question on screen: its prompt, and the field its answer is typed into.
-    public struct Entry: Equatable, Sendable {
-        public enum Field: Equatable, Sendable {
+    package struct Entry: Equatable, Sendable {
+        package enum Field: Equatable, Sendable {
             /// A password: one bullet per character typed, never the characters.
             case hidden(count: Int)
             /// An answer shown as it is typed.
             case shown(String)
         }
 
-        public var prompt: String
-        public var field: Field
+        package var prompt: String
+        package var field: Field
         /// Caps Lock is on while a password is typed: a notice under the field says so.
-        public var capsLock: Bool
+        package var capsLock: Bool
 
-        public init(prompt: String, field: Field, capsLock: Bool = false) {
+        package init(prompt: String, field: Field, capsLock: Bool = false) {
             self.prompt = prompt
             self.field = field
             self.capsLock = capsLock

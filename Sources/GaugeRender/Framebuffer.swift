@@ -1,19 +1,19 @@
 /// Pixel memory the scene draws into: a display's buffer, mapped or allocated.
 /// The memory is owned elsewhere and must outlive every use of this value.
-public struct Framebuffer: @unchecked Sendable {
-    public let base: UnsafeMutableRawPointer
-    public let width: Int
-    public let height: Int
+package struct Framebuffer: @unchecked Sendable {
+    package let base: UnsafeMutableRawPointer
+    package let width: Int
+    package let height: Int
     /// Bytes from one row to the next, at least `width * format.bytesPerPixel`.
-    public let stride: Int
-    public let format: PixelFormat
+    package let stride: Int
+    package let format: PixelFormat
     /// Whether the buffer is on screen while it is drawn into (a display with one buffer,
     /// once its first frame is up): whatever is composed in it layer over layer would
     /// show half done for as long as that takes, so a scene composes off screen and
     /// copies (`Scene.draw(into:clip:)`).
-    public let isOnScreen: Bool
+    package let isOnScreen: Bool
 
-    public init(
+    package init(
         base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat, isOnScreen: Bool = false
     ) {
         precondition(width > 0 && height > 0, "framebuffer needs a positive size")
@@ -26,5 +26,5 @@ public struct Framebuffer: @unchecked Sendable {
         self.isOnScreen = isOnScreen
     }
 
-    public var bounds: Rect { Rect(x: 0, y: 0, width: width, height: height) }
+    package var bounds: Rect { Rect(x: 0, y: 0, width: width, height: height) }
 }

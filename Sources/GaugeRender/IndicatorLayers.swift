@@ -2,7 +2,7 @@ import CGaugeLinux
 import CPixman
 
 /// What shows while the work's length is unknown.
-public enum IndeterminateStyle: String, CaseIterable, Sendable {
+package enum IndeterminateStyle: String, CaseIterable, Sendable {
     /// The whole bar striped, its stripes sweeping.
     case barberPole = "barber-pole"
     /// One circle after another grows from the centre, each in the next colour of a list.
@@ -12,7 +12,7 @@ public enum IndeterminateStyle: String, CaseIterable, Sendable {
 }
 
 /// Clockwise or counter-clockwise, for the ring of drops.
-public enum Direction: String, CaseIterable, Sendable {
+package enum Direction: String, CaseIterable, Sendable {
     case clockwise, counterclockwise
 }
 

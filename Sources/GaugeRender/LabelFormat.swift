@@ -1,8 +1,8 @@
 /// The label's text from a format with `{percent}`, `{value}` and `{max}` placeholders.
-public enum LabelFormat {
+package enum LabelFormat {
     /// `value` is shown as a whole number that never reads as complete before it is:
     /// 99.5 shows 99, only 100 shows 100.
-    public static func text(_ format: String, value: Double, max: Double) -> String {
+    package static func text(_ format: String, value: Double, max: Double) -> String {
         let percent = max > 0 ? value / max * 100 : 0
         func whole(_ v: Double) -> String {
             guard v.isFinite else { return "0" }

@@ -4,25 +4,25 @@ import CPixman
 import GaugeSystem
 
 /// PNG files through libpng's simplified API.
-public enum PNG {
-    public struct Error: Swift.Error, CustomStringConvertible {
-        public let description: String
+package enum PNG {
+    package struct Error: Swift.Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// An 8-bit RGBA picture, rows tightly packed.
-    public struct Image: Equatable, Sendable {
-        public var width: Int
-        public var height: Int
-        public var rgba: [UInt8]
+    package struct Image: Equatable, Sendable {
+        package var width: Int
+        package var height: Int
+        package var rgba: [UInt8]
 
-        public init(width: Int, height: Int, rgba: [UInt8]) {
+        package init(width: Int, height: Int, rgba: [UInt8]) {
             precondition(rgba.count == width * height * 4)
             self.width = width
             self.height = height
             self.rgba = rgba
         }
 
-        public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        package func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
             let i = (y * width + x) * 4
             return (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3])
         }
@@ -34,21 +34,21 @@ public enum PNG {
 
     /// The whole framebuffer as RGBA, converted by pixman from its format (formats
     /// without alpha read as opaque).
-    public static func image(of buffer: Framebuffer) -> Image {
+    package static func image(of buffer: Framebuffer) -> Image {
         var rgba = [UInt8](repeating: 0, count: buffer.width * buffer.height * 4)
         rgba.withUnsafeMutableBytes { convert(buffer, toRGBA: $0.baseAddress!) }
         return Image(width: buffer.width, height: buffer.height, rgba: rgba)
     }
 
     /// `buffer` as tightly packed R, G, B, A bytes at `rgba`, converted as `image(of:)` does.
-    public static func convert(_ buffer: Framebuffer, toRGBA rgba: UnsafeMutableRawPointer) {
+    package static func convert(_ buffer: Framebuffer, toRGBA rgba: UnsafeMutableRawPointer) {
         let dst = PixmanImage(pixman_image_create_bits_no_clear(
             PIXMAN_a8b8g8r8, Int32(buffer.width), Int32(buffer.height),
             rgba.assumingMemoryBound(to: UInt32.self), Int32(buffer.width * 4))!)
         dst.composite(PIXMAN_OP_SRC, source: PixmanImage(wrapping: buffer), rect: buffer.bounds)
     }
 
-    public static func write(_ image: Image, to path: String) throws(Error) {
+    package static func write(_ image: Image, to path: String) throws(Error) {
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
         png.width = UInt32(image.width)
@@ -61,13 +61,13 @@ public enum PNG {
         guard ok != 0 else { throw Error(description: "cannot write PNG \(path): \(message(of: png))") }
     }
 
-    public static func write(_ buffer: Framebuffer, to path: String) throws(Error) {
+    package static func write(_ buffer: Framebuffer, to path: String) throws(Error) {
         try write(image(of: buffer), to: path)
     }
 
     /// Reads and decodes the PNG file at `path` (through `RegularFile`: no FIFO or device
     /// can block it).
-    public static func read(_ path: String, maxBytes: Int = 256 << 20) throws(Error) -> Image {
+    package static func read(_ path: String, maxBytes: Int = 256 << 20) throws(Error) -> Image {
         let bytes: [UInt8]
         do {
             bytes = try RegularFile.read(path, maxBytes: maxBytes)
@@ -111,7 +111,7 @@ public enum PNG {
     }
 
     /// The PNG file's bytes for `image`, encoded in memory (nothing touches a file).
-    public static func encode(_ image: Image) throws(Error) -> [UInt8] {
+    package static func encode(_ image: Image) throws(Error) -> [UInt8] {
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
         png.width = UInt32(image.width)
@@ -138,7 +138,7 @@ public enum PNG {
     /// copy of the whole picture is ever held: `band(y, rows, rgba)` writes rows
     /// `y..<y + rows` (at most `bandRows` of them) into `rgba` as tightly packed R, G, B,
     /// A bytes. The same bytes as `encode(_:)` writes for the same pixels.
-    public static func encode(
+    package static func encode(
         width: Int, height: Int, bandRows: Int = 32,
         band: @escaping (_ y: Int, _ rows: Int, _ rgba: UnsafeMutableRawPointer) -> Void
     ) throws(Error) -> [UInt8] {

@@ -2,7 +2,7 @@ import CPixman
 
 /// A truecolor framebuffer layout. Names follow DRM fourcc order (most significant
 /// component first in a little-endian word), so `xrgb8888` is B, G, R, X in memory.
-public enum PixelFormat: String, CaseIterable, Sendable {
+package enum PixelFormat: String, CaseIterable, Sendable {
     case xrgb8888 = "XRGB8888"
     case argb8888 = "ARGB8888"
     case xbgr8888 = "XBGR8888"
@@ -13,7 +13,7 @@ public enum PixelFormat: String, CaseIterable, Sendable {
     /// 24 bpp packed, R, G, B in memory (DRM `BG24`, pixman `b8g8r8`).
     case bgr888 = "BGR888"
 
-    public var bytesPerPixel: Int {
+    package var bytesPerPixel: Int {
         switch self {
         case .xrgb8888, .argb8888, .xbgr8888: 4
         case .rgb565, .bgr565: 2
@@ -34,7 +34,7 @@ public enum PixelFormat: String, CaseIterable, Sendable {
     }
 
     /// Bits per colour channel, smallest first: the precision a picture in this format has.
-    public var minimumChannelBits: Int {
+    package var minimumChannelBits: Int {
         switch self {
         case .rgb565, .bgr565: 5
         default: 8
@@ -42,7 +42,7 @@ public enum PixelFormat: String, CaseIterable, Sendable {
     }
 
     /// Parses a name as written on the command line (`xrgb8888`, `RGB565`, ...).
-    public init?(name: String) {
+    package init?(name: String) {
         var upper = ""
         for scalar in name.unicodeScalars {
             if scalar >= "a" && scalar <= "z" {

@@ -1,25 +1,25 @@
 /// An integer rectangle in screen pixels; empty when either side is not positive.
-public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
-    public var x: Int
-    public var y: Int
-    public var width: Int
-    public var height: Int
+package struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
+    package var x: Int
+    package var y: Int
+    package var width: Int
+    package var height: Int
 
-    public init(x: Int, y: Int, width: Int, height: Int) {
+    package init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
         self.width = width
         self.height = height
     }
 
-    public static let zero = Rect(x: 0, y: 0, width: 0, height: 0)
+    package static let zero = Rect(x: 0, y: 0, width: 0, height: 0)
 
-    public var isEmpty: Bool { width <= 0 || height <= 0 }
-    public var maxX: Int { x + width }
-    public var maxY: Int { y + height }
-    public var area: Int { isEmpty ? 0 : width * height }
+    package var isEmpty: Bool { width <= 0 || height <= 0 }
+    package var maxX: Int { x + width }
+    package var maxY: Int { y + height }
+    package var area: Int { isEmpty ? 0 : width * height }
 
-    public func intersection(_ other: Rect) -> Rect {
+    package func intersection(_ other: Rect) -> Rect {
         let x0 = max(x, other.x), y0 = max(y, other.y)
         let x1 = min(maxX, other.maxX), y1 = min(maxY, other.maxY)
         guard x1 > x0, y1 > y0 else { return .zero }
@@ -27,22 +27,22 @@ public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The smallest rectangle holding both; an empty side does not count.
-    public func union(_ other: Rect) -> Rect {
+    package func union(_ other: Rect) -> Rect {
         if isEmpty { return other }
         if other.isEmpty { return self }
         let x0 = min(x, other.x), y0 = min(y, other.y)
         return Rect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
     }
 
-    public func intersects(_ other: Rect) -> Bool { !intersection(other).isEmpty }
+    package func intersects(_ other: Rect) -> Bool { !intersection(other).isEmpty }
 
-    public func contains(x px: Int, y py: Int) -> Bool {
+    package func contains(x px: Int, y py: Int) -> Bool {
         px >= x && px < maxX && py >= y && py < maxY
     }
 
-    public func insetBy(dx: Int, dy: Int) -> Rect {
+    package func insetBy(dx: Int, dy: Int) -> Rect {
         Rect(x: x + dx, y: y + dy, width: width - 2 * dx, height: height - 2 * dy)
     }
 
-    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+    package var description: String { "\(width)x\(height)+\(x)+\(y)" }
 }

@@ -4,11 +4,11 @@ import GaugeProtocol
 /// The picture for a screen model at a moment: it keeps its layers cached, tells which
 /// rectangle changed from one frame to the next, and draws any rectangle of the current
 /// frame into a framebuffer of any pixel format.
-public final class Scene {
-    public let width: Int
-    public let height: Int
-    public let scale: Double
-    public let theme: Theme
+package final class Scene {
+    package let width: Int
+    package let height: Int
+    package let scale: Double
+    package let theme: Theme
     let layout: Layout
     private let text: TextRenderer
     /// The bar's layers in the current state's fill colour; a new state builds its own
@@ -44,7 +44,7 @@ public final class Scene {
     private var panelMask: PixmanImage?
     private var badge: (mask: PixmanImage, rect: Rect)?
     /// Why the theme's logo is not shown, for the log (nil when shown or none asked for).
-    public private(set) var logoProblem: String?
+    package private(set) var logoProblem: String?
 
     private var title = TextLine()
     private var message = TextLine()
@@ -58,7 +58,7 @@ public final class Scene {
     private var targets: [UnsafeMutableRawPointer: PixmanImage] = [:]
 
     /// `text` and `assets` may be shared between scenes (their caches then serve all).
-    public init(theme: Theme, width: Int, height: Int, scale: Double = 1, text: TextRenderer? = nil, assets: Assets? = nil) {
+    package init(theme: Theme, width: Int, height: Int, scale: Double = 1, text: TextRenderer? = nil, assets: Assets? = nil) {
         precondition(width > 0 && height > 0, "scene needs a positive size")
         self.theme = theme
         self.width = width
@@ -103,45 +103,45 @@ public final class Scene {
     }
 
     /// What the layout shrank or dropped to fit the screen, one line each, for the log.
-    public var layoutNotes: [String] { layout.notes }
+    package var layoutNotes: [String] { layout.notes }
 
     /// Bytes the frame caches (the bar's phases, indicator frames) hold.
-    public var frameCacheBytes: Int {
+    package var frameCacheBytes: Int {
         bar.cachedBytes + (indicatorIsBuilt ? indicator.cachedBytes : 0)
     }
     private var indicatorIsBuilt = false
 
     /// Fonts the theme names that could not be opened.
-    public var unavailableFonts: [String] { text.unavailableFonts }
+    package var unavailableFonts: [String] { text.unavailableFonts }
 
     /// Why `font` could not be opened.
-    public func fontProblem(_ font: String) -> String? { text.fontProblems[font] }
+    package func fontProblem(_ font: String) -> String? { text.fontProblems[font] }
 
     /// The bar's rectangle on screen.
-    public var barRect: Rect { layout.bar }
+    package var barRect: Rect { layout.bar }
 
     /// Where the label is drawn (empty when hidden).
-    public var labelRect: Rect { label.rect }
-    public var titleRect: Rect { title.rect }
-    public var messageRect: Rect { message.rect }
+    package var labelRect: Rect { label.rect }
+    package var titleRect: Rect { title.rect }
+    package var messageRect: Rect { message.rect }
     /// Where the success or failure mark is drawn (empty while running).
-    public var markRect: Rect { mark.rect }
+    package var markRect: Rect { mark.rect }
     /// Where the logo is drawn (empty when none, dropped, or hidden for now).
-    public var logoRect: Rect {
+    package var logoRect: Rect {
         guard let logo, details.lines == nil, entry.entry == nil || layout.logoWhileAsking else { return .zero }
         return logo.rect
     }
     /// Where the circles or ring indicator is drawn (empty while it is not shown).
-    public var indicatorRect: Rect { indicatorOpacity > 0 ? indicator.rect : .zero }
+    package var indicatorRect: Rect { indicatorOpacity > 0 ? indicator.rect : .zero }
     /// The box style's value badge (empty in the plain style or without a label).
-    public var badgeRect: Rect { badge.map { label.rect.isEmpty ? .zero : $0.rect } ?? .zero }
+    package var badgeRect: Rect { badge.map { label.rect.isEmpty ? .zero : $0.rect } ?? .zero }
     /// The box style's panel as drawn (empty in the plain style).
-    public var panelRect: Rect { panel }
+    package var panelRect: Rect { panel }
     /// The screen less its margin and overscan: the layout keeps everything inside.
-    public var safeRect: Rect { layout.safe }
+    package var safeRect: Rect { layout.safe }
 
     /// The next frame must redraw the whole screen (a new buffer, a mode set).
-    public func invalidate() { needsFullRedraw = true }
+    package func invalidate() { needsFullRedraw = true }
 
     /// The stripe offset at `time`: whole pixels, one period per `stripeDuration`.
     func stripePhase(at time: Double) -> Int {
@@ -157,7 +157,7 @@ public final class Scene {
     /// (`stripePhase`); an indicator at each of its frames (`IndicatorLayers.frame(at:)`).
     /// Frames drawn at these times alone show every change and no frame twice. Nil while
     /// anything else moves (an easing value, a mode switch with its fade) or nothing does.
-    public func frameSteps(_ model: ScreenModel, at time: Double) -> (period: Double, next: Double)? {
+    package func frameSteps(_ model: ScreenModel, at time: Double) -> (period: Double, next: Double)? {
         guard model.mode == mode, modeSwitch.map({ time >= $0.time + theme.transitionDuration }) ?? true,
             model.isSettled(at: time), isAnimating(model, at: time)
         else { return nil }
@@ -174,7 +174,7 @@ public final class Scene {
 
     /// True while the picture changes with time for this model (stripes moving, a value
     /// easing). Once the work has succeeded or failed the stripes stand still.
-    public func isAnimating(_ model: ScreenModel, at time: Double) -> Bool {
+    package func isAnimating(_ model: ScreenModel, at time: Double) -> Bool {
         if !model.isSettled(at: time) { return true }
         if model.mode != mode { return true }
         if let s = modeSwitch, time < s.time + theme.transitionDuration { return true }
@@ -186,7 +186,7 @@ public final class Scene {
     /// Moves the scene to `model` at `time` and returns the rectangle that changed
     /// (empty when the frame is the same as the last one).
     @discardableResult
-    public func update(_ model: ScreenModel, at time: Double) -> Rect {
+    package func update(_ model: ScreenModel, at time: Double) -> Rect {
         var damage = Rect.zero
         let screen = Rect(x: 0, y: 0, width: width, height: height)
         if needsFullRedraw {
@@ -264,7 +264,7 @@ public final class Scene {
     }
 
     /// Where the question on screen is (empty without one).
-    public var entryRect: Rect { entry.rect }
+    package var entryRect: Rect { entry.rect }
 
     /// Where the details view ends: above the title (or the bar, or the box's panel), and
     /// above a question laid out there.
@@ -275,7 +275,7 @@ public final class Scene {
     }
 
     /// Where the details view is drawn (empty while hidden).
-    public var detailsRect: Rect { details.rect }
+    package var detailsRect: Rect { details.rect }
 
     /// The lines of a message: split at line breaks, each without the blanks at its ends,
     /// empty lines left out, the third and further lines joined to the second with spaces.
@@ -372,7 +372,7 @@ public final class Scene {
     /// background for a moment, and blending would read the display's memory back). The
     /// two kinds of frame that already write each pixel once are drawn straight: the
     /// moving stripes, and an opaque indicator alone.
-    public func draw(into buffer: Framebuffer, clip: Rect) {
+    package func draw(into buffer: Framebuffer, clip: Rect) {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
         guard !area.isEmpty else { return }
         let target = image(for: buffer)
@@ -421,7 +421,7 @@ public final class Scene {
     /// Draws rows `rows` of the current frame into `band`, which holds just those rows
     /// (`band.height == rows.count`, at least the scene's width): a picture made a strip
     /// at a time, such as a snapshot, never needs a copy of the whole screen.
-    public func draw(rows: Range<Int>, into band: Framebuffer) {
+    package func draw(rows: Range<Int>, into band: Framebuffer) {
         precondition(band.height == rows.count && band.width >= width, "band of \(band.width)x\(band.height) for rows \(rows)")
         let area = Rect(x: 0, y: rows.lowerBound, width: width, height: rows.count)
             .intersection(Rect(x: 0, y: 0, width: width, height: height))
@@ -524,7 +524,7 @@ public final class Scene {
 
     /// Updates to `model` at `time` and draws what changed; returns that rectangle.
     @discardableResult
-    public func render(_ model: ScreenModel, at time: Double, into buffer: Framebuffer) -> Rect {
+    package func render(_ model: ScreenModel, at time: Double, into buffer: Framebuffer) -> Rect {
         let damage = update(model, at: time)
         draw(into: buffer, clip: damage)
         return damage

@@ -1,10 +1,10 @@
 /// Whether the bar shows a known fraction or work of unknown length.
-public enum DisplayMode: String, CaseIterable, Sendable {
+package enum DisplayMode: String, CaseIterable, Sendable {
     case determinate, indeterminate
 }
 
 /// Where the work stands.
-public enum RunState: String, CaseIterable, Sendable {
+package enum RunState: String, CaseIterable, Sendable {
     /// Nothing reported yet; the first progress makes it `running`.
     case begin
     case running, success, failure
@@ -12,30 +12,30 @@ public enum RunState: String, CaseIterable, Sendable {
 
 /// What the screen should show: the target value and how the shown value eases
 /// toward it, the texts, the mode and the state. Time is passed in, never read.
-public struct ScreenModel: Equatable, Sendable {
+package struct ScreenModel: Equatable, Sendable {
     /// The value last asked for, 0...100.
-    public private(set) var target = 0.0
+    package private(set) var target = 0.0
     private var from = 0.0
     private var start = 0.0
     private var duration = 0.0
     private var easing = Easing.easeInOut
 
-    public var message = ""
-    public var title = ""
-    public var mode = DisplayMode.determinate
-    public var state = RunState.begin
+    package var message = ""
+    package var title = ""
+    package var mode = DisplayMode.determinate
+    package var state = RunState.begin
     /// A question asked on the screen, shown below the message; nil: none.
-    public var entry: Entry?
+    package var entry: Entry?
     /// The details view: the boot's messages so far, shown above the splash's text in
     /// place of the logo; nil: hidden.
-    public var details: [String]?
+    package var details: [String]?
 
-    public init() {}
+    package init() {}
 
     /// The first value also ends the `begin` state.
     /// Moves toward `value` from wherever the bar is at `time` (retargeting mid-way
     /// never jumps back), over `duration` seconds with `easing`. Values may go down.
-    public mutating func setTarget(_ value: Double, at time: Double, duration: Double, easing: Easing) {
+    package mutating func setTarget(_ value: Double, at time: Double, duration: Double, easing: Easing) {
         let clamped = min(max(value, 0), 100)
         if state == .begin { state = .running }
         from = shown(at: time)
@@ -46,7 +46,7 @@ public struct ScreenModel: Equatable, Sendable {
     }
 
     /// Jumps to `value` at once.
-    public mutating func setTarget(_ value: Double) {
+    package mutating func setTarget(_ value: Double) {
         if state == .begin { state = .running }
         target = min(max(value, 0), 100)
         from = target
@@ -54,19 +54,19 @@ public struct ScreenModel: Equatable, Sendable {
     }
 
     /// The value shown at `time`, 0...100.
-    public func shown(at time: Double) -> Double {
+    package func shown(at time: Double) -> Double {
         guard duration > 0, time < start + duration else { return target }
         guard time > start else { return from }
         return from + (target - from) * easing((time - start) / duration)
     }
 
     /// True once the shown value has reached the target and no transition runs.
-    public func isSettled(at time: Double) -> Bool {
+    package func isSettled(at time: Double) -> Bool {
         duration <= 0 || time >= start + duration
     }
 
     /// When the running transition ends (nil if none).
-    public func transitionEnd(after time: Double) -> Double? {
+    package func transitionEnd(after time: Double) -> Double? {
         isSettled(at: time) ? nil : start + duration
     }
 }

@@ -2,16 +2,16 @@ import CFreeType
 import CPixman
 
 /// A line of text rendered as a coverage mask, ready to be composited in any colour.
-public struct TextImage {
+package struct TextImage {
     package let mask: PixmanImage?
-    public let width: Int
-    public let height: Int
+    package let width: Int
+    package let height: Int
     /// Distance from the top of the image to the baseline.
-    public let ascent: Int
+    package let ascent: Int
     /// True when the text was cut and ended with an ellipsis to fit.
-    public let truncated: Bool
+    package let truncated: Bool
     /// Characters no font had, drawn as replacement boxes.
-    public let missingGlyphs: Int
+    package let missingGlyphs: Int
 }
 
 /// Lays out and rasterises single lines of text with FreeType: a regular and a bold face,
@@ -21,7 +21,7 @@ public struct TextImage {
 /// The theme's font and bold font open at once; each fallback font (a CJK collection is
 /// megabytes) is read the first time a character is missing from every font before it
 /// in the list, and is shared by the regular and bold text.
-public final class TextRenderer {
+package final class TextRenderer {
     private var library: FT_Library?
     private let assets: Assets
     private var regularFace: FontFace?
@@ -32,11 +32,11 @@ public final class TextRenderer {
     private var fallbacksTried = 0
 
     /// Fonts that failed to open, for the log.
-    public private(set) var unavailableFonts: [String] = []
+    package private(set) var unavailableFonts: [String] = []
     /// Why each font in `unavailableFonts` failed.
-    public private(set) var fontProblems: [String: String] = [:]
+    package private(set) var fontProblems: [String: String] = [:]
 
-    public init(theme: Theme, assets: Assets = Assets()) {
+    package init(theme: Theme, assets: Assets = Assets()) {
         self.assets = assets
         var lib: FT_Library?
         if FT_Init_FreeType(&lib) == 0 { library = lib }
@@ -69,7 +69,7 @@ public final class TextRenderer {
     package static var glyphCacheBudget: Int { FontFace.glyphCacheBudget }
 
     /// True when no font file could be opened and only the built-in digits are available.
-    public var usesBuiltinFont: Bool { regularFace == nil && firstFallback == nil }
+    package var usesBuiltinFont: Bool { regularFace == nil && firstFallback == nil }
 
     private func openFace(_ path: String) -> FontFace? {
         guard let library, !path.isEmpty else { return nil }
@@ -103,7 +103,7 @@ public final class TextRenderer {
     }
 
     /// Renders `text` on one line at `size` pixels, cut with an ellipsis to `maxWidth` pixels.
-    public func render(_ text: String, size: Int, bold useBold: Bool = false, maxWidth: Int = .max) -> TextImage {
+    package func render(_ text: String, size: Int, bold useBold: Bool = false, maxWidth: Int = .max) -> TextImage {
         let main = useBold ? boldFace : regularFace
         var glyphs: [(glyph: FontFace.Glyph, missing: Bool)] = []
         for scalar in text.unicodeScalars {
@@ -151,7 +151,7 @@ public final class TextRenderer {
 
     /// Renders `lines` one under the other, each centred and cut to `maxWidth` as `render`
     /// cuts one line, a fifth of `size` apart. One line gives what `render` gives.
-    public func render(lines: [String], size: Int, bold: Bool = false, maxWidth: Int = .max) -> TextImage {
+    package func render(lines: [String], size: Int, bold: Bool = false, maxWidth: Int = .max) -> TextImage {
         let images = lines.map { render($0, size: size, bold: bold, maxWidth: maxWidth) }
         guard images.count > 1 else { return images.first ?? render("", size: size, bold: bold) }
         let gap = Int((Double(size) * 0.2).rounded())
@@ -213,7 +213,7 @@ public final class TextRenderer {
 
 extension TextImage {
     /// Pixels with any coverage (for tests and diagnostics).
-    public var inkPixels: Int {
+    package var inkPixels: Int {
         guard let mask else { return 0 }
         let stride = Int(pixman_image_get_stride(mask.raw))
         let data = pixman_image_get_data(mask.raw)!.withMemoryRebound(to: UInt8.self, capacity: 1) { $0 }

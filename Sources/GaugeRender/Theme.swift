@@ -1,70 +1,70 @@
 import GaugeProtocol
 
 /// Every value of the look, at scale 1, with the defaults of the README's theme table.
-public struct Theme: Equatable, Sendable {
-    public var background = Color.black
+package struct Theme: Equatable, Sendable {
+    package var background = Color.black
 
-    public var trackColor = Color(red: 0.51, green: 0.51, blue: 0.51)
-    public var cornerRadius = 10.0
+    package var trackColor = Color(red: 0.51, green: 0.51, blue: 0.51)
+    package var cornerRadius = 10.0
     /// The soft inner shadow along the track's top edge.
-    public var trackShadow = true
+    package var trackShadow = true
 
-    public var fillColor = Color(red: 0.87, green: 0.55, blue: 0.09)
+    package var fillColor = Color(red: 0.87, green: 0.55, blue: 0.09)
     /// A flat fill instead of a lighter-to-darker vertical gradient.
-    public var flat = false
+    package var flat = false
     /// The thin darker outline around the fill.
-    public var outline = true
+    package var outline = true
 
     /// The fill before anything was reported (the `begin` state).
-    public var beginColor = Color(red: 0.95, green: 0.78, blue: 0.45)
+    package var beginColor = Color(red: 0.95, green: 0.78, blue: 0.45)
     /// The fill once the work has succeeded / failed, and the colour of its check / cross.
-    public var successColor = Color(red: 0.30, green: 0.69, blue: 0.31)
-    public var failureColor = Color(red: 0.86, green: 0.24, blue: 0.20)
+    package var successColor = Color(red: 0.30, green: 0.69, blue: 0.31)
+    package var failureColor = Color(red: 0.86, green: 0.24, blue: 0.20)
     /// Draw a check or cross beside the bar on success or failure.
-    public var showMark = true
+    package var showMark = true
 
-    public var stripeColor = Color.white.withAlpha(0.2)
+    package var stripeColor = Color.white.withAlpha(0.2)
     /// Width of one stripe period (stripe plus gap), in pixels.
-    public var stripeWidth = 28.0
+    package var stripeWidth = 28.0
     /// Seconds the stripes take to move one period.
-    public var stripeDuration = 0.8
+    package var stripeDuration = 0.8
     /// Scroll the stripes while the bar is shown.
-    public var animate = true
+    package var animate = true
 
     /// Bar width as a fraction of the screen width, clamped to `barMinWidth...barMaxWidth`.
-    public var barWidth = 0.5
-    public var barMinWidth = 200.0
-    public var barMaxWidth = 1200.0
-    public var barHeight = 24.0
+    package var barWidth = 0.5
+    package var barMinWidth = 200.0
+    package var barMaxWidth = 1200.0
+    package var barHeight = 24.0
     /// Vertical centre of the bar as a fraction of the screen height (the lower third).
-    public var barCenter = 5.0 / 6.0
+    package var barCenter = 5.0 / 6.0
 
     /// The label's text; `{percent}`, `{value}` and `{max}` are replaced.
-    public var labelFormat = "{percent}%"
-    public var labelSize = 16.0
-    public var labelInset = 6.0
+    package var labelFormat = "{percent}%"
+    package var labelSize = 16.0
+    package var labelInset = 6.0
     /// The label's opacity (its colour is black or white, whichever contrasts).
-    public var labelAlpha = 0.6
-    public var showLabel = true
+    package var labelAlpha = 0.6
+    package var showLabel = true
     /// Inside the fill (right-aligned at its head), or above, below, left or right of the bar.
-    public var labelPosition = LabelPosition.inside
+    package var labelPosition = LabelPosition.inside
 
-    public var titleSize = 22.0
-    public var titleColor = Color.white
-    public var messageSize = 16.0
-    public var messageColor = Color(red: 0.8, green: 0.8, blue: 0.8)
+    package var titleSize = 22.0
+    package var titleColor = Color.white
+    package var messageSize = 16.0
+    package var messageColor = Color(red: 0.8, green: 0.8, blue: 0.8)
     /// Gap between the bar and the title above it / the message below it.
-    public var textGap = 16.0
+    package var textGap = 16.0
 
     /// A PNG drawn centred above the bar (none when empty), scaled with the screen.
-    public var logo = ""
+    package var logo = ""
     /// Vertical centre of the logo as a fraction of the screen height.
-    public var logoCenter = 0.4
+    package var logoCenter = 0.4
 
-    public var font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-    public var boldFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    package var font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    package var boldFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
     /// Fonts tried in order for characters the main font lacks.
-    public var fallbackFonts = [
+    package var fallbackFonts = [
         "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
         "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
         "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
@@ -72,53 +72,53 @@ public struct Theme: Equatable, Sendable {
 
     /// Part of the screen's width and height kept free at each edge, for televisions that
     /// crop the picture (0.05: 5 % each side); the layout keeps at least 8 pixels anyway.
-    public var overscan = 0.0
+    package var overscan = 0.0
 
     /// The scale every measure is drawn at: 1 or 2, or nil for `auto` (each head's from its
     /// pixel density, `DeviceScale`); `gauged --scale` wins.
-    public var scale: Double?
+    package var scale: Double?
 
     /// The whole screen turned clockwise, for panels mounted on their side (`--rotate` wins).
-    public var rotation = Rotation.none
+    package var rotation = Rotation.none
 
     /// `plain`: the bar on the background; `box`: a centred panel holding the title, the
     /// bar with a value badge riding its head, and the message.
-    public var style = ScreenStyle.plain
+    package var style = ScreenStyle.plain
     /// The box style's panel colour, corner radius and inner padding.
-    public var boxColor = Color(red: 0.16, green: 0.16, blue: 0.17)
-    public var boxRadius = 14.0
-    public var boxPadding = 24.0
+    package var boxColor = Color(red: 0.16, green: 0.16, blue: 0.17)
+    package var boxRadius = 14.0
+    package var boxPadding = 24.0
     /// Dims the whole screen behind the panel (box style); transparent for none.
-    public var coverColor = Color.black.withAlpha(0)
+    package var coverColor = Color.black.withAlpha(0)
 
     /// What shows in indeterminate mode.
-    public var indeterminateStyle = IndeterminateStyle.barberPole
+    package var indeterminateStyle = IndeterminateStyle.barberPole
     /// Side of the circles / ring indicator in pixels at scale 1.
-    public var indicatorSize = 48.0
+    package var indicatorSize = 48.0
     /// Seconds for one turn of the ring, or for one circle to grow.
-    public var indicatorPeriod = 1.2
+    package var indicatorPeriod = 1.2
     /// The timing function of the ring's turn and of each circle's growth.
-    public var indicatorTiming = Easing.easeInOut
-    public var circleColors = [
+    package var indicatorTiming = Easing.easeInOut
+    package var circleColors = [
         Color(red: 0.87, green: 0.55, blue: 0.09), Color(red: 0.95, green: 0.95, blue: 0.95),
         Color(red: 0.25, green: 0.65, blue: 0.84), Color(red: 0.35, green: 0.80, blue: 0.56),
     ]
-    public var ringDrops = 10
-    public var ringDirection = Direction.clockwise
+    package var ringDrops = 10
+    package var ringDirection = Direction.clockwise
 
     /// Seconds a new value takes to ease in.
-    public var transitionDuration = 0.4
-    public var easing = Easing.easeInOut
+    package var transitionDuration = 0.4
+    package var easing = Easing.easeInOut
 
     /// Seconds without progress after which the commands that follow an update tool
     /// (`gaugectl swupdate`, `rauc`, ...) switch the bar to the indeterminate style; 0:
     /// never. The daemon reports it in `status`; the commands read it when they start.
-    public var stallTime = 20.0
+    package var stallTime = 20.0
 
-    public init() {}
+    package init() {}
 
     /// The fill colour for a state.
-    public func fillColor(for state: RunState) -> Color {
+    package func fillColor(for state: RunState) -> Color {
         switch state {
         case .begin: beginColor
         case .running: fillColor
@@ -128,7 +128,7 @@ public struct Theme: Equatable, Sendable {
     }
 
     /// Sets one key as written in a theme file or a `theme key=value` request.
-    public mutating func set(_ key: String, _ value: String) throws(ThemeError) {
+    package mutating func set(_ key: String, _ value: String) throws(ThemeError) {
         guard let setter = Self.setters[key] else { throw .unknownKey(key) }
         do {
             try setter(&self, value.trimmingSpaces)
@@ -140,7 +140,7 @@ public struct Theme: Equatable, Sendable {
     }
 
     /// Every key this theme understands, sorted.
-    public static var keys: [String] { setters.keys.sorted() }
+    package static var keys: [String] { setters.keys.sorted() }
 
     private typealias Setter = @Sendable (inout Theme, String) throws(ThemeError) -> Void
 
@@ -266,29 +266,29 @@ public struct Theme: Equatable, Sendable {
 }
 
 /// The screen's arrangement.
-public enum ScreenStyle: String, CaseIterable, Sendable {
+package enum ScreenStyle: String, CaseIterable, Sendable {
     case plain, box
 }
 
 /// Where the percentage label sits.
-public enum LabelPosition: String, CaseIterable, Sendable {
+package enum LabelPosition: String, CaseIterable, Sendable {
     case inside, above, below, left, right
 }
 
 /// How far the picture is turned, clockwise, to suit a panel mounted on its side or upside down.
-public enum Rotation: Int, CaseIterable, Sendable {
+package enum Rotation: Int, CaseIterable, Sendable {
     case none = 0, quarter = 90, half = 180, threeQuarters = 270
 
-    public init?(degrees: Int) { self.init(rawValue: degrees) }
+    package init?(degrees: Int) { self.init(rawValue: degrees) }
 }
 
 /// Why a theme key was not taken. The key and value are quoted cut short: a request's
 /// 4 KiB value must not come back as a 4 KiB reply.
-public enum ThemeError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ThemeError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownKey(String)
     case badValue(key: String, value: String, expected: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownKey(let key): "unknown theme key '\(Abbreviated(key))'\(Nearest.hint(for: key, in: Theme.keys))"
         case .badValue(let key, let value, let expected):

@@ -9,25 +9,25 @@ import GaugeSystem
 /// defaults (or earlier values) stand. The files a theme names (`logo`, `font`,
 /// `bold_font`, `fallback_fonts`) may be relative to the theme file's directory, and one
 /// that cannot be opened is such a problem too.
-public enum ThemeFile {
+package enum ThemeFile {
     /// The keys whose values are file paths (`fallback_fonts`: several, comma-separated).
-    public static var fileKeys: Set<String> { ThemeSetting.fileKeys }
+    package static var fileKeys: Set<String> { ThemeSetting.fileKeys }
 
-    public struct Problem: Equatable, Sendable, CustomStringConvertible {
-        public var path: String
-        public var line: Int
-        public var message: String
-        public var description: String { "\(path):\(line): \(message)" }
+    package struct Problem: Equatable, Sendable, CustomStringConvertible {
+        package var path: String
+        package var line: Int
+        package var message: String
+        package var description: String { "\(path):\(line): \(message)" }
     }
 
     /// Applies the settings in `text` to `theme`; returns what was wrong.
-    public static func apply(_ text: String, to theme: inout Theme, path: String = "<theme>") -> [Problem] {
+    package static func apply(_ text: String, to theme: inout Theme, path: String = "<theme>") -> [Problem] {
         var applied: [(key: String, value: String)] = []
         return apply(text, to: &theme, path: path, applied: &applied)
     }
 
     /// The same, also giving the settings applied, in order (paths as resolved).
-    public static func apply(
+    package static func apply(
         _ text: String, to theme: inout Theme, path: String, applied: inout [(key: String, value: String)]
     ) -> [Problem] {
         var problems: [Problem] = []
@@ -65,7 +65,7 @@ public enum ThemeFile {
     }
 
     /// `file` as named in the theme at `themePath`: a relative one is in the theme's directory.
-    public static func resolved(_ file: String, from themePath: String) -> String {
+    package static func resolved(_ file: String, from themePath: String) -> String {
         guard !file.isEmpty, !file.hasPrefix("/"), let slash = themePath.lastIndex(of: "/") else { return file }
         return String(themePath[...slash]) + file
     }
@@ -82,13 +82,13 @@ public enum ThemeFile {
     }
 
     /// Reads and applies the file at `path`.
-    public static func load(_ path: String, into theme: inout Theme) throws(ThemeFileError) -> [Problem] {
+    package static func load(_ path: String, into theme: inout Theme) throws(ThemeFileError) -> [Problem] {
         var applied: [(key: String, value: String)] = []
         return try load(path, into: &theme, applied: &applied)
     }
 
     /// The same, also giving the settings applied, in order.
-    public static func load(
+    package static func load(
         _ path: String, into theme: inout Theme, applied: inout [(key: String, value: String)]
     ) throws(ThemeFileError) -> [Problem] {
         let bytes: [UInt8]
@@ -104,6 +104,6 @@ public enum ThemeFile {
     }
 }
 
-public struct ThemeFileError: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct ThemeFileError: Error, Sendable, CustomStringConvertible {
+    package let description: String
 }

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+/// tools/check-rules: the rules the build checks so the house stays in order (a function
+/// over 60 lines, `public` where `package` is meant, a comment naming a path that is not
+/// there). Each rule is shown failing on a small tree made for it; tools/test runs the
+/// checker on the repository itself.
+@Suite struct HouseRulesTests {
+    private func checkRules(root: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [repositoryRoot.appendingPathComponent("tools/check-rules").path, "--root", root]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    private func tree(_ files: [String: String]) throws -> String {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rules-\(UUID().uuidString)").path
+        for (path, text) in files {
+            let full = root + "/" + path
+            try FileManager.default.createDirectory(
+                atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: full, atomically: false, encoding: .utf8)
+        }
+        return root
+    }
+
+    @Test func eachRuleCatchesItsBreach() throws {
+        let long = "func tooLong() {\n" + String(repeating: "    step()\n", count: 60) + "}\n"
+        let short = "func fine() {\n" + String(repeating: "    step()\n", count: 58) + "}\n"
+        let root = try tree([
+            "Sources/Module/Long.swift": long + short,
+            "Sources/Module/Open.swift": "public struct Open {}\nlet text = \"public var inAString\"\n",
+            "Sources/Module/Pointer.swift": "/// Built by tools/build-embedded (see docs/none.md).\nlet x = 1 // tools/real\n",
+            "tools/real": "#!/bin/sh\n",
+            "docs/guide.md": "Run `tools/real`, then read docs/guide.md and docs/gone.md.\n",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let result = try checkRules(root: root)
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("check-rules:") }
+        #expect(Set(lines) == [
+            "Sources/Module/Long.swift:1: functions: tooLong is 62 lines, more than 60",
+            "Sources/Module/Open.swift:1: public: `public` where `package` is meant (no module is imported from outside)",
+            "Sources/Module/Pointer.swift:1: paths: tools/build-embedded does not exist",
+            "Sources/Module/Pointer.swift:1: paths: docs/none.md does not exist",
+            "docs/guide.md:1: paths: docs/gone.md does not exist",
+        ], "\(result.output)")
+    }
+}

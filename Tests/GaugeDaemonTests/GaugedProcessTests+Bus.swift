@@ -268,9 +268,14 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         let client = try PipedGaugectl([
             "--socket", daemon.socketPath, "fwupd", "--address", bus.address, "--stall", "0", "--creep", "0",
         ])
+        // Leaving idle, the status first: a percentage announced while fwupd is idle may be
+        // the last operation's end, and whether gaugectl has subscribed by then or reads it
+        // when it starts must not decide what is shown.
+        try fwupd.send("set", "Status", "8")
+        try fwupd.send("set", "Percentage", "50")
+        try daemon.waitForStatus { $0.target == 15 && $0.message == "Downloading firmware" }
         for (status, percentage, target, message) in [
-            ("8", "50", 15.0, "Downloading firmware"), ("5", "0", 40, "Writing firmware"),
-            ("5", "50", 62.5, "Writing firmware"), ("6", "0", 85, "Verifying firmware"),
+            ("5", "0", 40.0, "Writing firmware"), ("5", "50", 62.5, "Writing firmware"), ("6", "0", 85, "Verifying firmware"),
         ] {
             // Percentage first: fwupd starts each phase again at 0, which must not show.
             try fwupd.send("set", "Percentage", percentage)

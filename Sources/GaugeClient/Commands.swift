@@ -92,7 +92,7 @@ struct CommandSpec: Sendable {
 
     static func named(_ word: String) throws(UsageError) -> CommandSpec {
         guard let command = all.first(where: { $0.name == word }) else {
-            throw UsageError("unknown command '\(word)'\(Nearest.hint(for: word, in: all.map(\.name)))")
+            throw UsageError("unknown command '\(word)'\(Nearest.hint(for: word, in: all.map { $0.name }))")
         }
         return command
     }

@@ -112,10 +112,13 @@ def client_share(img):
 
 
 def count_bullets(img):
-    """The orange dots in the row below the bar (and its message) that has the most."""
+    """The orange dots in the screen's row that has the most, the bar's own rows left out:
+    the question's field, wherever the layout puts it."""
     bx, by, bw, bh = bar_rect(img.width, img.height)
     best = 0
-    for y in range(by + 3 * bh, img.height):
+    for y in range(img.height):
+        if by - bh <= y < by + 2 * bh:
+            continue
         runs, inside = 0, False
         for x in range(bx, bx + bw):
             orange = is_orange(img.at(x, y))

@@ -26,7 +26,8 @@ package struct FirmwareLogo {
             } catch {
                 throw AssetError("firmware logo: \(error)")
             }
-            let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+            // A sysfs value: one line.
+            let text = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self).trimmingSpaces
             guard let value = Int(text), value >= 0 else { throw AssetError("firmware logo: \(directory)/\(name) holds \"\(text)\"") }
             return value
         }
@@ -121,15 +122,5 @@ package enum BMP {
             }
         }
         return .success(image)
-    }
-}
-
-extension String {
-    /// Without the spaces and line ends around it (a sysfs value ends in a newline).
-    fileprivate var trimmingWhitespace: String {
-        var scalars = Substring(self).unicodeScalars[...]
-        while let first = scalars.first, first == " " || first == "\n" || first == "\t" { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last == " " || last == "\n" || last == "\t" { scalars = scalars.dropLast() }
-        return String(String.UnicodeScalarView(scalars))
     }
 }

@@ -6,11 +6,7 @@ import Testing
 
 /// Plymouth's pid file as gauged --ask writes it: never through a link, stale ones known.
 @Suite struct PIDFileTests {
-    private let directory: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pid-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    private let directory = makeTemporaryDirectory("pid")
 
     @Test func aCreatedFileHoldsThePidAndReplacesALinkNotItsTarget() throws {
         let target = directory + "/elsewhere"

@@ -6,11 +6,7 @@ import Testing
 
 /// The one way a named file is read: checked before reading, never blocking, bounded.
 @Suite struct RegularFileTests {
-    private let directory: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("regular-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    private let directory = makeTemporaryDirectory("regular")
 
     private func file(_ name: String, _ text: String) -> String {
         let path = directory + "/" + name

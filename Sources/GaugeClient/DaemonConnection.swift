@@ -75,16 +75,17 @@ enum DaemonConnection {
     private static func exchange(
         line: String, on socket: Int32, path: String, deadline: Deadline, passing descriptor: Int32?
     ) throws(ConnectionFailure) -> String {
+        var received: [UInt8] = []
         do {
             try send(Array((line + "\n").utf8), on: socket, path: path, deadline: deadline, passing: descriptor)
         } catch let failure where failure.peerClosed {
             // The daemon refuses a peer (`err denied`, too many clients) with one reply
             // line and closes at once, so the send can fail with EPIPE while that reply
             // waits in our receive queue: it, not the failed send, is the answer.
-            if let reply = try? receiveLine(from: socket, path: path, deadline: deadline) { return reply }
+            if let reply = try? receiveLine(from: socket, buffered: &received, path: path, deadline: deadline) { return reply }
             throw failure
         }
-        return try receiveLine(from: socket, path: path, deadline: deadline)
+        return try receiveLine(from: socket, buffered: &received, path: path, deadline: deadline)
     }
 
     static func timedOut(
@@ -279,10 +280,14 @@ enum DaemonConnection {
         }
     }
 
-    private static func receiveLine(from fd: Int32, path: String, deadline: Deadline) throws(ConnectionFailure) -> String {
-        var received: [UInt8] = []
+    /// The next reply line: taken from the front of `received` (what an earlier read left
+    /// there), reading more until it holds a whole line.
+    static func receiveLine(
+        from fd: Int32, buffered received: inout [UInt8], path: String, deadline: Deadline
+    ) throws(ConnectionFailure) -> String {
         while true {
             if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+                defer { received.removeFirst(newline + 1) }
                 return String(decoding: received[..<newline], as: UTF8.self)
             }
             guard received.count <= maxReplyBytes else {

@@ -48,7 +48,7 @@ final class DaemonSession {
         do throws(ConnectionFailure) {
             _ = try connect(waitingForDaemon: false)
             try DaemonConnection.send(Array((request.encoded + "\n").utf8), on: fd, path: socketPath, deadline: deadline)
-            let line = try receiveLine(deadline: deadline)
+            let line = try DaemonConnection.receiveLine(from: fd, buffered: &received, path: socketPath, deadline: deadline)
             guard let reply = Reply.parse(line) else {
                 throw ConnectionFailure(message: "\(socketPath) sent something that is not a gauged reply")
             }
@@ -71,21 +71,6 @@ final class DaemonSession {
     private func peerHasClosed() -> Bool {
         guard let events = try? Syscall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: 0) else { return true }
         return events != 0
-    }
-
-    private func receiveLine(deadline: Deadline) throws(ConnectionFailure) -> String {
-        while true {
-            if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
-                defer { received.removeFirst(newline + 1) }
-                return String(decoding: received[..<newline], as: UTF8.self)
-            }
-            guard received.count <= DaemonConnection.maxReplyBytes else {
-                throw ConnectionFailure(message: "reply from \(socketPath) is longer than \(DaemonConnection.maxReplyBytes) bytes")
-            }
-            guard try DaemonConnection.receive(from: fd, onto: &received, path: socketPath, deadline: deadline) else {
-                throw ConnectionFailure(message: "\(socketPath) closed the connection without a reply")
-            }
-        }
     }
 }
 

@@ -104,25 +104,22 @@ enum ArgumentParser {
                 if argument.hasPrefix("-"), argument != "-" {
                     throw UsageError("unknown option '\(argument)'")
                 }
-                let command = try CommandSpec.named(argument)
-                if command.name == "help" {
-                    return Invocation(
-                        socketPath: resolvedSocket(), timeout: timeout,
-                        action: .help(try helpTopic(Array(arguments[(index + 1)...]))))
-                }
-                let rest = Array(arguments[(index + 1)...])
-                let action: Invocation.Action
-                if let parsed = try commandArguments(rest, for: command) {
-                    action = try command.action(parsed)
-                } else {
-                    action = .help(command)
-                }
+                let action = try commandAction(argument, Array(arguments[(index + 1)...]))
                 return Invocation(
                     socketPath: resolvedSocket(), timeout: timeout, waitsForDaemon: waitsForDaemon, action: action)
             }
             index += 1
         }
         throw UsageError("no command given")
+    }
+
+    /// What the command `name` with the arguments after it asks for (its help with
+    /// `--help`, or `help COMMAND`).
+    private static func commandAction(_ name: String, _ rest: [String]) throws(UsageError) -> Invocation.Action {
+        let command = try CommandSpec.named(name)
+        if command.name == "help" { return .help(try helpTopic(rest)) }
+        guard let parsed = try commandArguments(rest, for: command) else { return .help(command) }
+        return try command.action(parsed)
     }
 
     /// `--timeout` value: decimal seconds ≥ 0; 0 means no limit.
@@ -191,16 +188,7 @@ enum ArgumentParser {
                 wantsHelp = true
                 continue
             }
-            guard let option = command.options.first(where: { $0.name == name || $0.alias == name }) else {
-                if ["--socket", "--timeout", "--no-wait", "--version"].contains(name) {
-                    let swupdate = name == "--socket" && command.name == "swupdate"
-                        ? " (SWUpdate's progress socket is --progress-socket)" : ""
-                    throw UsageError("\(name) must come before the command\(swupdate)", command: command)
-                }
-                throw UsageError(
-                    "unknown option '\(argument)' for \(command.name) (use -- before text that starts with '-')",
-                    command: command)
-            }
+            let option = try commandOption(name, argument, of: command)
             if option.valueName != nil {
                 if let inline {
                     parsed.values[option.name] = inline
@@ -221,6 +209,20 @@ enum ArgumentParser {
         if wantsHelp { return nil }
         try checkCount(parsed, for: command)
         return parsed
+    }
+
+    /// The command's option `name` (from `argument`), or why there is none: a global
+    /// option given after the command, or an unknown one.
+    private static func commandOption(_ name: String, _ argument: String, of command: CommandSpec) throws(UsageError) -> OptionSpec {
+        if let option = command.options.first(where: { $0.name == name || $0.alias == name }) { return option }
+        if ["--socket", "--timeout", "--no-wait", "--version"].contains(name) {
+            let swupdate = name == "--socket" && command.name == "swupdate"
+                ? " (SWUpdate's progress socket is --progress-socket)" : ""
+            throw UsageError("\(name) must come before the command\(swupdate)", command: command)
+        }
+        throw UsageError(
+            "unknown option '\(argument)' for \(command.name) (use -- before text that starts with '-')",
+            command: command)
     }
 
     private static func checkCount(_ parsed: CommandArguments, for command: CommandSpec) throws(UsageError) {

@@ -34,22 +34,7 @@ package enum Gaugectl {
     package static func main(_ arguments: [String]) -> Never {
         // A daemon that goes away mid-call must give exit status 3, not kill us.
         Syscall.ignoreSignal(SIGPIPE)
-
-        let invocation: Invocation
-        do {
-            invocation = try ArgumentParser.parse(arguments) { name in
-                getenv(name).map { String(cString: $0) }
-            }
-        } catch {
-            printError("gaugectl: \(error.message)")
-            if let command = error.command {
-                printError("Usage: gaugectl \(command.usage)\nTry 'gaugectl \(command.name) --help'.")
-            } else {
-                printError("Try 'gaugectl --help'.")
-            }
-            finish(.usage)
-        }
-
+        let invocation = parse(arguments)
         switch invocation.action {
         case .help(let command):
             print(command.map(Help.command) ?? Help.overview())
@@ -62,15 +47,7 @@ package enum Gaugectl {
                 first: first, atEnd: atEnd, command: command, socketPath: invocation.socketPath,
                 timeout: invocation.timeout, waitsForDaemon: invocation.waitsForDaemon)
         case .consoleReset(let tty, let pidFile):
-            // The pid file first: a console that cannot be reset is no reason to keep
-            // systemd's console agent away.
-            let pidProblem = pidFile.flatMap(ConsoleReset.removeStalePIDFile)
-            if let pidProblem { printError("gaugectl: \(pidProblem)") }
-            if let problem = ConsoleReset.run(tty: tty) {
-                printError("gaugectl: \(problem)")
-                finish(.daemonError)
-            }
-            finish(pidProblem == nil ? .ok : .daemonError)
+            resetConsole(tty: tty, pidFile: pidFile)
         case .run(let body):
             body(invocation)
         case .swupdate(let progressSocket, let layout, let bar):
@@ -78,53 +55,92 @@ package enum Gaugectl {
                 progressSocket: progressSocket, layout: layout, bar: bar, socketPath: invocation.socketPath,
                 timeout: invocation.timeout, waitsForDaemon: invocation.waitsForDaemon)
         case .send(let request):
-            var passed: PassedFile?
-            if let path = request.fileToPass {
-                guard let file = PassedFile.open(path) else { finish(.daemonError) }
-                passed = file
+            send(request, invocation)
+        }
+    }
+
+    /// The command line, or its problem and the usage on stderr and exit status 2.
+    private static func parse(_ arguments: [String]) -> Invocation {
+        do {
+            return try ArgumentParser.parse(arguments) { name in
+                getenv(name).map { String(cString: $0) }
             }
-            let replyLine: String
-            do {
-                replyLine = try DaemonConnection.exchange(
-                    line: request.line, socketPath: invocation.socketPath,
-                    deadline: Deadline(seconds: invocation.timeout),
-                    waitingForDaemon: request.waitsForDaemon ?? invocation.waitsForDaemon,
-                    announcingWait: request.waitsForDaemon == nil,
-                    awaitingClose: request.awaitsClose, passing: passed?.fd)
-            } catch {
-                passed?.abandon()
-                if request.succeedsWhenAbsent, !error.denied { finish(.ok) }
-                printError("gaugectl: \(error.message)")
-                finish(error.denied ? .denied : .noDaemon)
+        } catch {
+            printError("gaugectl: \(error.message)")
+            if let command = error.command {
+                printError("Usage: gaugectl \(command.usage)\nTry 'gaugectl \(command.name) --help'.")
+            } else {
+                printError("Try 'gaugectl --help'.")
             }
-            if case .ok = Reply.parse(replyLine) { passed?.keep() } else { passed?.abandon() }
-            if request.succeedsWhenAbsent {
-                printError("gaugectl: a daemon answers on \(invocation.socketPath)")
-                finish(.daemonError)
+            finish(.usage)
+        }
+    }
+
+    private static func resetConsole(tty: String, pidFile: String?) -> Never {
+        // The pid file first: a console that cannot be reset is no reason to keep
+        // systemd's console agent away.
+        let pidProblem = pidFile.flatMap(ConsoleReset.removeStalePIDFile)
+        if let pidProblem { printError("gaugectl: \(pidProblem)") }
+        if let problem = ConsoleReset.run(tty: tty) {
+            printError("gaugectl: \(problem)")
+            finish(.daemonError)
+        }
+        finish(pidProblem == nil ? .ok : .daemonError)
+    }
+
+    /// One request to the daemon (with the file it passes, if any) and its reply, printed
+    /// as the request asks; the exit status says how it went.
+    private static func send(_ request: OutgoingRequest, _ invocation: Invocation) -> Never {
+        var passed: PassedFile?
+        if let path = request.fileToPass {
+            guard let file = PassedFile.open(path) else { finish(.daemonError) }
+            passed = file
+        }
+        let replyLine: String
+        do {
+            replyLine = try DaemonConnection.exchange(
+                line: request.line, socketPath: invocation.socketPath,
+                deadline: Deadline(seconds: invocation.timeout),
+                waitingForDaemon: request.waitsForDaemon ?? invocation.waitsForDaemon,
+                announcingWait: request.waitsForDaemon == nil,
+                awaitingClose: request.awaitsClose, passing: passed?.fd)
+        } catch {
+            passed?.abandon()
+            if request.succeedsWhenAbsent, !error.denied { finish(.ok) }
+            printError("gaugectl: \(error.message)")
+            finish(error.denied ? .denied : .noDaemon)
+        }
+        if case .ok = Reply.parse(replyLine) { passed?.keep() } else { passed?.abandon() }
+        if request.succeedsWhenAbsent {
+            printError("gaugectl: a daemon answers on \(invocation.socketPath)")
+            finish(.daemonError)
+        }
+        report(reply: replyLine, for: request, socketPath: invocation.socketPath)
+    }
+
+    private static func report(reply replyLine: String, for request: OutgoingRequest, socketPath: String) -> Never {
+        switch Reply.parse(replyLine) {
+        case .ok(let payload):
+            guard let payload else { finish(.ok) }
+            switch request.output {
+            case .payload, .status(json: true):
+                print(payload)
+            case .status(json: false):
+                print(Status.parse(json: payload)?.humanReadable ?? payload)
+            case .theme:
+                print(themeText(payload) ?? payload)
             }
-            switch Reply.parse(replyLine) {
-            case .ok(let payload):
-                guard let payload else { finish(.ok) }
-                switch request.output {
-                case .payload, .status(json: true):
-                    print(payload)
-                case .status(json: false):
-                    print(Status.parse(json: payload)?.humanReadable ?? payload)
-                case .theme:
-                    print(themeText(payload) ?? payload)
-                }
-                finish(.ok)
-            case .err(let error):
-                // "unknown theme key ...", not "unknown: unknown theme key ...".
-                let named = error.message.hasPrefix(error.code.rawValue + " ") || error.message.hasPrefix(error.code.rawValue + ":")
-                printError("gaugectl: \(named ? "" : "\(error.code.rawValue): ")\(error.message)")
-                finish(.daemonError)
-            case nil:
-                var shown = String(replyLine.unicodeScalars.prefix(80))
-                if shown.unicodeScalars.count < replyLine.unicodeScalars.count { shown += "…" }
-                printError("gaugectl: \(invocation.socketPath) sent something that is not a gauged reply: \(shown.debugDescription)")
-                finish(.noDaemon)
-            }
+            finish(.ok)
+        case .err(let error):
+            // "unknown theme key ...", not "unknown: unknown theme key ...".
+            let named = error.message.hasPrefix(error.code.rawValue + " ") || error.message.hasPrefix(error.code.rawValue + ":")
+            printError("gaugectl: \(named ? "" : "\(error.code.rawValue): ")\(error.message)")
+            finish(.daemonError)
+        case nil:
+            var shown = String(replyLine.unicodeScalars.prefix(80))
+            if shown.unicodeScalars.count < replyLine.unicodeScalars.count { shown += "…" }
+            printError("gaugectl: \(socketPath) sent something that is not a gauged reply: \(shown.debugDescription)")
+            finish(.noDaemon)
         }
     }
 }

@@ -24,27 +24,52 @@ enum BootcCommand {
 
     static func run(_ options: Options, invocation: Invocation) -> Never {
         unblockSignals()
-        let fd: Int32
-        var producer: Producer?
+        let (fd, producer) = openInput(options, invocation: invocation)
+        let requests = RequestStream(invocation: invocation, label: "bootc")
+        var translator = BootcProgressTranslator(settings: requests.withThemeStall(options.bar))
+        follow(fd, requests, &translator)
+        guard let producer else {
+            requests.send(translator.finish(
+                options.ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
+            finish(requests.exitStatus)
+        }
+        // The command's exit status is the outcome: the stream may stop short of it.
+        let end = producer.wait()
+        if let failure = Producer.failure(producer.name, end) {
+            printError("gaugectl: bootc: \(failure)")
+            let ending: BootcProgressTranslator.Ending = options.ending == .keep ? .keep : .failure
+            requests.send(translator.finish(ending, successMessage: nil, failureMessage: "\(options.failureMessage): \(failure)"))
+            exit(Producer.exitCode(end))
+        }
+        let ending: BootcProgressTranslator.Ending = options.ending == .auto ? .success : options.ending
+        requests.send(translator.finish(
+            ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
+        finish(requests.exitStatus)
+    }
+
+    /// Where the progress stream comes from: stdin, a descriptor, a file, or the command
+    /// started here (a problem is reported and ends gaugectl).
+    private static func openInput(_ options: Options, invocation: Invocation) -> (Int32, Producer?) {
         switch options.input {
         case .standardInput:
-            fd = 0
+            return (0, nil)
         case .descriptor(let number):
             guard (try? Syscall.fcntl(number, F_GETFD)) != nil else {
                 printError("gaugectl: bootc: descriptor \(number) is not open (start bootc with --progress-fd \(number))")
                 finish(.usage)
             }
-            fd = number
+            return (number, nil)
         case .path(let path):
             do throws(SystemError) {
-                fd = try Syscall.open(path, flags: O_RDONLY | O_NOCTTY | O_CLOEXEC, mode: 0)
+                return (try Syscall.open(path, flags: O_RDONLY | O_NOCTTY | O_CLOEXEC, mode: 0), nil)
             } catch {
                 printError("gaugectl: bootc: cannot open \(path): \(String(cString: CGL_strerror(error.errno)))")
                 finish(.daemonError)
             }
         case .command(let command, let descriptor):
             do throws(SystemError) {
-                (producer, fd) = try Producer.start(command, descriptor: descriptor)
+                let (producer, fd) = try Producer.start(command, descriptor: descriptor)
+                return (fd, producer)
             } catch {
                 let (message, code) = Producer.startFailure(error)
                 printError("gaugectl: bootc: \(message)")
@@ -53,12 +78,15 @@ enum BootcCommand {
                 exit(code)
             }
         }
-        let requests = RequestStream(invocation: invocation, label: "bootc")
+    }
+
+    /// Reads bootc's progress stream on `fd` to its end, sending what it says, and the
+    /// translator's ticks (the stall) between reads.
+    private static func follow(_ fd: Int32, _ requests: RequestStream, _ translator: inout BootcProgressTranslator) {
         var reader = BootcProgressReader()
-        var translator = BootcProgressTranslator(settings: requests.withThemeStall(options.bar))
         var buffer = [UInt8](repeating: 0, count: 16384)
 
-        func handle(_ items: [BootcProgressReader.Item]) {
+        func handle(_ items: [BootcProgressReader.Item], _ translator: inout BootcProgressTranslator) {
             for item in items {
                 switch item {
                 case .event(let event):
@@ -84,31 +112,14 @@ enum BootcCommand {
             case .success(0?):
                 break
             case .success(let count?):
-                handle(reader.consume(buffer[..<count]))
+                handle(reader.consume(buffer[..<count]), &translator)
                 continue
             case .failure(let error):
                 printError("gaugectl: bootc: cannot read the progress stream: \(String(cString: CGL_strerror(error.errno)))")
             }
             break
         }
-        handle(reader.finish())
+        handle(reader.finish(), &translator)
         requests.complaints.flush()
-        guard let producer else {
-            requests.send(translator.finish(
-                options.ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
-            finish(requests.exitStatus)
-        }
-        // The command's exit status is the outcome: the stream may stop short of it.
-        let end = producer.wait()
-        if let failure = Producer.failure(producer.name, end) {
-            printError("gaugectl: bootc: \(failure)")
-            let ending: BootcProgressTranslator.Ending = options.ending == .keep ? .keep : .failure
-            requests.send(translator.finish(ending, successMessage: nil, failureMessage: "\(options.failureMessage): \(failure)"))
-            exit(Producer.exitCode(end))
-        }
-        let ending: BootcProgressTranslator.Ending = options.ending == .auto ? .success : options.ending
-        requests.send(translator.finish(
-            ending, successMessage: options.successMessage, failureMessage: options.failureMessage))
-        finish(requests.exitStatus)
     }
 }

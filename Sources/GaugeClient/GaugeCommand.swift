@@ -38,6 +38,28 @@ enum GaugeCommand {
                 exit(code)
             }
         }
+        follow(input, stream)
+        if let producer {
+            let end = producer.wait()
+            if let failure = Producer.failure(producer.name, end) {
+                printError("gaugectl: gauge: \(failure)")
+                stream.send(.state(.failure, message: failure))
+                exit(Producer.exitCode(end))
+            }
+        }
+        switch atEnd {
+        case .success:
+            stream.send(.state(.success, message: nil))
+        case .quit:
+            if stream.send(.quit(retain: false)) { stream.waitForClose() }
+        case .keep:
+            break
+        }
+        finish(stream.exitStatus)
+    }
+
+    /// Reads the dialog --gauge stream on `input` to its end, sending what it says.
+    private static func follow(_ input: Int32, _ stream: RequestStream) {
         var reader = DialogGaugeReader()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -61,23 +83,6 @@ enum GaugeCommand {
         }
         handle(reader.finish(), stream)
         stream.complaints.flush()
-        if let producer {
-            let end = producer.wait()
-            if let failure = Producer.failure(producer.name, end) {
-                printError("gaugectl: gauge: \(failure)")
-                stream.send(.state(.failure, message: failure))
-                exit(Producer.exitCode(end))
-            }
-        }
-        switch atEnd {
-        case .success:
-            stream.send(.state(.success, message: nil))
-        case .quit:
-            if stream.send(.quit(retain: false)) { stream.waitForClose() }
-        case .keep:
-            break
-        }
-        finish(stream.exitStatus)
     }
 
     private static func handle(_ events: [DialogGaugeReader.Event], _ stream: RequestStream) {

@@ -190,15 +190,21 @@ enum BusPolling {
             tick(Deadline.now())
             var wake = nextTick(Deadline.now())
             if connection == nil || step != nil { wake = min(wake ?? nextSample, nextSample) }
-            if let connection {
-                let (descriptor, events, deadline) = connection.wait
-                if let deadline { wake = min(wake ?? deadline, deadline) }
-                _ = try? Syscall.poll(
-                    descriptor, events: events, timeoutMilliseconds: ProgressTicks.milliseconds(until: wake))
-            } else {
-                _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: ProgressTicks.milliseconds(until: wake))
-            }
+            wait(on: connection, until: wake)
         }
+    }
+
+    /// Sleeps until `wake` (nil: no time of ours), the bus's own deadline, or the bus
+    /// having something to read, whichever comes first.
+    private static func wait(on connection: BusConnection?, until wake: UInt64?) {
+        guard let connection else {
+            _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: ProgressTicks.milliseconds(until: wake))
+            return
+        }
+        var wake = wake
+        let (descriptor, events, deadline) = connection.wait
+        if let deadline { wake = min(wake ?? deadline, deadline) }
+        _ = try? Syscall.poll(descriptor, events: events, timeoutMilliseconds: ProgressTicks.milliseconds(until: wake))
     }
 
     /// The match rule for `name` changing hands (the service stopping or starting again).

@@ -103,6 +103,7 @@ package struct PlymouthSession: Sendable {
             return CompatOutput(reply: [Self.nak], logs: ["refused \(name) from an unauthorized client"])
         }
         let text = argument.map { CompatText.clean($0) } ?? ""
+        if let output = answerQuestion(command, argument, text: text, name: name) { return output }
         var requests: [Request] = []
         var logs: [String] = []
         var reply = Self.ack
@@ -113,23 +114,6 @@ package struct PlymouthSession: Sendable {
             var output = CompatOutput(reply: [reply])
             output.pausesProgress = command == UInt8(ascii: "A")
             return output
-        case UInt8(ascii: "*") where asks && !rootPeer, UInt8(ascii: "W") where asks && !rootPeer,
-            UInt8(ascii: "K") where asks && !rootPeer:
-            // What is typed at the boot screen (a disk's passphrase) goes to root alone.
-            return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may ask at the screen"])
-        case UInt8(ascii: "L") where asks && !rootPeer:
-            // Every keystroke watch is root's: another peer has none to end.
-            return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may end root's keystroke watches"])
-        case UInt8(ascii: "*") where asks:
-            return CompatOutput(ask: .password(prompt: text))
-        case UInt8(ascii: "W") where asks:
-            return CompatOutput(ask: .question(prompt: text))
-        case UInt8(ascii: "c") where asks:
-            return CompatOutput(reply: PlymouthReply.noAnswer)
-        case UInt8(ascii: "K") where asks:
-            return CompatOutput(ask: .watchKeystroke(keys: argument))
-        case UInt8(ascii: "L"):
-            if asks { return CompatOutput(reply: [Self.ack], ask: .ignoreKeystroke(keys: argument)) }
         case UInt8(ascii: "U"):
             if !text.isEmpty { requests.append(.step(text)) }
         case UInt8(ascii: "C"):
@@ -157,19 +141,43 @@ package struct PlymouthSession: Sendable {
         case UInt8(ascii: "r"):
             requests.append(.reactivate)
         case UInt8(ascii: "R"):
-            if !rootPeer {
-                reply = Self.nak
-                logs.append("newroot refused: only root may move the daemon into a new root")
-            } else if text.hasPrefix("/") {
-                requests.append(.newRoot(path: text))
-            } else {
-                reply = Self.nak
-                logs.append("newroot \(CompatText.quoted(text)) is not an absolute directory")
+            switch newRoot(text) {
+            case .success(let request): requests.append(request)
+            case .failure(let problem): (reply, logs) = (Self.nak, [problem.text])
             }
         case UInt8(ascii: "Q"):
             requests.append(.quit(retain: (argument?.first ?? 0) != 0))
         case UInt8(ascii: "V"):
             if !hasActiveVT { reply = Self.nak }
+        default:
+            reply = Self.nak
+            logs.append("unknown request \(name)")
+        }
+        return CompatOutput(requests: requests, reply: [reply], logs: logs)
+    }
+
+    /// The questions and keystroke watches (nil for any other command): asked on the
+    /// screen with `asks` and of root alone; without it refused, and the console lent to
+    /// the caller for its own prompt.
+    private func answerQuestion(_ command: UInt8, _ argument: [UInt8]?, text: String, name: String) -> CompatOutput? {
+        switch command {
+        case UInt8(ascii: "*") where asks && !rootPeer, UInt8(ascii: "W") where asks && !rootPeer,
+            UInt8(ascii: "K") where asks && !rootPeer:
+            // What is typed at the boot screen (a disk's passphrase) goes to root alone.
+            return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may ask at the screen"])
+        case UInt8(ascii: "L") where asks && !rootPeer:
+            // Every keystroke watch is root's: another peer has none to end.
+            return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may end root's keystroke watches"])
+        case UInt8(ascii: "*") where asks:
+            return CompatOutput(ask: .password(prompt: text))
+        case UInt8(ascii: "W") where asks:
+            return CompatOutput(ask: .question(prompt: text))
+        case UInt8(ascii: "c") where asks:
+            return CompatOutput(reply: PlymouthReply.noAnswer)
+        case UInt8(ascii: "K") where asks:
+            return CompatOutput(ask: .watchKeystroke(keys: argument))
+        case UInt8(ascii: "L"):
+            return asks ? CompatOutput(reply: [Self.ack], ask: .ignoreKeystroke(keys: argument)) : CompatOutput(reply: [Self.ack])
         case UInt8(ascii: "*"), UInt8(ascii: "c"), UInt8(ascii: "W"):
             var output = CompatOutput(reply: [Self.nak], logs: [
                 "\(name) refused (questions are asked on the screen only with gauge.ask=1); the console gets the screen for the caller's own prompt",
@@ -177,13 +185,19 @@ package struct PlymouthSession: Sendable {
             output.lendsConsole = true
             return output
         case UInt8(ascii: "K"):
-            reply = Self.nak
-            logs.append("\(name) refused (Gauge reads no keys)")
+            return CompatOutput(reply: [Self.nak], logs: ["\(name) refused (Gauge reads no keys)"])
         default:
-            reply = Self.nak
-            logs.append("unknown request \(name)")
+            return nil
         }
-        return CompatOutput(requests: requests, reply: [reply], logs: logs)
+    }
+
+    private struct Refusal: Error { let text: String }
+
+    /// `newroot PATH`: root's alone, and only to an absolute directory.
+    private func newRoot(_ text: String) -> Result<Request, Refusal> {
+        guard rootPeer else { return .failure(Refusal(text: "newroot refused: only root may move the daemon into a new root")) }
+        guard text.hasPrefix("/") else { return .failure(Refusal(text: "newroot \(CompatText.quoted(text)) is not an absolute directory")) }
+        return .success(.newRoot(path: text))
     }
 
     /// plymouthd reads the value with `strtol` and takes only a whole 0...100.

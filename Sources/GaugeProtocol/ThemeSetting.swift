@@ -41,8 +41,11 @@ package struct ThemeSetting: Equatable, Sendable {
     }
 
     /// Reads the settings of a `theme` line: the bytes after the command word.
-    /// The keys whose values name files (`fallback_fonts`: several, comma-separated).
-    package static let fileKeys: Set<String> = ["logo", "font", "bold_font", "fallback_fonts"]
+    /// The keys whose values name files (`fallback_fonts`: several, comma-separated;
+    /// `logo` may say `firmware` instead, `firmwareLogo`).
+    package static let fileKeys: Set<String> = ["logo", "logo_fallback", "font", "bold_font", "fallback_fonts"]
+    /// The `logo` that is no file: the firmware's own logo (ACPI's BGRT), read at run time.
+    package static let firmwareLogo = "firmware"
 
     static func parseList(_ bytes: ArraySlice<UInt8>) -> Result<[ThemeSetting], ProtocolError> {
         let space = UInt8(ascii: " ")

@@ -68,8 +68,11 @@ struct Layout: Equatable {
         var textWidth: (_ text: String, _ size: Int, _ bold: Bool) -> Int
     }
 
-    /// `logoSize` is the logo's size as decoded at `scale` (nil without a logo).
-    init(theme: Theme, width: Int, height: Int, scale: Double, metrics: Metrics, logoSize: (width: Int, height: Int)? = nil) {
+    /// `logoSize` is the logo's size as decoded at `scale` (nil without a logo); `fixedLogo`
+    /// a logo's place that is not the layout's to choose (the firmware's, where it drew it):
+    /// it keeps its size and place, and the splash goes below it.
+    init(theme: Theme, width: Int, height: Int, scale: Double, metrics: Metrics, logoSize: (width: Int, height: Int)? = nil,
+         fixedLogo: Rect? = nil) {
         var notes: [String] = []
         var chosen: Plan?
         // Full gaps at the scale asked for, then narrower gaps, then smaller scales.
@@ -82,7 +85,7 @@ struct Layout: Equatable {
         if scale > Self.leastScale { attempts.append((Self.leastScale, 0.5)) }
         for attempt in attempts {
             let plan = Plan(theme: theme, width: width, height: height, scale: attempt.scale, gapFactor: attempt.gaps, metrics: metrics,
-                            drop: [])
+                            drop: [], below: fixedLogo)
             if plan.fits {
                 chosen = plan
                 if attempt.gaps < 1 { notes.append("gaps between elements narrowed to fit \(width)x\(height)") }
@@ -98,7 +101,7 @@ struct Layout: Equatable {
             for element in [Plan.Element.question, .title, .message] {
                 drop.insert(element)
                 let plan = Plan(theme: theme, width: width, height: height, scale: least.scale, gapFactor: least.gaps, metrics: metrics,
-                                drop: drop)
+                                drop: drop, below: fixedLogo)
                 chosen = plan
                 if plan.fits { break }
             }
@@ -138,7 +141,9 @@ struct Layout: Equatable {
         // (keeping its shape) to fit there, and gone when that leaves under 16 pixels.
         var logo = Rect.zero
         var question = plan.question
-        if let logoSize, logoSize.width > 0, logoSize.height > 0 {
+        if let fixedLogo {
+            logo = fixedLogo
+        } else if let logoSize, logoSize.width > 0, logoSize.height > 0 {
             let scaledBy = plan.scale / scale
             let natural = (w: max(1, Int((Double(logoSize.width) * scaledBy).rounded())),
                            h: max(1, Int((Double(logoSize.height) * scaledBy).rounded())))
@@ -236,7 +241,8 @@ struct Layout: Equatable {
         var splashTop = 0
         var fits = true
 
-        init(theme: Theme, width: Int, height: Int, scale: Double, gapFactor: Double, metrics: Metrics, drop: Set<Element>) {
+        /// `fixed`: a rectangle the splash stays below (the firmware's logo).
+        init(theme: Theme, width: Int, height: Int, scale: Double, gapFactor: Double, metrics: Metrics, drop: Set<Element>, below fixed: Rect?) {
             self.scale = scale
             func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
             let box = theme.style == .box
@@ -251,6 +257,7 @@ struct Layout: Equatable {
                 return
             }
             padding = box ? px(theme.boxPadding) : 0
+            let top = fixed.map { max(safe.y, $0.maxY + Int((theme.textGap * scale * gapFactor).rounded())) } ?? safe.y
             let barHeight = min(px(theme.barHeight), safe.height)
             inset = Int((theme.labelInset * scale).rounded())
             markSize = barHeight + 2 * inset
@@ -295,9 +302,9 @@ struct Layout: Equatable {
                 let panelMaxHeight = padding + inner + twoLines + padding
                 let panelWidth = w1 + 2 * padding
                 let below = questionHeight == 0 ? 0 : gap + questionHeight
-                if panelMaxHeight + below > safe.height || panelWidth > safe.width { fits = false }
+                if panelMaxHeight + below > safe.maxY - top || panelWidth > safe.width { fits = false }
                 let centred = (height - panelHeight) / 2
-                let y = max(safe.y, min(centred, safe.maxY - below - panelMaxHeight))
+                let y = max(top, min(centred, safe.maxY - below - panelMaxHeight))
                 panel = Rect(x: (width - panelWidth) / 2, y: y, width: panelWidth, height: panelHeight)
                 panelMax = Rect(x: panel.x, y: y, width: panelWidth, height: panelMaxHeight)
                 let rowTop = y + padding + titleBlock + badgeHeight + gap / 2
@@ -315,9 +322,12 @@ struct Layout: Equatable {
                 let above = (titleLine == 0 ? 0 : titleLine + gap) + labelAbove
                 let below = labelBelow + (messageHeight == 0 ? 0 : gap + messageHeight)
                 let asking = questionHeight == 0 ? 0 : questionHeight + gap
-                if asking + above + rowHeight + below > safe.height { fits = false }
+                // A question above the title needs no room when a fixed logo is above the
+                // splash: it goes between the two when there is room, else the logo gives way.
+                let asked = top > safe.y ? 0 : asking
+                if asked + above + rowHeight + below > safe.maxY - top { fits = false }
                 let centreY = Int((Double(height) * theme.barCenter).rounded())
-                let rowTop = max(safe.y + asking + above, min(centreY - rowHeight / 2, safe.maxY - below - rowHeight))
+                let rowTop = max(top + asked + above, min(centreY - rowHeight / 2, safe.maxY - below - rowHeight))
                 row = Rect(x: safe.x, y: rowTop, width: safe.width, height: rowHeight)
                 titleTop = titleLine == 0 ? nil : rowTop - labelAbove - gap - titleLine
                 messageTop = messageHeight == 0 ? nil : row.maxY + labelBelow + gap

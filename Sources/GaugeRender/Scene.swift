@@ -43,7 +43,8 @@ package final class Scene {
     private var panel = Rect.zero
     private var panelMask: PixmanImage?
     private var badge: (mask: PixmanImage, rect: Rect)?
-    /// Why the theme's logo is not shown, for the log (nil when shown or none asked for).
+    /// Why the logo the theme asks for is not shown (the firmware's not published, a PNG
+    /// that cannot be read), for the log; nil when shown or none asked for.
     package private(set) var logoProblem: String?
 
     private var title = TextLine()
@@ -67,22 +68,15 @@ package final class Scene {
         let assets = assets ?? Assets()
         let text = text ?? TextRenderer(theme: theme, assets: assets)
         self.text = text
-        var logoImage: PixmanImage?
-        var logoProblem: String?
-        if !theme.logo.isEmpty {
-            do throws(AssetError) {
-                logoImage = try assets.logo(theme.logo, scale: scale)
-            } catch {
-                logoProblem = error.description
-            }
-        }
+        let chosen = Self.chooseLogo(theme: theme, width: width, height: height, scale: scale, assets: assets)
+        let logoImage = chosen.image
         let metrics = Layout.Metrics(
             lineHeight: { text.render("", size: $0, bold: $1).height },
             textWidth: { text.render($0, size: $1, bold: $2).width })
         let layout = Layout(theme: theme, width: width, height: height, scale: scale, metrics: metrics,
-                            logoSize: logoImage.map { ($0.width, $0.height) })
+                            logoSize: logoImage.map { ($0.width, $0.height) }, fixedLogo: chosen.fixed)
         self.layout = layout
-        self.logoProblem = logoProblem
+        self.logoProblem = chosen.problem
         if let logoImage, !layout.logo.isEmpty {
             let rect = layout.logo
             logo = (rect.width == logoImage.width && rect.height == logoImage.height
@@ -100,6 +94,33 @@ package final class Scene {
         }
         barShapes = BarShapes(theme: surfaceTheme, layout: layout)
         bar = BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.beginColor, pole: false), layout: layout, shapes: barShapes)
+    }
+
+    /// The logo the theme asks for: a PNG, or the firmware's at the place it drew it
+    /// (`fixed`), or when the firmware has none that fits, `logo_fallback`; `problem` says
+    /// why the one asked for is not shown.
+    private static func chooseLogo(
+        theme: Theme, width: Int, height: Int, scale: Double, assets: Assets
+    ) -> (image: PixmanImage?, fixed: Rect?, problem: String?) {
+        var file = theme.logo
+        var problem: String?
+        if theme.logo == ThemeSetting.firmwareLogo {
+            do throws(AssetError) {
+                let firmware = try assets.firmwareLogo()
+                if let place = firmware.placement(width: width, height: height) { return (firmware.image, place, nil) }
+                problem = "firmware logo: \(firmware.image.width)x\(firmware.image.height) is larger than the screen's \(width)x\(height)"
+            } catch {
+                problem = error.description
+            }
+            file = theme.logoFallback
+            problem = (problem ?? "") + (file.isEmpty ? "; no logo_fallback, so no logo" : "; showing logo_fallback \(file) instead")
+        }
+        guard !file.isEmpty else { return (nil, nil, problem) }
+        do throws(AssetError) {
+            return (try assets.logo(file, scale: scale), nil, problem)
+        } catch {
+            return (nil, nil, problem.map { "\($0); \(error)" } ?? error.description)
+        }
     }
 
     /// What the layout shrank or dropped to fit the screen, one line each, for the log.

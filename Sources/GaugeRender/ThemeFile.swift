@@ -6,8 +6,8 @@ import GaugeSystem
 ///
 /// A key inside a section may be written plainly or as `section.key`; sections only group.
 /// Unknown keys and bad values are reported with file and line and skipped, so the
-/// defaults (or earlier values) stand. The files a theme names (`logo`, `font`,
-/// `bold_font`, `fallback_fonts`) may be relative to the theme file's directory, and one
+/// defaults (or earlier values) stand. The files a theme names (`logo` unless it says
+/// `firmware`, `logo_fallback`, `font`, `bold_font`, `fallback_fonts`) may be relative to the theme file's directory, and one
 /// that cannot be opened is such a problem too.
 package enum ThemeFile {
     /// The keys whose values are file paths (`fallback_fonts`: several, comma-separated).
@@ -44,7 +44,7 @@ package enum ThemeFile {
             if let dot = key.lastIndex(of: ".") { key = String(key[key.index(after: dot)...]) }
             var value = String(line[line.index(after: eq)...]).trimmingSpaces
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            if fileKeys.contains(key) {
+            if fileKeys.contains(key), !(key == "logo" && value == ThemeSetting.firmwareLogo) {
                 let paths = key == "fallback_fonts"
                     ? value.split(separator: ",").map { resolved(String($0).trimmingSpaces, from: path) }
                     : [resolved(value, from: path)]
@@ -74,10 +74,11 @@ package enum ThemeFile {
     private static func unreadable(_ file: String, key: String) -> String? {
         guard !file.isEmpty else { return nil }
         do {
-            _ = try RegularFile(file, maxBytes: key == "logo" ? Assets.maxLogoFileBytes : Assets.maxFontFileBytes)
+            let logo = key == "logo" || key == "logo_fallback"
+            _ = try RegularFile(file, maxBytes: logo ? Assets.maxLogoFileBytes : Assets.maxFontFileBytes)
             return nil
         } catch {
-            return "\(key == "logo" ? "logo" : "font"): \(error)"
+            return "\(key == "logo" ? "logo" : key == "logo_fallback" ? "logo_fallback" : "font"): \(error)"
         }
     }
 

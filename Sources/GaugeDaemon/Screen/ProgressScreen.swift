@@ -120,7 +120,10 @@ package final class ProgressScreen {
         }
         do throws(AssetError) {
             let nextScale = forcedScale ?? next.scale ?? panel.map { DeviceScale.auto($0) } ?? 1
-            if next.logo != theme.logo || nextScale != scale, !next.logo.isEmpty { _ = try assets.logo(next.logo, scale: nextScale) }
+            // The firmware's logo falls back to logo_fallback: that file must be usable.
+            let logo = next.logo == ThemeSetting.firmwareLogo ? next.logoFallback : next.logo
+            let shown = theme.logo == ThemeSetting.firmwareLogo ? theme.logoFallback : theme.logo
+            if logo != shown || nextScale != scale, !logo.isEmpty { _ = try assets.logo(logo, scale: nextScale) }
             if next.fallbackFonts != theme.fallbackFonts {
                 for path in next.fallbackFonts { try assets.checkFontFile(path) }
             }

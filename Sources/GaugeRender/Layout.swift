@@ -17,8 +17,13 @@ struct Layout: Equatable {
     let scale: Double
     /// The screen less its margin: nothing is drawn outside it.
     let safe: Rect
-    let bar: Rect
-    /// The bar's row: the bar with the mark beside it and the indicator over it.
+    private(set) var bar: Rect
+    /// The bar once the work is finished and its success or failure mark shows: shorter
+    /// by the mark and its gap at its right end (its left, with the label on the right),
+    /// so that the bar and the mark together take the bar's place, centred as it is; nil
+    /// when the bar is too short to give the mark room (then no mark shows).
+    let finishedBar: Rect?
+    /// The bar's row: the bar (with the mark at its end once finished) and the indicator over it.
     let row: Rect
     let radius: Double
     /// One stripe period in pixels.
@@ -116,6 +121,13 @@ struct Layout: Equatable {
         self.scale = plan.scale
         safe = plan.safe
         bar = plan.bar
+        let markRoom = plan.markGap + plan.markSize
+        if theme.showMark, plan.bar.width >= 2 * markRoom {
+            let left = theme.style == .plain && theme.labelPosition == .right
+            finishedBar = Rect(x: plan.bar.x + (left ? markRoom : 0), y: plan.bar.y, width: plan.bar.width - markRoom, height: plan.bar.height)
+        } else {
+            finishedBar = nil
+        }
         row = plan.row
         radius = plan.radius
         stripePeriod = plan.stripePeriod
@@ -206,6 +218,13 @@ struct Layout: Equatable {
 
     static func fieldHeight(messageSize: Int) -> Int { Int((Double(messageSize) * 1.9).rounded()) }
 
+    /// This layout with the bar as it is once finished (`finishedBar`).
+    var whenFinished: Layout {
+        var finished = self
+        finished.bar = finishedBar ?? bar
+        return finished
+    }
+
     /// The fill's width in pixels for a value in 0...100.
     func fillWidth(for value: Double) -> Double {
         Double(bar.width) * min(max(value, 0), 100) / 100
@@ -272,8 +291,8 @@ struct Layout: Equatable {
             let labelSide = !box && showLabel && (theme.labelPosition == .left || theme.labelPosition == .right)
             let labelWidth = labelSide
                 ? 2 * inset + metrics.textWidth(LabelFormat.text(theme.labelFormat, value: 100, max: 100), labelSize, true) : 0
-            let markRoom = theme.showMark ? markGap + markSize : 0
-            let side = max(padding, markRoom, labelWidth)
+            // The mark takes the bar's own room once finished (`finishedBar`): none beside it.
+            let side = max(padding, labelWidth)
             let barWidth = min(
                 max(Double(width) * theme.barWidth, theme.barMinWidth * scale),
                 theme.barMaxWidth * scale, Double(safe.width - 2 * side))

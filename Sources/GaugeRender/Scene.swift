@@ -17,6 +17,10 @@ package final class Scene {
     private var bar: BarLayers
     /// The track and the fill's masks, which every state's bar shares.
     private let barShapes: BarShapes
+    /// The layout the bar is drawn in: the scene's, or once a mark shows `whenFinished`
+    /// (the bar shortened to make room for it), with that bar's shapes.
+    private var barLayout: Layout
+    private lazy var finishedShapes = BarShapes(theme: surfaceTheme, layout: layout.whenFinished)
     private var state = RunState.begin
     private var mark = TextLine()
     private var logo: (image: PixmanImage, rect: Rect)?
@@ -76,6 +80,7 @@ package final class Scene {
         let layout = Layout(theme: theme, width: width, height: height, scale: scale, metrics: metrics,
                             logoSize: logoImage.map { ($0.width, $0.height) }, fixedLogo: chosen.fixed)
         self.layout = layout
+        barLayout = layout
         self.logoProblem = chosen.problem
         if let logoImage, !layout.logo.isEmpty {
             let rect = layout.logo
@@ -139,7 +144,7 @@ package final class Scene {
     package func fontProblem(_ font: String) -> String? { text.fontProblems[font] }
 
     /// The bar's rectangle on screen.
-    package var barRect: Rect { layout.bar }
+    package var barRect: Rect { barLayout.bar }
 
     /// Where the label is drawn (empty when hidden).
     package var labelRect: Rect { label.rect }
@@ -223,7 +228,7 @@ package final class Scene {
         let shown = updateMode(model, at: time, damage: &damage)
         let oldFill = bar.fillRect
         let oldFillWidth = bar.fillWidth
-        bar.setFillWidth(layout.fillWidth(for: shown))
+        bar.setFillWidth(barLayout.fillWidth(for: shown))
         if bar.fillWidth != oldFillWidth {
             damage = damage.union(oldFill.union(bar.fillRect))
         }
@@ -429,7 +434,7 @@ package final class Scene {
 
     /// Frames of moving stripes touch the bar alone, and nothing else overlaps it.
     private func barAloneCovers(_ area: Rect) -> Bool {
-        barOpacity >= 1 && indicatorOpacity <= 0 && layout.bar.union(area) == layout.bar
+        barOpacity >= 1 && indicatorOpacity <= 0 && barLayout.bar.union(area) == barLayout.bar
     }
 
     /// An opaque indicator frame covering the whole area hides everything under it.
@@ -470,7 +475,7 @@ package final class Scene {
             bar.draw(into: dst, clip: area, phase: phase, onScreen: onScreen)
             return
         }
-        for part in area.subtracting(layout.bar) {
+        for part in area.subtracting(barLayout.bar) {
             dst.fill(part, color: screenColor)
             if let panelMask {
                 let p = part.intersection(panel)
@@ -485,10 +490,10 @@ package final class Scene {
         if barOpacity > 0 {
             bar.draw(into: dst, clip: area, phase: phase, onScreen: onScreen)
             if barOpacity < 1 {
-                dst.fill(area.intersection(layout.bar), color: surfaceColor.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
+                dst.fill(area.intersection(barLayout.bar), color: surfaceColor.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
             }
         } else {
-            dst.fill(area.intersection(layout.bar), color: surfaceColor)
+            dst.fill(area.intersection(barLayout.bar), color: surfaceColor)
         }
         if indicatorOpacity > 0 {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: indicatorOpacity)
@@ -522,24 +527,26 @@ package final class Scene {
 
     private func makeBar() -> BarLayers {
         let pole = mode == .indeterminate && theme.indeterminateStyle == .barberPole
-        return BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.fillColor(for: state), pole: pole), layout: layout, shapes: barShapes)
+        return BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.fillColor(for: state), pole: pole), layout: barLayout,
+                         shapes: mark.rect.isEmpty ? barShapes : finishedShapes)
     }
 
-    /// The bar in the state's colours, and the state's mark.
+    /// The bar in the state's colours, and the state's mark at the end of the bar's place
+    /// (the bar shortened for it, `Layout.finishedBar`).
     private func switchState(to next: RunState) -> Rect {
         state = next
         let old = bar.fillRect.union(label.rect).union(mark.rect)
-        bar = makeBar()
         labelValue = -1
         label.rect = .zero
         mark = TextLine()
-        if theme.showMark, let mask = Mark.mask(for: next, size: layout.markSize) {
+        if theme.showMark, let short = layout.finishedBar, let mask = Mark.mask(for: next, size: layout.markSize) {
             let b = layout.bar
-            let gap = layout.markGap
-            let x = theme.labelPosition == .right ? b.x - gap - mask.width : b.maxX + gap
+            let x = short.x > b.x ? b.x : b.maxX - mask.width
             let rect = Rect(x: x, y: b.y + (b.height - mask.height) / 2, width: mask.width, height: mask.height)
             mark = TextLine(text: next.rawValue, image: TextImage(mask: mask, width: mask.width, height: mask.height, ascent: 0, truncated: false, missingGlyphs: 0), rect: rect.intersection(Rect(x: 0, y: 0, width: width, height: height)))
         }
+        barLayout = mark.rect.isEmpty ? layout : layout.whenFinished
+        bar = makeBar()
         return old.union(layout.bar).union(mark.rect)
     }
 
@@ -579,7 +586,7 @@ package final class Scene {
     /// The box style's value badge: the label on a pill of the fill colour, above the
     /// bar and centred on the fill's head (kept within the bar's span).
     private func updateBadge(image: TextImage, old: Rect) -> Rect {
-        let b = layout.bar
+        let b = barLayout.bar
         let padX = Int((8 * layout.scale).rounded())
         let badgeHeight = Layout.badgeHeight(labelSize: layout.labelSize, scale: layout.scale)
         let badgeWidth = image.width + 2 * padX
@@ -629,14 +636,14 @@ package final class Scene {
         let textChanged = newText != label.text || label.image == nil
         if textChanged {
             label.text = newText
-            label.image = text.render(newText, size: layout.labelSize, bold: true, maxWidth: layout.bar.width)
+            label.image = text.render(newText, size: layout.labelSize, bold: true, maxWidth: barLayout.bar.width)
         }
         guard let image = label.image, image.width > 0 else {
             label.rect = .zero
             bar.setLabel(mask: nil, color: labelColor, rect: .zero)
             return old
         }
-        let b = layout.bar
+        let b = barLayout.bar
         let inset = layout.labelInset
         let w = image.width, h = image.height
         let centredY = b.y + (b.height - h) / 2

@@ -44,6 +44,18 @@ package struct ThemeSetting: Equatable, Sendable {
     /// The keys whose values name files (`fallback_fonts`: several, comma-separated;
     /// `logo` may say `firmware` instead, `firmwareLogo`).
     package static let fileKeys: Set<String> = ["logo", "logo_fallback", "font", "bold_font", "fallback_fonts"]
+    /// Whether a `font` or `bold_font` value names a font family (`DejaVu Sans`,
+    /// `DejaVu Sans:Bold`) rather than a file: no `/`, and not a font file's name.
+    package static func isFontFamily(_ value: String) -> Bool {
+        !value.isEmpty && !value.contains("/") && !isFontFileName(value)
+    }
+
+    /// Whether `name` is a scalable font file's (TrueType, OpenType, their collections, Type 1).
+    package static func isFontFileName(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return [".ttf", ".otf", ".ttc", ".otc", ".pfb", ".pfa"].contains { lower.hasSuffix($0) }
+    }
+
     /// The `logo` that is no file: the firmware's own logo (ACPI's BGRT), read at run time.
     package static let firmwareLogo = "firmware"
 

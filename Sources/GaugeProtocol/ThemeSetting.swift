@@ -52,7 +52,7 @@ package struct ThemeSetting: Equatable, Sendable {
 
     /// Whether `name` is a scalable font file's (TrueType, OpenType, their collections, Type 1).
     package static func isFontFileName(_ name: String) -> Bool {
-        let lower = name.lowercased()
+        let lower = name.asciiLowercased
         return [".ttf", ".otf", ".ttc", ".otc", ".pfb", ".pfa"].contains { lower.hasSuffix($0) }
     }
 
@@ -112,5 +112,13 @@ package struct ThemeSetting: Equatable, Sendable {
         }
         // None: `theme` alone asks for the theme in use.
         return .success(settings)
+    }
+}
+
+extension String {
+    /// The string with its ASCII letters in lower case: how font and file names are
+    /// compared (Embedded Swift has no Unicode case tables).
+    package var asciiLowercased: String {
+        String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

@@ -28,7 +28,7 @@ package enum FontFinder {
         var library: FT_Library?
         guard FT_Init_FreeType(&library) == 0, let library else { throw AssetError("font: FreeType cannot start") }
         defer { FT_Done_FreeType(library) }
-        let wanted = style.lowercased()
+        let wanted = style.asciiLowercased
         for path in likely + files.filter({ !squash(baseName($0)).hasPrefix(squashed) }) {
             guard let file = try? RegularFile(path, maxBytes: Assets.maxFontFileBytes) else { continue }
             var index = 0, count = 1
@@ -36,8 +36,8 @@ package enum FontFinder {
                 defer { index += 1 }
                 guard let face = try? FontFace(library: library, data: FontData(file), path: path, index: index) else { break }
                 count = face.faceCount
-                guard face.familyName.lowercased() == family.lowercased() else { continue }
-                let have = face.styleName.lowercased()
+                guard face.familyName.asciiLowercased == family.asciiLowercased else { continue }
+                let have = face.styleName.asciiLowercased
                 if have == wanted || (regularStyles.contains(have) && regularStyles.contains(wanted)) { return path }
             }
         }
@@ -49,7 +49,7 @@ package enum FontFinder {
     package static func family(_ value: String, bold: Bool) -> (family: String, style: String) {
         guard let colon = value.firstIndex(of: ":") else { return (value.trimmingSpaces, bold ? "Bold" : "Regular") }
         var style = String(value[value.index(after: colon)...]).trimmingSpaces
-        if style.lowercased().hasPrefix("style=") { style = String(style.dropFirst(6)).trimmingSpaces }
+        if style.asciiLowercased.hasPrefix("style=") { style = String(style.dropFirst(6)).trimmingSpaces }
         return (String(value[..<colon]).trimmingSpaces, style.isEmpty ? (bold ? "Bold" : "Regular") : style)
     }
 
@@ -72,6 +72,6 @@ package enum FontFinder {
 
     /// Lower case, letters and digits only: "DejaVu Sans" and "DejaVuSans-Bold.ttf" alike.
     private static func squash(_ text: String) -> String {
-        String(text.lowercased().unicodeScalars.filter { ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") }.map { Character($0) })
+        String(decoding: text.asciiLowercased.utf8.filter { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) }, as: UTF8.self)
     }
 }

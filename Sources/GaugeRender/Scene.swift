@@ -82,6 +82,7 @@ package final class Scene {
         self.layout = layout
         barLayout = layout
         self.logoProblem = chosen.problem
+        logoNote = chosen.note
         if let logoImage, !layout.logo.isEmpty {
             let rect = layout.logo
             logo = (rect.width == logoImage.width && rect.height == logoImage.height
@@ -106,13 +107,17 @@ package final class Scene {
     /// why the one asked for is not shown.
     private static func chooseLogo(
         theme: Theme, width: Int, height: Int, scale: Double, assets: Assets
-    ) -> (image: PixmanImage?, fixed: Rect?, problem: String?) {
+    ) -> (image: PixmanImage?, fixed: Rect?, problem: String?, note: String?) {
         var file = theme.logo
         var problem: String?
         if theme.logo == ThemeSetting.firmwareLogo {
             do throws(AssetError) {
                 let firmware = try assets.firmwareLogo()
-                if let place = firmware.placement(width: width, height: height) { return (firmware.image, place, nil) }
+                if let place = firmware.placement(width: width, height: height) {
+                    let moved = place.x != firmware.xOffset || place.y != firmware.yOffset
+                    let note = "firmware logo centred on \(width)x\(height): the firmware drew it at \(firmware.xOffset),\(firmware.yOffset) on a screen of another size"
+                    return (firmware.image, place, nil, moved ? note : nil)
+                }
                 problem = "firmware logo: \(firmware.image.width)x\(firmware.image.height) is larger than the screen's \(width)x\(height)"
             } catch {
                 problem = error.description
@@ -120,16 +125,18 @@ package final class Scene {
             file = theme.logoFallback
             problem = (problem ?? "") + (file.isEmpty ? "; no logo_fallback, so no logo" : "; showing logo_fallback \(file) instead")
         }
-        guard !file.isEmpty else { return (nil, nil, problem) }
+        guard !file.isEmpty else { return (nil, nil, problem, nil) }
         do throws(AssetError) {
-            return (try assets.logo(file, scale: scale), nil, problem)
+            return (try assets.logo(file, scale: scale), nil, problem, nil)
         } catch {
-            return (nil, nil, problem.map { "\($0); \(error)" } ?? error.description)
+            return (nil, nil, problem.map { "\($0); \(error)" } ?? error.description, nil)
         }
     }
 
-    /// What the layout shrank or dropped to fit the screen, one line each, for the log.
-    package var layoutNotes: [String] { layout.notes }
+    /// What the layout shrank or dropped to fit the screen, and a firmware's logo moved
+    /// from where the firmware drew it, one line each, for the log.
+    package var layoutNotes: [String] { (logoNote.map { [$0] } ?? []) + layout.notes }
+    private let logoNote: String?
 
     /// Bytes the frame caches (the bar's phases, indicator frames) hold.
     package var frameCacheBytes: Int {

@@ -145,6 +145,21 @@ private let picture: [[(UInt8, UInt8, UInt8)]] = [
         #expect(firstDifference(display, logo, Self.ovmf) == nil)
     }
 
+    @Test func onAScreenOfAnotherSizeTheLogoIsCentredUnscaledAndTheLogSaysSo() throws {
+        let directory = try table(x: 543, y: 371, image: bmp(Self.ovmf))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let display = try MemoryDisplay(width: 1920, height: 1080)
+        let scene = Scene(theme: firmwareTheme(), width: 1920, height: 1080, scale: 2, assets: Assets(firmwareDirectory: directory))
+        scene.render(model(10), at: 0, into: display.framebuffer)
+        let logo = Rect(x: 863, y: 384, width: 193, height: 58)
+        #expect(scene.logoRect == logo)
+        #expect(firstDifference(display, logo, Self.ovmf) == nil)
+        #expect(scene.layoutNotes.contains("firmware logo centred on 1920x1080: the firmware drew it at 543,371 on a screen of another size"),
+                "\(scene.layoutNotes)")
+        let same = Scene(theme: firmwareTheme(), width: 1280, height: 800, assets: Assets(firmwareDirectory: directory))
+        #expect(!same.layoutNotes.contains { $0.hasPrefix("firmware logo") })
+    }
+
     @Test func aTurnedPanelsLogoIsDrawnTurnedAsTheFirmwareDrewIt() throws {
         // Status bits 1-2 = 1: turned 90 degrees clockwise; the picture's first column,
         // bottom up, becomes the first row.

@@ -37,7 +37,8 @@ import sys
 import threading
 import time
 
-from vmscreen import ConsoleFont, Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, stop_qemu, wait_for_sockets
+from vmscreen import (ConsoleFont, Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, stop_qemu, swift_round,
+                      wait_for_sockets)
 
 INTERVAL = 0.33       # seconds between screendumps
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
@@ -615,6 +616,9 @@ def analyse(boot, exited, report):
                  + ("" if console_before else
                     f"; the screen before it was {before_off[-1].label() if before_off else 'not sampled'}, not the console"))
 
+    # UEFI: OVMF shows its logo, and the sample theme keeps it.
+    if any("ovmf" in a.lower() for a in boot.args.qemu):
+        analyse_firmware_logo(frames, report, first, until)
     if boot.passphrase:
         analyse_question(boot, report, journal, lines, offset)
     if boot.root_pass:
@@ -646,6 +650,84 @@ def analyse(boot, exited, report):
                      if exec_to_screen is not None else "process start unknown")
                   + (f"; kernel random pool ready at {crng:.2f} s" if crng is not None else "")
                   + (f"; bochs-drm registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
+
+
+def lit_box(img):
+    """The bounding box (x, y, w, h) of the lit pixels in the middle half of the screen
+    each way (where firmware centres its logo; its text, if any, is at the top), or None."""
+    # Rows with a lit byte, then the columns lit in those rows.
+    x0, x1, y0, y1 = img.width // 4, img.width * 3 // 4, img.height // 4, img.height * 3 // 4
+    row = img.width * 3
+    rows = [y for y in range(y0, y1) if img.pixels[y * row + x0 * 3:y * row + x1 * 3].translate(DARK).count(1)]
+    if not rows:
+        return None
+    cols = [x for x in range(x0, x1) if any(max(img.at(x, y)) > 24 for y in range(rows[0], rows[-1] + 1, 1))]
+    return (cols[0], rows[0], cols[-1] - cols[0] + 1, rows[-1] - rows[0] + 1) if cols else None
+
+
+def crop(img, box):
+    x, y, w, h = box
+    return b"".join(img.pixels[((y + r) * img.width + x) * 3:((y + r) * img.width + x + w) * 3] for r in range(h))
+
+
+def logo_place(box, width, height):
+    """Where the splash puts the firmware's logo on a screen of width x height
+    (Sources/GaugeRender/FirmwareLogo.swift): where the firmware drew it on a screen of its
+    size, else centred across with its middle at 38.2% of the height."""
+    x, y, w, h = box
+    if abs(x - (width - w) // 2) <= 1 and y + h <= height:
+        return box
+    return ((width - w) // 2, max(0, min(height - h, swift_round(height * 0.382) - h // 2)), w, h)
+
+
+def analyse_firmware_logo(frames, report, first, until):
+    """The firmware's logo kept (the sample theme's logo=firmware): its rectangle read from
+    the last frame before the kernel starts (OVMF's logo is on screen then), every splash
+    frame until the getty shows the same pixels in it, and the frames between the firmware
+    and the splash that do not (black, or anything else) are counted."""
+    firmware = [f for f in frames if f.guest is not None and f.guest < 0 and f.kind == "console"]
+    shot = firmware[-1] if firmware else None
+    img = Image(shot.path) if shot else None
+    box = lit_box(img) if img else None
+    report.evidence(shot, "the firmware's logo before the kernel")
+    report.figure("the firmware's logo", f"{box[2]}x{box[3]} at {box[0]},{box[1]} on {img.width}x{img.height} ({shot.label()})"
+                  if box else f"none found in {len(firmware)} frames before the kernel")
+    if not box or first is None:
+        report.check(False, "the splash keeps the firmware's logo",
+                     "no firmware logo before the kernel" if not box else "no splash frame")
+        return
+    logo = crop(img, box)
+
+    def shows_logo(f):
+        other = Image(f.path)
+        place = logo_place(box, other.width, other.height)
+        if place[2] > other.width or place[3] > other.height:
+            return False, place
+        return crop(other, place) == logo, place
+
+    splash = [f for f in frames if f.kind == "splash" and first.guest <= f.guest <= until]
+    wrong, moved = [], []
+    for f in splash:
+        same, place = shows_logo(f)
+        if not same:
+            wrong.append(f)
+        elif place != box:
+            moved.append(f)
+    for f in wrong[:3]:
+        report.evidence(f, "the splash without the firmware's logo")
+    report.check(splash and not wrong, "every splash frame shows the firmware's logo, pixel for pixel, where the firmware drew it",
+                 f"{len(wrong)} of {len(splash)} splash frames differ in the logo's rectangle: {[f.label() for f in wrong[:4]]}")
+    # Between: from the last firmware frame to the first splash frame.
+    between = [f for f in frames if shot.index < f.index < first.index]
+    black = [f for f in between if f.kind == "black"]
+    other = [f for f in between if f.kind != "black" and not shows_logo(f)[0]]
+    for f in (black[:1] + other[:2]):
+        report.evidence(f, "between the firmware and the splash")
+    span = f"{first.guest - shot.guest:.2f} s" if shot.guest is not None else "?"
+    report.figure("firmware logo to the splash",
+                  f"{span}, {len(between)} frames between: {len(black)} black, {len(other)} without the logo, "
+                  f"{len(between) - len(black) - len(other)} with it"
+                  + (f"; {len(moved)} splash frames on a screen of another size, the logo centred there" if moved else ""))
 
 
 def passphrase_leaks(boot, words):

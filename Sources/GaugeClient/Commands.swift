@@ -147,7 +147,9 @@ struct CommandSpec: Sendable {
             details: """
                 Without KEY=VALUE, prints the theme in use: its file and every setting over the
                 defaults (the file's, then run-time changes), as theme-file lines. A relative
-                path (logo, font, bold_font, fallback_fonts) is taken from this directory.
+                path (logo, logo_fallback, font, bold_font, fallback_fonts) is taken from this
+                directory; logo=firmware is the firmware's logo where it drew it (ACPI BGRT);
+                font and bold_font may name a family instead: 'font=DejaVu Sans:Bold'.
                 Example: gaugectl theme fill_color=#ff8800 font=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
                 """,
             positionals: 0...Int.max,
@@ -163,7 +165,9 @@ struct CommandSpec: Sendable {
                         throw UsageError("bad theme key '\(key)' (letters, digits, _ - . only)")
                     }
                     var value = String(argument[argument.index(after: equals)...])
-                    if ThemeSetting.fileKeys.contains(key) { value = try absolutePaths(value, list: key == "fallback_fonts") }
+                    let named = (key == "logo" && value == ThemeSetting.firmwareLogo)
+                        || ((key == "font" || key == "bold_font") && ThemeSetting.isFontFamily(value))
+                    if ThemeSetting.fileKeys.contains(key), !named { value = try absolutePaths(value, list: key == "fallback_fonts") }
                     settings.append(ThemeSetting(key: key, value: value))
                 }
                 return try validated(.theme(settings))

@@ -435,8 +435,7 @@ package final class Daemon {
             reply = .ok(activeThemeJSON())
         case .theme(let settings):
             do throws(ProtocolError) {
-                try screen.applyTheme(settings)
-                for setting in settings {
+                for setting in try screen.applyTheme(settings) {
                     themeSettings.removeAll { $0.key == setting.key }
                     themeSettings.append((setting.key, setting.value))
                 }

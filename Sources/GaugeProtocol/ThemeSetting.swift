@@ -41,8 +41,23 @@ package struct ThemeSetting: Equatable, Sendable {
     }
 
     /// Reads the settings of a `theme` line: the bytes after the command word.
-    /// The keys whose values name files (`fallback_fonts`: several, comma-separated).
-    package static let fileKeys: Set<String> = ["logo", "font", "bold_font", "fallback_fonts"]
+    /// The keys whose values name files (`fallback_fonts`: several, comma-separated;
+    /// `logo` may say `firmware` instead, `firmwareLogo`).
+    package static let fileKeys: Set<String> = ["logo", "logo_fallback", "font", "bold_font", "fallback_fonts"]
+    /// Whether a `font` or `bold_font` value names a font family (`DejaVu Sans`,
+    /// `DejaVu Sans:Bold`) rather than a file: no `/`, and not a font file's name.
+    package static func isFontFamily(_ value: String) -> Bool {
+        !value.isEmpty && !value.contains("/") && !isFontFileName(value)
+    }
+
+    /// Whether `name` is a scalable font file's (TrueType, OpenType, their collections, Type 1).
+    package static func isFontFileName(_ name: String) -> Bool {
+        let lower = name.asciiLowercased
+        return [".ttf", ".otf", ".ttc", ".otc", ".pfb", ".pfa"].contains { lower.hasSuffix($0) }
+    }
+
+    /// The `logo` that is no file: the firmware's own logo (ACPI's BGRT), read at run time.
+    package static let firmwareLogo = "firmware"
 
     static func parseList(_ bytes: ArraySlice<UInt8>) -> Result<[ThemeSetting], ProtocolError> {
         let space = UInt8(ascii: " ")
@@ -97,5 +112,13 @@ package struct ThemeSetting: Equatable, Sendable {
         }
         // None: `theme` alone asks for the theme in use.
         return .success(settings)
+    }
+}
+
+extension String {
+    /// The string with its ASCII letters in lower case: how font and file names are
+    /// compared (Embedded Swift has no Unicode case tables).
+    package var asciiLowercased: String {
+        String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

@@ -48,9 +48,28 @@ package final class Assets {
     /// Font files read so far.
     package private(set) var fontReads = 0
 
-    package init(logoBudget: Int = 64 << 20, fontBudget: Int = 64 << 20) {
+    /// Where the firmware's logo is read (`FirmwareLogo.directory`; tests name their own).
+    package let firmwareDirectory: String
+    /// The firmware's logo, or why there is none: read once, the first time a theme asks
+    /// (the table does not change while the machine runs).
+    private var firmware: Result<FirmwareLogo, AssetError>?
+
+    package init(logoBudget: Int = 64 << 20, fontBudget: Int = 64 << 20, firmwareDirectory: String = FirmwareLogo.directory) {
         self.logoBudget = logoBudget
         self.fontBudget = fontBudget
+        self.firmwareDirectory = firmwareDirectory
+    }
+
+    /// The logo the firmware published (ACPI's BGRT), as it drew it.
+    package func firmwareLogo() throws(AssetError) -> FirmwareLogo {
+        if firmware == nil {
+            do throws(AssetError) {
+                firmware = .success(try FirmwareLogo.read(directory: firmwareDirectory))
+            } catch {
+                firmware = .failure(error)
+            }
+        }
+        return try firmware!.get()
     }
 
     /// Bytes the caches hold.

@@ -10,10 +10,12 @@ package struct FirmwareLogo {
     package static let maxImageBytes = 16 << 20
     package static let maxSide = 4096
 
+    /// The logo as the firmware drew it: the table's image turned by `rotation`.
     package let image: PixmanImage
     package let xOffset: Int
     package let yOffset: Int
-    /// The firmware drew it rotated by this many degrees clockwise (ACPI 6.2's status bits 1-2).
+    /// The firmware drew it rotated by this many degrees clockwise (ACPI 6.2's status bits
+    /// 1-2, set where the panel is mounted turned): the offsets are those of the turned image.
     package let rotation: Int
 
     /// Reads the table under `directory`; says why when there is no usable logo (no table,
@@ -43,7 +45,27 @@ package struct FirmwareLogo {
             throw AssetError("firmware logo: \(error)")
         }
         let image = try BMP.decode(bytes, maxSide: maxSide).mapError { AssetError("firmware logo: \(directory)/image: \($0)") }.get()
-        return FirmwareLogo(image: image, xOffset: x, yOffset: y, rotation: (status >> 1 & 3) * 90)
+        let rotation = (status >> 1 & 3) * 90
+        return FirmwareLogo(image: turned(image, clockwise: rotation), xOffset: x, yOffset: y, rotation: rotation)
+    }
+
+    /// `image` turned by `degrees` (0, 90, 180 or 270) clockwise.
+    static func turned(_ image: PixmanImage, clockwise degrees: Int) -> PixmanImage {
+        guard degrees % 360 != 0 else { return image }
+        let w = image.width, h = image.height
+        let sideways = degrees == 90 || degrees == 270
+        let out = PixmanImage(format: PIXMAN_a8r8g8b8, width: sideways ? h : w, height: sideways ? w : h)
+        let from = UnsafeRawPointer(pixman_image_get_data(image.raw)!), fromStride = Int(pixman_image_get_stride(image.raw))
+        let to = UnsafeMutableRawPointer(pixman_image_get_data(out.raw)!), toStride = Int(pixman_image_get_stride(out.raw))
+        for y in 0..<h {
+            let line = (from + y * fromStride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<w {
+                // Where (x, y) lands once turned clockwise.
+                let (tx, ty) = degrees == 90 ? (h - 1 - y, x) : degrees == 180 ? (w - 1 - x, h - 1 - y) : (y, w - 1 - x)
+                (to + ty * toStride).assumingMemoryBound(to: UInt32.self)[tx] = line[x]
+            }
+        }
+        return out
     }
 
     /// Where the logo goes on a screen of `width` x `height`: where the firmware drew it when

@@ -70,6 +70,12 @@ final class FontFace {
         self.path = path
     }
 
+    /// The names the font gives its family and style ("DejaVu Sans", "Bold").
+    var familyName: String { face.pointee.family_name.map { String(cString: $0) } ?? "" }
+    var styleName: String { face.pointee.style_name.map { String(cString: $0) } ?? "" }
+    /// Faces in the file (a collection has several).
+    var faceCount: Int { Int(face.pointee.num_faces) }
+
     deinit {
         FT_Done_Face(face)
         stream.deallocate()

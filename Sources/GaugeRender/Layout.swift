@@ -17,8 +17,13 @@ struct Layout: Equatable {
     let scale: Double
     /// The screen less its margin: nothing is drawn outside it.
     let safe: Rect
-    let bar: Rect
-    /// The bar's row: the bar with the mark beside it and the indicator over it.
+    private(set) var bar: Rect
+    /// The bar once the work is finished and its success or failure mark shows: shorter
+    /// by the mark and its gap at its right end (its left, with the label on the right),
+    /// so that the bar and the mark together take the bar's place, centred as it is; nil
+    /// when the bar is too short to give the mark room (then no mark shows).
+    let finishedBar: Rect?
+    /// The bar's row: the bar (with the mark at its end once finished) and the indicator over it.
     let row: Rect
     let radius: Double
     /// One stripe period in pixels.
@@ -68,8 +73,11 @@ struct Layout: Equatable {
         var textWidth: (_ text: String, _ size: Int, _ bold: Bool) -> Int
     }
 
-    /// `logoSize` is the logo's size as decoded at `scale` (nil without a logo).
-    init(theme: Theme, width: Int, height: Int, scale: Double, metrics: Metrics, logoSize: (width: Int, height: Int)? = nil) {
+    /// `logoSize` is the logo's size as decoded at `scale` (nil without a logo); `fixedLogo`
+    /// a logo's place that is not the layout's to choose (the firmware's, where it drew it):
+    /// it keeps its size and place, and the splash goes below it.
+    init(theme: Theme, width: Int, height: Int, scale: Double, metrics: Metrics, logoSize: (width: Int, height: Int)? = nil,
+         fixedLogo: Rect? = nil) {
         var notes: [String] = []
         var chosen: Plan?
         // Full gaps at the scale asked for, then narrower gaps, then smaller scales.
@@ -82,7 +90,7 @@ struct Layout: Equatable {
         if scale > Self.leastScale { attempts.append((Self.leastScale, 0.5)) }
         for attempt in attempts {
             let plan = Plan(theme: theme, width: width, height: height, scale: attempt.scale, gapFactor: attempt.gaps, metrics: metrics,
-                            drop: [])
+                            drop: [], below: fixedLogo)
             if plan.fits {
                 chosen = plan
                 if attempt.gaps < 1 { notes.append("gaps between elements narrowed to fit \(width)x\(height)") }
@@ -98,7 +106,7 @@ struct Layout: Equatable {
             for element in [Plan.Element.question, .title, .message] {
                 drop.insert(element)
                 let plan = Plan(theme: theme, width: width, height: height, scale: least.scale, gapFactor: least.gaps, metrics: metrics,
-                                drop: drop)
+                                drop: drop, below: fixedLogo)
                 chosen = plan
                 if plan.fits { break }
             }
@@ -113,6 +121,13 @@ struct Layout: Equatable {
         self.scale = plan.scale
         safe = plan.safe
         bar = plan.bar
+        let markRoom = plan.markGap + plan.markSize
+        if theme.showMark, plan.bar.width >= 2 * markRoom {
+            let left = theme.style == .plain && theme.labelPosition == .right
+            finishedBar = Rect(x: plan.bar.x + (left ? markRoom : 0), y: plan.bar.y, width: plan.bar.width - markRoom, height: plan.bar.height)
+        } else {
+            finishedBar = nil
+        }
         row = plan.row
         radius = plan.radius
         stripePeriod = plan.stripePeriod
@@ -138,7 +153,9 @@ struct Layout: Equatable {
         // (keeping its shape) to fit there, and gone when that leaves under 16 pixels.
         var logo = Rect.zero
         var question = plan.question
-        if let logoSize, logoSize.width > 0, logoSize.height > 0 {
+        if let fixedLogo {
+            logo = fixedLogo
+        } else if let logoSize, logoSize.width > 0, logoSize.height > 0 {
             let scaledBy = plan.scale / scale
             let natural = (w: max(1, Int((Double(logoSize.width) * scaledBy).rounded())),
                            h: max(1, Int((Double(logoSize.height) * scaledBy).rounded())))
@@ -201,6 +218,13 @@ struct Layout: Equatable {
 
     static func fieldHeight(messageSize: Int) -> Int { Int((Double(messageSize) * 1.9).rounded()) }
 
+    /// This layout with the bar as it is once finished (`finishedBar`).
+    var whenFinished: Layout {
+        var finished = self
+        finished.bar = finishedBar ?? bar
+        return finished
+    }
+
     /// The fill's width in pixels for a value in 0...100.
     func fillWidth(for value: Double) -> Double {
         Double(bar.width) * min(max(value, 0), 100) / 100
@@ -236,7 +260,8 @@ struct Layout: Equatable {
         var splashTop = 0
         var fits = true
 
-        init(theme: Theme, width: Int, height: Int, scale: Double, gapFactor: Double, metrics: Metrics, drop: Set<Element>) {
+        /// `fixed`: a rectangle the splash stays below (the firmware's logo).
+        init(theme: Theme, width: Int, height: Int, scale: Double, gapFactor: Double, metrics: Metrics, drop: Set<Element>, below fixed: Rect?) {
             self.scale = scale
             func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
             let box = theme.style == .box
@@ -251,6 +276,7 @@ struct Layout: Equatable {
                 return
             }
             padding = box ? px(theme.boxPadding) : 0
+            let top = fixed.map { max(safe.y, $0.maxY + Int((theme.textGap * scale * gapFactor).rounded())) } ?? safe.y
             let barHeight = min(px(theme.barHeight), safe.height)
             inset = Int((theme.labelInset * scale).rounded())
             markSize = barHeight + 2 * inset
@@ -265,8 +291,8 @@ struct Layout: Equatable {
             let labelSide = !box && showLabel && (theme.labelPosition == .left || theme.labelPosition == .right)
             let labelWidth = labelSide
                 ? 2 * inset + metrics.textWidth(LabelFormat.text(theme.labelFormat, value: 100, max: 100), labelSize, true) : 0
-            let markRoom = theme.showMark ? markGap + markSize : 0
-            let side = max(padding, markRoom, labelWidth)
+            // The mark takes the bar's own room once finished (`finishedBar`): none beside it.
+            let side = max(padding, labelWidth)
             let barWidth = min(
                 max(Double(width) * theme.barWidth, theme.barMinWidth * scale),
                 theme.barMaxWidth * scale, Double(safe.width - 2 * side))
@@ -295,9 +321,9 @@ struct Layout: Equatable {
                 let panelMaxHeight = padding + inner + twoLines + padding
                 let panelWidth = w1 + 2 * padding
                 let below = questionHeight == 0 ? 0 : gap + questionHeight
-                if panelMaxHeight + below > safe.height || panelWidth > safe.width { fits = false }
+                if panelMaxHeight + below > safe.maxY - top || panelWidth > safe.width { fits = false }
                 let centred = (height - panelHeight) / 2
-                let y = max(safe.y, min(centred, safe.maxY - below - panelMaxHeight))
+                let y = max(top, min(centred, safe.maxY - below - panelMaxHeight))
                 panel = Rect(x: (width - panelWidth) / 2, y: y, width: panelWidth, height: panelHeight)
                 panelMax = Rect(x: panel.x, y: y, width: panelWidth, height: panelMaxHeight)
                 let rowTop = y + padding + titleBlock + badgeHeight + gap / 2
@@ -315,9 +341,12 @@ struct Layout: Equatable {
                 let above = (titleLine == 0 ? 0 : titleLine + gap) + labelAbove
                 let below = labelBelow + (messageHeight == 0 ? 0 : gap + messageHeight)
                 let asking = questionHeight == 0 ? 0 : questionHeight + gap
-                if asking + above + rowHeight + below > safe.height { fits = false }
+                // A question above the title needs no room when a fixed logo is above the
+                // splash: it goes between the two when there is room, else the logo gives way.
+                let asked = top > safe.y ? 0 : asking
+                if asked + above + rowHeight + below > safe.maxY - top { fits = false }
                 let centreY = Int((Double(height) * theme.barCenter).rounded())
-                let rowTop = max(safe.y + asking + above, min(centreY - rowHeight / 2, safe.maxY - below - rowHeight))
+                let rowTop = max(top + asked + above, min(centreY - rowHeight / 2, safe.maxY - below - rowHeight))
                 row = Rect(x: safe.x, y: rowTop, width: safe.width, height: rowHeight)
                 titleTop = titleLine == 0 ? nil : rowTop - labelAbove - gap - titleLine
                 messageTop = messageHeight == 0 ? nil : row.maxY + labelBelow + gap

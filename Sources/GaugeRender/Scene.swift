@@ -17,6 +17,10 @@ package final class Scene {
     private var bar: BarLayers
     /// The track and the fill's masks, which every state's bar shares.
     private let barShapes: BarShapes
+    /// The layout the bar is drawn in: the scene's, or once a mark shows `whenFinished`
+    /// (the bar shortened to make room for it), with that bar's shapes.
+    private var barLayout: Layout
+    private lazy var finishedShapes = BarShapes(theme: surfaceTheme, layout: layout.whenFinished)
     private var state = RunState.begin
     private var mark = TextLine()
     private var logo: (image: PixmanImage, rect: Rect)?
@@ -43,7 +47,8 @@ package final class Scene {
     private var panel = Rect.zero
     private var panelMask: PixmanImage?
     private var badge: (mask: PixmanImage, rect: Rect)?
-    /// Why the theme's logo is not shown, for the log (nil when shown or none asked for).
+    /// Why the logo the theme asks for is not shown (the firmware's not published, a PNG
+    /// that cannot be read), for the log; nil when shown or none asked for.
     package private(set) var logoProblem: String?
 
     private var title = TextLine()
@@ -67,22 +72,17 @@ package final class Scene {
         let assets = assets ?? Assets()
         let text = text ?? TextRenderer(theme: theme, assets: assets)
         self.text = text
-        var logoImage: PixmanImage?
-        var logoProblem: String?
-        if !theme.logo.isEmpty {
-            do throws(AssetError) {
-                logoImage = try assets.logo(theme.logo, scale: scale)
-            } catch {
-                logoProblem = error.description
-            }
-        }
+        let chosen = Self.chooseLogo(theme: theme, width: width, height: height, scale: scale, assets: assets)
+        let logoImage = chosen.image
         let metrics = Layout.Metrics(
             lineHeight: { text.render("", size: $0, bold: $1).height },
             textWidth: { text.render($0, size: $1, bold: $2).width })
         let layout = Layout(theme: theme, width: width, height: height, scale: scale, metrics: metrics,
-                            logoSize: logoImage.map { ($0.width, $0.height) })
+                            logoSize: logoImage.map { ($0.width, $0.height) }, fixedLogo: chosen.fixed)
         self.layout = layout
-        self.logoProblem = logoProblem
+        barLayout = layout
+        self.logoProblem = chosen.problem
+        logoNote = chosen.note
         if let logoImage, !layout.logo.isEmpty {
             let rect = layout.logo
             logo = (rect.width == logoImage.width && rect.height == logoImage.height
@@ -102,8 +102,41 @@ package final class Scene {
         bar = BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.beginColor, pole: false), layout: layout, shapes: barShapes)
     }
 
-    /// What the layout shrank or dropped to fit the screen, one line each, for the log.
-    package var layoutNotes: [String] { layout.notes }
+    /// The logo the theme asks for: a PNG, or the firmware's at the place it drew it
+    /// (`fixed`), or when the firmware has none that fits, `logo_fallback`; `problem` says
+    /// why the one asked for is not shown.
+    private static func chooseLogo(
+        theme: Theme, width: Int, height: Int, scale: Double, assets: Assets
+    ) -> (image: PixmanImage?, fixed: Rect?, problem: String?, note: String?) {
+        var file = theme.logo
+        var problem: String?
+        if theme.logo == ThemeSetting.firmwareLogo {
+            do throws(AssetError) {
+                let firmware = try assets.firmwareLogo()
+                if let place = firmware.placement(width: width, height: height) {
+                    let moved = place.x != firmware.xOffset || place.y != firmware.yOffset
+                    let note = "firmware logo centred on \(width)x\(height): the firmware drew it at \(firmware.xOffset),\(firmware.yOffset) on a screen of another size"
+                    return (firmware.image, place, nil, moved ? note : nil)
+                }
+                problem = "firmware logo: \(firmware.image.width)x\(firmware.image.height) is larger than the screen's \(width)x\(height)"
+            } catch {
+                problem = error.description
+            }
+            file = theme.logoFallback
+            problem = (problem ?? "") + (file.isEmpty ? "; no logo_fallback, so no logo" : "; showing logo_fallback \(file) instead")
+        }
+        guard !file.isEmpty else { return (nil, nil, problem, nil) }
+        do throws(AssetError) {
+            return (try assets.logo(file, scale: scale), nil, problem, nil)
+        } catch {
+            return (nil, nil, problem.map { "\($0); \(error)" } ?? error.description, nil)
+        }
+    }
+
+    /// What the layout shrank or dropped to fit the screen, and a firmware's logo moved
+    /// from where the firmware drew it, one line each, for the log.
+    package var layoutNotes: [String] { (logoNote.map { [$0] } ?? []) + layout.notes }
+    private let logoNote: String?
 
     /// Bytes the frame caches (the bar's phases, indicator frames) hold.
     package var frameCacheBytes: Int {
@@ -118,7 +151,7 @@ package final class Scene {
     package func fontProblem(_ font: String) -> String? { text.fontProblems[font] }
 
     /// The bar's rectangle on screen.
-    package var barRect: Rect { layout.bar }
+    package var barRect: Rect { barLayout.bar }
 
     /// Where the label is drawn (empty when hidden).
     package var labelRect: Rect { label.rect }
@@ -202,7 +235,7 @@ package final class Scene {
         let shown = updateMode(model, at: time, damage: &damage)
         let oldFill = bar.fillRect
         let oldFillWidth = bar.fillWidth
-        bar.setFillWidth(layout.fillWidth(for: shown))
+        bar.setFillWidth(barLayout.fillWidth(for: shown))
         if bar.fillWidth != oldFillWidth {
             damage = damage.union(oldFill.union(bar.fillRect))
         }
@@ -408,7 +441,7 @@ package final class Scene {
 
     /// Frames of moving stripes touch the bar alone, and nothing else overlaps it.
     private func barAloneCovers(_ area: Rect) -> Bool {
-        barOpacity >= 1 && indicatorOpacity <= 0 && layout.bar.union(area) == layout.bar
+        barOpacity >= 1 && indicatorOpacity <= 0 && barLayout.bar.union(area) == barLayout.bar
     }
 
     /// An opaque indicator frame covering the whole area hides everything under it.
@@ -449,7 +482,7 @@ package final class Scene {
             bar.draw(into: dst, clip: area, phase: phase, onScreen: onScreen)
             return
         }
-        for part in area.subtracting(layout.bar) {
+        for part in area.subtracting(barLayout.bar) {
             dst.fill(part, color: screenColor)
             if let panelMask {
                 let p = part.intersection(panel)
@@ -464,10 +497,10 @@ package final class Scene {
         if barOpacity > 0 {
             bar.draw(into: dst, clip: area, phase: phase, onScreen: onScreen)
             if barOpacity < 1 {
-                dst.fill(area.intersection(layout.bar), color: surfaceColor.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
+                dst.fill(area.intersection(barLayout.bar), color: surfaceColor.withAlpha(1 - barOpacity), op: PIXMAN_OP_OVER)
             }
         } else {
-            dst.fill(area.intersection(layout.bar), color: surfaceColor)
+            dst.fill(area.intersection(barLayout.bar), color: surfaceColor)
         }
         if indicatorOpacity > 0 {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: indicatorOpacity)
@@ -501,24 +534,26 @@ package final class Scene {
 
     private func makeBar() -> BarLayers {
         let pole = mode == .indeterminate && theme.indeterminateStyle == .barberPole
-        return BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.fillColor(for: state), pole: pole), layout: layout, shapes: barShapes)
+        return BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.fillColor(for: state), pole: pole), layout: barLayout,
+                         shapes: mark.rect.isEmpty ? barShapes : finishedShapes)
     }
 
-    /// The bar in the state's colours, and the state's mark.
+    /// The bar in the state's colours, and the state's mark at the end of the bar's place
+    /// (the bar shortened for it, `Layout.finishedBar`).
     private func switchState(to next: RunState) -> Rect {
         state = next
         let old = bar.fillRect.union(label.rect).union(mark.rect)
-        bar = makeBar()
         labelValue = -1
         label.rect = .zero
         mark = TextLine()
-        if theme.showMark, let mask = Mark.mask(for: next, size: layout.markSize) {
+        if theme.showMark, let short = layout.finishedBar, let mask = Mark.mask(for: next, size: layout.markSize) {
             let b = layout.bar
-            let gap = layout.markGap
-            let x = theme.labelPosition == .right ? b.x - gap - mask.width : b.maxX + gap
+            let x = short.x > b.x ? b.x : b.maxX - mask.width
             let rect = Rect(x: x, y: b.y + (b.height - mask.height) / 2, width: mask.width, height: mask.height)
             mark = TextLine(text: next.rawValue, image: TextImage(mask: mask, width: mask.width, height: mask.height, ascent: 0, truncated: false, missingGlyphs: 0), rect: rect.intersection(Rect(x: 0, y: 0, width: width, height: height)))
         }
+        barLayout = mark.rect.isEmpty ? layout : layout.whenFinished
+        bar = makeBar()
         return old.union(layout.bar).union(mark.rect)
     }
 
@@ -558,7 +593,7 @@ package final class Scene {
     /// The box style's value badge: the label on a pill of the fill colour, above the
     /// bar and centred on the fill's head (kept within the bar's span).
     private func updateBadge(image: TextImage, old: Rect) -> Rect {
-        let b = layout.bar
+        let b = barLayout.bar
         let padX = Int((8 * layout.scale).rounded())
         let badgeHeight = Layout.badgeHeight(labelSize: layout.labelSize, scale: layout.scale)
         let badgeWidth = image.width + 2 * padX
@@ -608,14 +643,14 @@ package final class Scene {
         let textChanged = newText != label.text || label.image == nil
         if textChanged {
             label.text = newText
-            label.image = text.render(newText, size: layout.labelSize, bold: true, maxWidth: layout.bar.width)
+            label.image = text.render(newText, size: layout.labelSize, bold: true, maxWidth: barLayout.bar.width)
         }
         guard let image = label.image, image.width > 0 else {
             label.rect = .zero
             bar.setLabel(mask: nil, color: labelColor, rect: .zero)
             return old
         }
-        let b = layout.bar
+        let b = barLayout.bar
         let inset = layout.labelInset
         let w = image.width, h = image.height
         let centredY = b.y + (b.height - h) / 2

@@ -56,8 +56,12 @@ package struct Theme: Equatable, Sendable {
     /// Gap between the bar and the title above it / the message below it.
     package var textGap = 16.0
 
-    /// A PNG drawn centred above the bar (none when empty), scaled with the screen.
+    /// A PNG drawn centred above the bar (none when empty), scaled with the screen; or
+    /// `firmware` (`firmwareLogo`): the logo the firmware showed, where it showed it.
     package var logo = ""
+    /// The PNG shown instead when `logo` is `firmware` and the firmware published no
+    /// usable logo (none when empty).
+    package var logoFallback = ""
     /// Vertical centre of the logo as a fraction of the screen height.
     package var logoCenter = 0.4
 
@@ -178,6 +182,7 @@ package struct Theme: Equatable, Sendable {
         "text_gap": number(0...2000) { $0.textGap = $1 },
         "logo": { (theme: inout Theme, v: String) throws(ThemeError) in theme.logo = v },
         "logo_center": number(0...1) { $0.logoCenter = $1 },
+        "logo_fallback": { (theme: inout Theme, v: String) throws(ThemeError) in theme.logoFallback = v },
         "font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.font = v },
         "bold_font": { (theme: inout Theme, v: String) throws(ThemeError) in theme.boldFont = v },
         "fallback_fonts": { (theme: inout Theme, v: String) throws(ThemeError) in

@@ -6,9 +6,11 @@ import GaugeSystem
 ///
 /// A key inside a section may be written plainly or as `section.key`; sections only group.
 /// Unknown keys and bad values are reported with file and line and skipped, so the
-/// defaults (or earlier values) stand. The files a theme names (`logo`, `font`,
-/// `bold_font`, `fallback_fonts`) may be relative to the theme file's directory, and one
-/// that cannot be opened is such a problem too.
+/// defaults (or earlier values) stand. The files a theme names (`logo` unless it says
+/// `firmware`, `logo_fallback`, `font`, `bold_font`, `fallback_fonts`) may be relative
+/// to the theme file's directory, and one that cannot be opened is such a problem too.
+/// `font` and `bold_font` may name a family instead (`DejaVu Sans`, `DejaVu Sans:Bold`):
+/// the file is found by `FontFinder`, and a family no file has is such a problem.
 package enum ThemeFile {
     /// The keys whose values are file paths (`fallback_fonts`: several, comma-separated).
     package static var fileKeys: Set<String> { ThemeSetting.fileKeys }
@@ -44,7 +46,14 @@ package enum ThemeFile {
             if let dot = key.lastIndex(of: ".") { key = String(key[key.index(after: dot)...]) }
             var value = String(line[line.index(after: eq)...]).trimmingSpaces
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            if fileKeys.contains(key) {
+            if key == "font" || key == "bold_font", ThemeSetting.isFontFamily(value) {
+                do throws(AssetError) {
+                    value = try FontFinder.find(value, bold: key == "bold_font")
+                } catch {
+                    problems.append(Problem(path: path, line: lineNumber, message: error.description))
+                    continue
+                }
+            } else if fileKeys.contains(key), !(key == "logo" && value == ThemeSetting.firmwareLogo) {
                 let paths = key == "fallback_fonts"
                     ? value.split(separator: ",").map { resolved(String($0).trimmingSpaces, from: path) }
                     : [resolved(value, from: path)]
@@ -74,10 +83,11 @@ package enum ThemeFile {
     private static func unreadable(_ file: String, key: String) -> String? {
         guard !file.isEmpty else { return nil }
         do {
-            _ = try RegularFile(file, maxBytes: key == "logo" ? Assets.maxLogoFileBytes : Assets.maxFontFileBytes)
+            let logo = key == "logo" || key == "logo_fallback"
+            _ = try RegularFile(file, maxBytes: logo ? Assets.maxLogoFileBytes : Assets.maxFontFileBytes)
             return nil
         } catch {
-            return "\(key == "logo" ? "logo" : "font"): \(error)"
+            return "\(key == "logo" ? "logo" : key == "logo_fallback" ? "logo_fallback" : "font"): \(error)"
         }
     }
 

@@ -245,6 +245,40 @@ private func lines(_ text: String) -> [String] {
         ])
     }
 
+    /// `logo = firmware` is read from sysfs at run time: the initramfs carries only the
+    /// fallback logo (a file named `firmware` beside the theme is not the theme's logo).
+    @Test func fileListOfAFirmwareLogoHasItsFallbackOnly() throws {
+        let (directory, environment) = try fixture()
+        let theme = directory.appending("firmware.theme")
+        _ = FileManager.default.createFile(atPath: directory.appending("firmware"), contents: Data("x".utf8))
+        try "logo = firmware\nlogo_fallback = fonts/logo.png\n".write(toFile: theme, atomically: true, encoding: .utf8)
+        var env = environment
+        env["GAUGE_THEME"] = theme
+        let result = try shell("tools/gauge-files", environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        let fonts = directory.appending("fonts")
+        #expect(lines(result.output) == [
+            "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged",
+            "file \(theme)", "file \(fonts)/logo.png", "file \(fonts)/DejaVuSans.ttf", "file \(fonts)/DejaVuSans-Bold.ttf",
+        ])
+    }
+
+    /// Fonts named by family: the files fontconfig's fc-match picks, where the daemon finds
+    /// them by their names at boot.
+    @Test func fileListOfFontFamiliesHasTheFilesFcMatchPicks() throws {
+        let (directory, environment) = try fixture()
+        let theme = directory.appending("family.theme")
+        try "font = DejaVu Serif\nbold_font = \"DejaVu Sans:style=Bold\"\n".write(toFile: theme, atomically: true, encoding: .utf8)
+        var env = environment
+        env["GAUGE_THEME"] = theme
+        let result = try shell("tools/gauge-files", environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(lines(result.output) == [
+            "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged", "file \(theme)",
+            "file /usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", "file /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+        ])
+    }
+
     /// A theme that names no fonts uses gauged's defaults, and no logo; the built-in CJK
     /// fallbacks are not listed.
     @Test func fileListOfAThemeWithoutFilesHasTheDefaultFonts() throws {

@@ -1,5 +1,6 @@
 import CPixman
 import Foundation
+import GaugeDisplay
 import GaugeRender
 import Testing
 
@@ -92,5 +93,128 @@ private let picture: [[(UInt8, UInt8, UInt8)]] = [
         let rotated = try table(status: "3\n", x: 0, y: 0, image: bmp(picture))
         defer { try? FileManager.default.removeItem(atPath: rotated) }
         #expect(try FirmwareLogo.read(directory: rotated).rotation == 90)
+    }
+
+    /// OVMF's logo as the boot test's VM shows it: 193x58 at 543,371 on 1280x800, here a
+    /// picture whose every pixel differs from its neighbours.
+    private static let ovmf: [[(UInt8, UInt8, UInt8)]] = (0..<58).map { y in
+        (0..<193).map { x in (UInt8(truncatingIfNeeded: x * 7 + y), UInt8(truncatingIfNeeded: y * 13 + x), UInt8(truncatingIfNeeded: x ^ y)) }
+    }
+
+    /// Every pixel of `rect` on `display` against `rows` (top row first); the first that differs.
+    private func firstDifference(_ display: MemoryDisplay, _ rect: Rect, _ rows: [[(UInt8, UInt8, UInt8)]]) -> String? {
+        for y in 0..<rect.height {
+            for x in 0..<rect.width {
+                let shown = display.pixel(x: rect.x + x, y: rect.y + y), want = rows[y][x]
+                if shown != want { return "at \(x),\(y) of the logo: \(shown), the firmware's \(want)" }
+            }
+        }
+        return nil
+    }
+
+    private func firmwareTheme(fallback: String = "") -> Theme {
+        var theme = Theme()
+        theme.logo = "firmware"
+        theme.logoFallback = fallback
+        return theme
+    }
+
+    @Test(arguments: [ScreenStyle.plain, .box])
+    func theSplashShowsTheFirmwaresLogoPixelForPixelWhereItWas(style: ScreenStyle) throws {
+        let directory = try table(x: 543, y: 371, image: bmp(Self.ovmf))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var theme = firmwareTheme()
+        theme.style = style
+        let display = try MemoryDisplay(width: 1280, height: 800)
+        let scene = Scene(theme: theme, width: 1280, height: 800, assets: Assets(firmwareDirectory: directory))
+        var m = model(42, message: "Starting the system", title: "Debian")
+        scene.render(m, at: 0, into: display.framebuffer)
+        let logo = Rect(x: 543, y: 371, width: 193, height: 58)
+        #expect(scene.logoProblem == nil)
+        #expect(scene.logoRect == logo)
+        #expect(firstDifference(display, logo, Self.ovmf) == nil)
+        for (name, rect) in [("bar", scene.barRect), ("title", scene.titleRect), ("message", scene.messageRect),
+                             ("label", scene.labelRect), ("panel", scene.panelRect)] {
+            #expect(!rect.intersects(logo), "\(name) \(rect) over the logo")
+        }
+        // A question goes between the logo and the splash; the logo stays, untouched.
+        m.entry = ScreenModel.Entry(prompt: "Passphrase for disk root:", field: .hidden(count: 0))
+        scene.render(m, at: 1, into: display.framebuffer)
+        #expect(!scene.entryRect.isEmpty && !scene.entryRect.intersects(logo), "question at \(scene.entryRect)")
+        #expect(scene.logoRect == logo)
+        #expect(firstDifference(display, logo, Self.ovmf) == nil)
+    }
+
+    @Test func onAScreenOfAnotherSizeTheLogoIsCentredUnscaledAndTheLogSaysSo() throws {
+        let directory = try table(x: 543, y: 371, image: bmp(Self.ovmf))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let display = try MemoryDisplay(width: 1920, height: 1080)
+        let scene = Scene(theme: firmwareTheme(), width: 1920, height: 1080, scale: 2, assets: Assets(firmwareDirectory: directory))
+        scene.render(model(10), at: 0, into: display.framebuffer)
+        let logo = Rect(x: 863, y: 384, width: 193, height: 58)
+        #expect(scene.logoRect == logo)
+        #expect(firstDifference(display, logo, Self.ovmf) == nil)
+        #expect(scene.layoutNotes.contains("firmware logo centred on 1920x1080: the firmware drew it at 543,371 on a screen of another size"),
+                "\(scene.layoutNotes)")
+        let same = Scene(theme: firmwareTheme(), width: 1280, height: 800, assets: Assets(firmwareDirectory: directory))
+        #expect(!same.layoutNotes.contains { $0.hasPrefix("firmware logo") })
+    }
+
+    @Test func aTurnedPanelsLogoIsDrawnTurnedAsTheFirmwareDrewIt() throws {
+        // Status bits 1-2 = 1: turned 90 degrees clockwise; the picture's first column,
+        // bottom up, becomes the first row.
+        let directory = try table(status: "3\n", x: 638, y: 300, image: bmp(picture))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let display = try MemoryDisplay(width: 1280, height: 800)
+        let scene = Scene(theme: firmwareTheme(), width: 1280, height: 800, assets: Assets(firmwareDirectory: directory))
+        scene.render(model(0), at: 0, into: display.framebuffer)
+        #expect(scene.logoRect == Rect(x: 638, y: 300, width: 2, height: 3))
+        let turned = [[picture[1][0], picture[0][0]], [picture[1][1], picture[0][1]], [picture[1][2], picture[0][2]]]
+        #expect(firstDifference(display, scene.logoRect, turned) == nil)
+    }
+
+    @Test func withoutAUsableFirmwareLogoTheThemesFallbackShowsAndTheLogSaysWhy() throws {
+        let fallback = FileManager.default.temporaryDirectory.appendingPathComponent("fallback-\(UUID().uuidString).png").path
+        try PNG.write(PNG.Image(width: 20, height: 10, rgba: (0..<200).flatMap { _ in [0, 200, 0, 255] as [UInt8] }),
+                      to: fallback)
+        defer { try? FileManager.default.removeItem(atPath: fallback) }
+        let notShown = try table(status: "0\n", x: 543, y: 371, image: bmp(Self.ovmf))
+        let noImage = try table(x: 543, y: 371, image: [])
+        let tooLarge = try table(x: 0, y: 0, image: bmp(Self.ovmf))
+        defer { for d in [notShown, noImage, tooLarge] { try? FileManager.default.removeItem(atPath: d) } }
+        let cases: [(directory: String, width: Int, height: Int, why: String)] = [
+            (notShown, 1280, 800, "the firmware says it did not display it (status 0)"),
+            (noImage, 1280, 800, "not a BMP image"),
+            (tooLarge, 160, 50, "193x58 is larger than the screen's 160x50"),
+            (notShown + "/none", 1280, 800, "No such file"),
+        ]
+        for c in cases {
+            let display = try MemoryDisplay(width: c.width, height: c.height)
+            let scene = Scene(theme: firmwareTheme(fallback: fallback), width: c.width, height: c.height,
+                              assets: Assets(firmwareDirectory: c.directory))
+            scene.render(model(0), at: 0, into: display.framebuffer)
+            let problem = scene.logoProblem ?? ""
+            #expect(problem.hasPrefix("firmware logo: ") && problem.contains(c.why), "\(problem)")
+            #expect(problem.hasSuffix("; showing logo_fallback \(fallback) instead"), "\(problem)")
+            let logo = scene.logoRect
+            #expect(!logo.isEmpty, "\(c.why): no logo")
+            #expect(display.pixel(x: logo.x + logo.width / 2, y: logo.y + logo.height / 2) == (0, 200, 0), "\(c.why)")
+        }
+        // Without a fallback: no logo, and the log says so.
+        let scene = Scene(theme: firmwareTheme(), width: 1280, height: 800, assets: Assets(firmwareDirectory: notShown))
+        #expect(scene.logoRect.isEmpty)
+        #expect(scene.logoProblem?.hasSuffix("; no logo_fallback, so no logo") == true, "\(scene.logoProblem ?? "")")
+    }
+
+    @Test func aThemeFileSaysFirmwareAndNamesItsFallbackBesideIt() throws {
+        var theme = Theme()
+        let directory = try table(x: 0, y: 0, image: bmp(picture))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data(bmp(picture)).write(to: URL(fileURLWithPath: directory + "/fallback.png"))
+        let problems = ThemeFile.apply("[screen]\nlogo = firmware\nlogo_fallback = fallback.png\n", to: &theme, path: directory + "/gauge.theme")
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(theme.logo == "firmware" && theme.logoFallback == directory + "/fallback.png")
+        let missing = ThemeFile.apply("logo_fallback = none.png\n", to: &theme, path: directory + "/gauge.theme")
+        #expect(missing.map(\.description) == ["\(directory)/gauge.theme:1: logo_fallback: cannot open \(directory)/none.png: No such file or directory"])
     }
 }

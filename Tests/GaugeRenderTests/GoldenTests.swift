@@ -66,6 +66,34 @@ struct StateTests {
         screen.render(m, at: 1)
         #expect(screen.scene.markRect.isEmpty)
     }
+
+    @Test("the bar and its mark together take the bar's place, so the row stays centred",
+          arguments: [ScreenStyle.plain, .box], [LabelPosition.inside, .right])
+    func markKeepsTheRowBalanced(style: ScreenStyle, position: LabelPosition) throws {
+        var theme = Theme()
+        theme.style = style
+        theme.labelPosition = position
+        let screen = try Screen(width: 800, height: 480, theme: theme)
+        var m = model(100, message: "Installed")
+        screen.render(m, at: 0)
+        let place = screen.scene.barRect
+        #expect(abs(place.x + place.maxX - 800) <= 1, "the running bar \(place) is centred")
+        m.state = .success
+        screen.render(m, at: 0.1)
+        let bar = screen.scene.barRect, mark = screen.scene.markRect
+        #expect(!mark.isEmpty && !mark.intersects(bar), "bar \(bar), mark \(mark)")
+        let group = bar.union(mark)
+        #expect(group.x == place.x && group.maxX == place.maxX, "bar \(bar) and mark \(mark) in the bar's place \(place)")
+        // Between the shortened bar and the mark: the surface, none of the bar left over.
+        let gapX = mark.x > bar.x ? bar.maxX + 1 : mark.maxX + 1
+        let under = screen.image.pixel(x: gapX, y: bar.y + bar.height / 2)
+        let surface = style == .box ? theme.boxColor.over(theme.coverColor.over(theme.background)) : theme.background
+        #expect(abs(Int(under.r) - Int(surface.red * 255)) < 3 && abs(Int(under.g) - Int(surface.green * 255)) < 3,
+                "at \(gapX): \(under)")
+        m.state = .running
+        screen.render(m, at: 1)
+        #expect(screen.scene.barRect == place, "running again: the whole bar")
+    }
 }
 
 @Suite("Label")

@@ -106,12 +106,24 @@ package final class ProgressScreen {
     }
 
     /// Applies every setting or none. A logo or font that cannot be loaded refuses the
-    /// whole request with the reason (`err io`).
-    package func applyTheme(_ settings: [ThemeSetting]) throws(ProtocolError) {
+    /// whole request with the reason (`err io`). Returns the settings as applied (a font
+    /// family as the file found for it).
+    @discardableResult
+    package func applyTheme(_ settings: [ThemeSetting]) throws(ProtocolError) -> [ThemeSetting] {
         var next = theme
+        var applied: [ThemeSetting] = []
         for setting in settings {
+            var value = setting.value
+            if setting.key == "font" || setting.key == "bold_font", ThemeSetting.isFontFamily(value) {
+                do throws(AssetError) {
+                    value = try FontFinder.find(value, bold: setting.key == "bold_font")
+                } catch {
+                    throw ProtocolError(.io, error.description)
+                }
+            }
+            applied.append(ThemeSetting(key: setting.key, value: value))
             do {
-                try next.set(setting.key, setting.value)
+                try next.set(setting.key, value)
             } catch .unknownKey(let key) {
                 throw ProtocolError(.unknown, "unknown theme key '\(Abbreviated(key))'\(Nearest.hint(for: key, in: Theme.keys))")
             } catch {
@@ -120,7 +132,10 @@ package final class ProgressScreen {
         }
         do throws(AssetError) {
             let nextScale = forcedScale ?? next.scale ?? panel.map { DeviceScale.auto($0) } ?? 1
-            if next.logo != theme.logo || nextScale != scale, !next.logo.isEmpty { _ = try assets.logo(next.logo, scale: nextScale) }
+            // The firmware's logo falls back to logo_fallback: that file must be usable.
+            let logo = next.logo == ThemeSetting.firmwareLogo ? next.logoFallback : next.logo
+            let shown = theme.logo == ThemeSetting.firmwareLogo ? theme.logoFallback : theme.logo
+            if logo != shown || nextScale != scale, !logo.isEmpty { _ = try assets.logo(logo, scale: nextScale) }
             if next.fallbackFonts != theme.fallbackFonts {
                 for path in next.fallbackFonts { try assets.checkFontFile(path) }
             }
@@ -134,6 +149,7 @@ package final class ProgressScreen {
             }
         }
         replaceTheme(next)
+        return applied
     }
 
     package func replaceTheme(_ next: Theme) {

@@ -179,13 +179,7 @@ private struct RequestParser {
                 throw ProtocolError(.syntax, "step needs a name")
             }
             return .step(name)
-        case "jobs":
-            guard let word = nextWord() else {
-                throw ProtocolError(.syntax, "jobs needs the share of jobs done, 0...100")
-            }
-            let value = try Request.parseProgressValue(word).get()
-            try end(of: command)
-            return .jobs(value)
+        case "jobs": return .jobs(try jobsShare())
         case "mode":
             let word = try keyword(of: "mode", expecting: DisplayMode.allCases.map { $0.rawValue })
             try end(of: "mode")
@@ -218,6 +212,16 @@ private struct RequestParser {
         default:
             throw ProtocolError(.unknown, "unknown command '\(Abbreviated(command))'\(Nearest.hint(for: command, in: Request.commandWords))")
         }
+    }
+
+    /// `jobs`' one argument: the share of jobs done, 0...100, and nothing after it.
+    private mutating func jobsShare() throws(ProtocolError) -> Double {
+        guard let word = nextWord() else {
+            throw ProtocolError(.syntax, "jobs needs the share of jobs done, 0...100")
+        }
+        let value = try Request.parseProgressValue(word).get()
+        try end(of: "jobs")
+        return value
     }
 
     /// The rest of the line as an absolute path. An absolute path cannot start with a

@@ -44,7 +44,10 @@ HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash 
 EARLY_INTERVAL = 0.1  # until the first splash frame (when it comes is a figure)
 POOL_MARGIN = 0.5     # gauged started this long before the kernel's random pool was ready
 GETTY_BAR = 0.70      # the bar's value at least when the getty comes, a first boot's too
-POWEROFF_FRAMES = 2   # the splash is on one of this many frames after `systemctl poweroff`
+# The splash is on one of this many frames after `systemctl poweroff` (about 2.6 s at
+# three a second; more on a loaded host, whose screendumps and shutdown both slow down):
+# systemd stops the getty first (0.9 s in emulation), the screen's start takes 0.8 s.
+POWEROFF_FRAMES = 8
 # A byte at most this is dark (the background is black; every channel of a lit pixel is
 # above it in at least one channel).
 DARK = bytes(0 if v <= 24 else 1 for v in range(256))

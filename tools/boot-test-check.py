@@ -44,6 +44,7 @@ INTERVAL = 0.33       # seconds between screendumps
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
 EARLY_INTERVAL = 0.1  # until the first splash frame (when it comes is a figure)
 POOL_MARGIN = 0.5     # gauged started this long before the kernel's random pool was ready
+GETTY_BAR = 0.70      # the bar's value at least when the getty comes, a first boot's too
 # A byte at most this is dark (the background is black; every channel of a lit pixel is
 # above it in at least one channel).
 DARK = bytes(0 if v <= 24 else 1 for v in range(256))
@@ -78,6 +79,22 @@ def lit_count(img, y0, y1):
     """Lit channel bytes in rows y0..y1 (C speed: translate, then count)."""
     row = img.width * 3
     return img.pixels[y0 * row:y1 * row].translate(DARK).count(1)
+
+
+def lit_in(img, x0, y0, x1, y1):
+    """Lit channel bytes in the rectangle x0..x1, y0..y1."""
+    x0, x1 = max(0, x0), min(img.width, x1)
+    return sum(img.pixels[(y * img.width + x0) * 3:(y * img.width + x1) * 3].translate(DARK).count(1)
+               for y in range(max(0, y0), min(img.height, y1)))
+
+
+def title_and_message(img, scale):
+    """Lit bytes of the title's line just above the bar, and of the message's two lines
+    below it, across the bar's width (the default theme: title 20 px bold, message 16 px)."""
+    bx, by, bw, bh = bar_rect(img.width, img.height, scale)
+    title = lit_in(img, bx, by - 40 * scale, bx + bw, by - 4 * scale)
+    message = lit_in(img, bx, by + bh + 4 * scale, bx + bw, by + bh + 52 * scale)
+    return title, message
 
 
 def bar_found(img, scale):
@@ -510,8 +527,8 @@ def analyse(boot, exited, report):
                   f"{at_getty[1]:.0%} ({at_getty[0].label()})" if at_getty else "no splash")
     report.check(values and values[-1][1] > values[0][1] + 0.02, "the bar advances during the boot",
                  f"from {values[0][1]:.0%} to {values[-1][1]:.0%}" if values else "no splash")
-    report.check(at_getty is not None and at_getty[1] > 0.5 and until - at_getty[0].guest < 1.0,
-                 "the bar is past half-way when the getty appears",
+    report.check(at_getty is not None and at_getty[1] >= GETTY_BAR and until - at_getty[0].guest < 1.0,
+                 f"the bar is at {GETTY_BAR:.0%} or more when the getty appears",
                  f"{at_getty[1]:.0%} at {at_getty[0].guest:.2f} s (getty at {getty:.2f} s, gauged-quit at {quit_start} s)"
                  if at_getty else "no splash")
 
@@ -601,20 +618,44 @@ def analyse(boot, exited, report):
                  "the splash is on the DRM device (bochs-drm) at the end of boot, or on efifb if bochs-drm came later",
                  f"gaugectl status says: {shown_on}; bochs-drm registered at {drm_ready} s, the probe ran at {probe_at} s")
 
-    # 7. The splash shows while powering off.
+    # 7. The splash shows while powering off, titled "Powering off" with no message line
+    # (no unit's name); how soon after `systemctl poweroff` is a figure: systemd stops the
+    # getty first (0.9 s in emulation, whose hangup a screen started before would lose),
+    # then the screen's start takes 0.8 s, so it came 6 to 14 frames (1.8-4.4 s) after it.
     # Only a splash that comes after the console counts: one left over from before
     # (a daemon that should not be running) proves nothing about power-off.
     off = [f for f in boot_frames if step_poweroff is not None and f.guest >= step_poweroff]
     before_off = [f for f in boot_frames if step_poweroff is not None and f.guest < step_poweroff]
     shown = [f for f in off if f.kind == "splash"]
-    report.evidence(shown[0] if shown else (off[-1] if off else None), "powering off")
+    first_off = shown[0] if shown else None
+    report.evidence(first_off or (off[-1] if off else None), "powering off")
     report.evidence(before_off[-1] if before_off else None, "just before power-off")
     console_before = bool(before_off) and before_off[-1].kind == "console"
-    report.check(shown and console_before, "the splash shows while powering off",
-                 f"{len(shown)} of {len(off)} frames after `systemctl poweroff` show it"
-                 + ("" if shown else f" ({', '.join(sorted({f.kind for f in off}))})")
+    position = off.index(first_off) if first_off else None
+    report.figure("`systemctl poweroff` to the splash",
+                  f"{first_off.guest - step_poweroff:.2f} s, frame {position + 1} of {len(off)} after it "
+                  f"({', '.join(f'{f.guest - step_poweroff:.2f} s {f.kind}' for f in off[:6])})"
+                  if first_off else f"never, in {len(off)} frames ({', '.join(sorted({f.kind for f in off}))})")
+    report.check(first_off is not None and console_before,
+                 "the splash shows while powering off",
+                 (f"first on frame {position + 1} of {len(off)} after it, {first_off.guest - step_poweroff:.2f} s"
+                  if first_off else f"none of {len(off)} frames after `systemctl poweroff` show it "
+                  f"({', '.join(sorted({f.kind for f in off}))})")
                  + ("" if console_before else
                     f"; the screen before it was {before_off[-1].label() if before_off else 'not sampled'}, not the console"))
+    # What it says: the daemon's own status during the power-off (a unit after
+    # gauged-poweroff.service asks it), and on screen a title line and no message line.
+    off_status = next((text[len("GAUGE-OFF status "):] for _, text in lines if text.startswith("GAUGE-OFF status ")), None)
+    try:
+        said = json.loads(off_status) if off_status else {}
+    except ValueError:
+        said = {}
+    title_lit, message_lit = title_and_message(Image(first_off.path), first_off.scale) if first_off else (0, 0)
+    report.check(said.get("title") == "Powering off" and said.get("message") == "" and title_lit > 200 and message_lit == 0,
+                 "the power-off screen says \"Powering off\" and names no unit",
+                 f"the daemon's status at power-off: title {said.get('title')!r}, message {said.get('message')!r} "
+                 f"({off_status if off_status else 'none reported'}); on screen {title_lit} lit bytes in the title's "
+                 f"line, {message_lit} in the message's")
 
     # UEFI: OVMF shows its logo, and the sample theme keeps it.
     if any("ovmf" in a.lower() for a in boot.args.qemu):

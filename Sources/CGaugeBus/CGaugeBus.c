@@ -122,14 +122,15 @@ static int failed(int result, sd_bus_error *error, const char *doing, char *mess
     return result < 0 ? result : -EIO;
 }
 
-int gauge_bus_open(const char *address, uint64_t timeout_usec, gauge_bus **out, char *message, size_t size) {
+int gauge_bus_open(const char *address, int direct, uint64_t timeout_usec, gauge_bus **out, char *message,
+                   size_t size) {
     int result = loaded(message, size);
     if (result < 0) return result;
     sd_bus *bus = NULL;
     if (address) {
         result = sd.bus_new(&bus);
         if (result >= 0) result = sd.set_address(bus, address);
-        if (result >= 0) result = sd.set_bus_client(bus, 1);
+        if (result >= 0) result = sd.set_bus_client(bus, !direct);
         if (result >= 0) result = sd.start(bus);
     } else {
         result = sd.open_system(&bus);

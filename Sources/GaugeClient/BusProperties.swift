@@ -15,11 +15,14 @@ final class BusConnection {
     let path: String
     let interface: String
 
-    /// `address` nil: the system bus. `timeout`: each call's limit in seconds.
-    init(address: String?, timeout: Double?, destination: String, path: String, interface: String) throws(BusFailure) {
+    /// `address` nil: the system bus. `direct`: `address` is a peer (systemd's own socket),
+    /// not a bus. `timeout`: each call's limit in seconds.
+    init(
+        address: String?, direct: Bool = false, timeout: Double?, destination: String, path: String, interface: String
+    ) throws(BusFailure) {
         var opened: OpaquePointer?
         let microseconds = UInt64(max(0, min(timeout ?? 0, 86_400)) * 1e6)
-        try Self.call { message, size in gauge_bus_open(address, microseconds, &opened, message, size) }
+        try Self.call { message, size in gauge_bus_open(address, direct ? 1 : 0, microseconds, &opened, message, size) }
         guard let opened else { throw BusFailure(message: "cannot connect to the bus") }
         bus = opened
         self.destination = destination

@@ -84,7 +84,7 @@ extension CommandSpec {
 
 extension CommandSpec {
     static let systemd = CommandSpec(
-        name: "systemd", argumentsSynopsis: "[--address ADDRESS] [--interval SECONDS]",
+        name: "systemd", argumentsSynopsis: "[--address ADDRESS] [--interval SECONDS] [--boot-estimate]",
         summary: "Show systemd's boot or shutdown progress (its D-Bus Progress) as one bar",
         details: """
             Reads org.freedesktop.systemd1.Manager's Progress and SystemState over D-Bus
@@ -96,17 +96,26 @@ extension CommandSpec {
             during a shutdown (stopping) it follows until killed. Started on a system that
             is already up, it exits at once without touching the screen. While systemd is
             not on the bus (it is re-executing, or no bus yet) it tries again every second.
+
+            With --boot-estimate it leaves the bar to the daemon's boot estimate (gauged
+            --boot) and only tells it systemd's share of jobs done (the `jobs` request),
+            which the estimate follows on a boot with no history: from systemd's own socket
+            (/run/systemd/private, root only, there from systemd's start, before the system
+            bus) unless --address, until the boot ends or the boot screen has gone
+            (gauged-jobs.service runs it so).
             """,
         options: [
             OptionSpec(name: "--address", valueName: "ADDRESS", help: "The D-Bus address (default: the system bus)"),
             OptionSpec(name: "--interval", valueName: "SECONDS", help: "How often to read the progress (default 0.25)"),
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message once running (default 'System ready')"),
+            OptionSpec(name: "--boot-estimate", help: "Only send systemd's share of jobs done to the daemon's boot estimate"),
             ProgressTicks.options[0],
         ],
         makeAction: { arguments throws(UsageError) in
             var options = SystemdCommand.Options()
             options.address = try busAddress(arguments)
             options.interval = try pollInterval(arguments)
+            options.bootEstimate = arguments.flags.contains("--boot-estimate")
             if let text = arguments.values["--success-message"] { options.successMessage = try oneLine(text) }
             options.bar = try ProgressTicks.settings(arguments)
             let chosen = options

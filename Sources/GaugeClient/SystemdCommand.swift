@@ -10,13 +10,20 @@ enum SystemdCommand {
         var interval = 0.25
         var successMessage: String?
         var bar = HonestBar.Settings()
+        /// Only systemd's share of jobs done, as `jobs`, for the daemon's boot estimate.
+        var bootEstimate = false
     }
+
+    /// systemd's own socket, a peer rather than a bus: served from systemd's start (before
+    /// the system bus), to root.
+    static let privateAddress = "unix:path=/run/systemd/private"
 
     static let destination = "org.freedesktop.systemd1"
     static let path = "/org/freedesktop/systemd1"
     static let interface = "org.freedesktop.systemd1.Manager"
 
     static func run(_ options: Options, invocation: Invocation) -> Never {
+        if options.bootEstimate { feedBootEstimate(options, invocation: invocation) }
         unblockSignals()
         let requests = RequestStream(invocation: invocation, label: "systemd")
         var translator = SystemdProgressTranslator(settings: requests.withThemeStall(options.bar))
@@ -45,5 +52,53 @@ enum SystemdCommand {
             tick: { now in requests.send(translator.tick(at: now)) },
             nextTick: { now in translator.nextTick(after: now) })
         finish(requests.exitStatus)
+    }
+
+    /// `--boot-estimate`: systemd's share of jobs done goes to the daemon as `jobs`, in
+    /// tenths of a percent, whenever it changes, while systemd is starting the system.
+    /// Ends (0) when the boot does or when the boot screen has gone; a daemon that never
+    /// answers is exit 3, an `err` reply exit 1.
+    static func feedBootEstimate(_ options: Options, invocation: Invocation) -> Never {
+        unblockSignals()
+        let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
+        // The daemon first: with none (turned off, never started) there is nothing to feed,
+        // and nothing to wait for on systemd's side.
+        do throws(ConnectionFailure) {
+            _ = try session.connect(waitingForDaemon: invocation.waitsForDaemon)
+        } catch {
+            printError("gaugectl: systemd: \(error.message)")
+            finish(.noDaemon)
+        }
+        var sent: Double?
+        var status = ExitStatus.ok
+        BusPolling.run(
+            label: "systemd",
+            connect: { () throws(BusFailure) in
+                try BusConnection(
+                    address: options.address ?? privateAddress, direct: options.address == nil, timeout: invocation.timeout,
+                    destination: destination, path: path, interface: interface)
+            },
+            interval: options.interval,
+            sample: { bus, _ throws(BusFailure) in
+                let state = try bus.string("SystemState")
+                guard state == "initializing" || state == "starting" else { return false }
+                let share = (min(1, max(0, try bus.double("Progress"))) * 1000).rounded(.down) / 10
+                do throws(ConnectionFailure) {
+                    _ = try session.connect(waitingForDaemon: false)
+                    guard share != sent else { return true }
+                    sent = share
+                    if case .err(let error) = try session.send(.jobs(share)) {
+                        printError("gaugectl: systemd: \(error.message)")
+                        status = .daemonError
+                        return false
+                    }
+                } catch {
+                    // The boot screen has gone (gauged-quit): the feed has nothing left to do.
+                    return false
+                }
+                return true
+            },
+            tick: { _ in }, nextTick: { _ in nil })
+        finish(status)
     }
 }

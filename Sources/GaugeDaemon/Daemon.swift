@@ -424,6 +424,10 @@ package final class Daemon {
             if access.mayRecordBootSteps { bootRecord.step(name, at: bootTime) }
             bootEstimate?.step(name, at: bootTime)
             if !clientMessage { screen.setMessage(name) }
+        case .jobs(let value):
+            changes = false
+            bootEstimate?.jobsDone(value / 100)
+            updateBootEstimate()
         case .mode(let mode): screen.setMode(mode)
         case .state(let state, let message):
             if state == .success || state == .failure { endBootEstimate(because: "a client ended the work") }

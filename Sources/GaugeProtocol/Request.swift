@@ -18,6 +18,11 @@ package enum Request: Equatable, Sendable {
     /// it starts (Plymouth's `update --status`). In boot mode it refines the estimated
     /// bar, and shows on the message line unless a client has set a message.
     case step(String)
+    /// How far the boot is by its init system's own count, 0...100: systemd's `Progress`,
+    /// the share of its jobs done (`gaugectl systemd --boot-estimate` sends it). Only the
+    /// boot estimate uses it, and only where it has no history to follow; unlike
+    /// `progress` it leaves the estimate running.
+    case jobs(Double)
     case mode(DisplayMode)
     case state(RunState, message: String?)
     case theme([ThemeSetting])
@@ -47,7 +52,7 @@ package enum Request: Equatable, Sendable {
 
     /// The command words, in the order help texts list them.
     package static let commandWords = [
-        "progress", "message", "title", "step", "mode", "state", "theme", "reload", "show", "hide",
+        "progress", "message", "title", "step", "jobs", "mode", "state", "theme", "reload", "show", "hide",
         "deactivate", "reactivate", "newroot", "ping", "status", "wait", "snapshot", "quit",
     ]
 
@@ -116,6 +121,8 @@ package enum Request: Equatable, Sendable {
             return "title " + text
         case .step(let name):
             return "step " + name
+        case .jobs(let value):
+            return "jobs " + PlainDecimal.format(value)
         case .mode(let mode):
             return "mode " + mode.rawValue
         case .state(let state, let message):
@@ -172,6 +179,7 @@ private struct RequestParser {
                 throw ProtocolError(.syntax, "step needs a name")
             }
             return .step(name)
+        case "jobs": return .jobs(try jobsShare())
         case "mode":
             let word = try keyword(of: "mode", expecting: DisplayMode.allCases.map { $0.rawValue })
             try end(of: "mode")
@@ -204,6 +212,16 @@ private struct RequestParser {
         default:
             throw ProtocolError(.unknown, "unknown command '\(Abbreviated(command))'\(Nearest.hint(for: command, in: Request.commandWords))")
         }
+    }
+
+    /// `jobs`' one argument: the share of jobs done, 0...100, and nothing after it.
+    private mutating func jobsShare() throws(ProtocolError) -> Double {
+        guard let word = nextWord() else {
+            throw ProtocolError(.syntax, "jobs needs the share of jobs done, 0...100")
+        }
+        let value = try Request.parseProgressValue(word).get()
+        try end(of: "jobs")
+        return value
     }
 
     /// The rest of the line as an absolute path. An absolute path cannot start with a

@@ -54,6 +54,13 @@ import Testing
         for request in leavingIt { #expect(member.refusal(of: request, rootWaits: true) == nil, "\(request)") }
     }
 
+    @Test func onlyRootAndTheDaemonsUserReportTheBootsJobs() {
+        #expect(root.refusal(of: .jobs(50)) == nil)
+        #expect(daemonUser.refusal(of: .jobs(50)) == nil)
+        #expect(member.refusal(of: .jobs(50))?.code == .denied)
+        #expect(Access.compatInput.refusal(of: .jobs(50))?.code == .denied)
+    }
+
     @Test func onlyRootMovesTheDaemonIntoANewRoot() {
         #expect(root.refusal(of: .newRoot(path: "/root")) == nil)
         #expect(Access.daemon.refusal(of: .newRoot(path: "/root")) == nil)

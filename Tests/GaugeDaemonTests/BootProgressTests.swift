@@ -43,6 +43,49 @@ struct BootProgressTests {
         #expect(values.last! < BootEstimate.ceiling)
     }
 
+    /// A first boot as the boot test's VM runs it: the initramfs until 8 s, then systemd
+    /// in the real root reporting its Progress (the share of its jobs done) four times a
+    /// second, falling whenever jobs are added, until gauged-quit at 30 s with nearly every
+    /// job done.
+    static let systemdProgress: [(at: Double, share: Double)] = [
+        (8.5, 0.02), (9, 0.10), (10, 0.18), (11, 0.15), (12, 0.31), (14, 0.40), (16, 0.38),
+        (18, 0.55), (20, 0.62), (22, 0.70), (24, 0.78), (26, 0.84), (28, 0.90), (29.5, 0.95),
+    ]
+
+    @Test func aFirstBootFollowsSystemdsJobsNeverGoesBackAndEndsHigh() {
+        var estimate = BootEstimate(history: nil)
+        var curveOnly = BootEstimate(history: nil)
+        var reports = Self.systemdProgress[...]
+        var values: [Double] = []
+        for tick in 0...120 {
+            let time = Double(tick) / 4
+            while let next = reports.first, next.at <= time {
+                estimate.jobsDone(next.share)
+                reports = reports.dropFirst()
+            }
+            values.append(estimate.value(at: time))
+            #expect(values.last! >= curveOnly.value(at: time), "never behind the first boot's curve at \(time) s")
+        }
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }, "never goes back, though systemd's share falls")
+        #expect(values[119] >= 0.85, "at gauged-quit (29.75 s): \(values[119]); the curve alone: \(curveOnly.value(at: 29.75))")
+        #expect(curveOnly.value(at: 29.75) < 0.7, "the curve alone would end lower")
+        #expect(values.last! < BootEstimate.ceiling, "never the end")
+    }
+
+    @Test func systemdsJobsCountOnlyWithoutAHistory() {
+        var estimate = BootEstimate(history: history)
+        #expect(abs(estimate.value(at: 10) - 0.25) < 0.001)
+        estimate.jobsDone(0.9)
+        #expect(abs(estimate.value(at: 12) - 0.3) < 0.001, "the previous boot's pace, not systemd's count")
+        var first = BootEstimate(history: nil)
+        first.jobsDone(.nan)
+        first.jobsDone(-3)
+        let early = first.value(at: 6)
+        #expect(abs(early - 0.95 * 6 / 21) < 0.001, "nothing done is no change: \(early)")
+        first.jobsDone(7)
+        #expect(abs(first.value(at: 6.25) - BootEstimate.ceiling) < 0.001, "a share past 1 is all done, never past the ceiling")
+    }
+
     @Test func aBootLikeTheLastOneFollowsItsSteps() {
         var estimate = BootEstimate(history: history)
         #expect(abs(estimate.value(at: 10) - 0.25) < 0.001)

@@ -128,6 +128,48 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         #expect(!samples.contains { $0.state == .success })
     }
 
+    /// A first boot (no history), five seconds into it in a time namespace: `gaugectl
+    /// systemd --boot-estimate` tells the daemon systemd's share of jobs done, the
+    /// estimate follows it (never back while the share falls), and the bar stays the
+    /// estimate's: no `progress` and no success at the end; gaugectl ends with the boot.
+    @Test(.enabled(if: geteuid() == 0, "a time namespace needs root"))
+    func systemdJobsCarryAFirstBootsEstimate() throws {
+        let uptime = monotonicNow()
+        try #require(uptime > 10, "the machine has been up for more than ten seconds")
+        let directory = TemporaryDirectory()
+        let bus = try PrivateBus()
+        let manager = try systemdManager(bus)
+        try manager.send("set", "Progress", "0.05")
+        try manager.send("set", "SystemState", "starting")
+        let daemon = try GaugedProcess(
+            ["--boot", "--boot-history", directory.appending("boot-duration"), "--fps", "60"],
+            launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+        let start = try daemon.status()
+        #expect(start.target < 30, "the first boot's curve five seconds in: \(start.target)")
+        let sampler = StatusSampler(daemon)
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "systemd", "--boot-estimate", "--address", bus.address, "--interval", "0.02",
+        ])
+        try manager.send("set", "Progress", "0.5")
+        let half = try daemon.waitForStatus { $0.target >= 55 }
+        #expect(half.target < 65, "half the jobs: half the rest of the bar, \(half.target)")
+        try manager.send("set", "Progress", "0.3")  // new jobs: systemd's share falls
+        try manager.send("set", "Progress", "0.9")
+        let late = try daemon.waitForStatus { $0.target >= 85 }
+        #expect(late.target < 95, "never the end: \(late.target)")
+        try manager.send("set", "Progress", "1")
+        try manager.send("set", "SystemState", "running")
+        let end = client.close()
+        #expect(end.status == 0, "the boot is over: gaugectl ends quietly (\(end.stderr))")
+        let samples = sampler.stop()
+        for (before, after) in zip(samples, samples.dropFirst()) {
+            #expect(after.target >= before.target, "the bar went back from \(before.target) to \(after.target)")
+        }
+        #expect(!samples.contains { $0.state == .success }, "the estimate's bar, not a finished one")
+        #expect(daemon.log.contains("no boot history yet"), "\(daemon.log)")
+        #expect(!daemon.log.contains("the boot estimate stops"), "jobs leave the estimate running")
+    }
+
     @Test func systemdAlreadyRunningLeavesTheScreenAlone() throws {
         let bus = try PrivateBus()
         let daemon = try GaugedProcess(["--fps", "60"])

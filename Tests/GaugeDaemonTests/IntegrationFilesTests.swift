@@ -53,7 +53,7 @@ private func lines(_ text: String) -> [String] {
     private let units = [
         "gauged.service", "gauged-quit.service", "gauged-poweroff.service", "gauged-reboot.service",
         "gauged-halt.service", "gauged-kexec.service", "gauged-switch-root.service",
-        "gauged-ask-password.path", "gauged-ask-password.service",
+        "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service",
     ]
     private let dropIns = ["emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf"]
 
@@ -139,7 +139,7 @@ private func lines(_ text: String) -> [String] {
                 calls.append((name, command.replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)))
             }
         }
-        #expect(calls.count == 9, "\(calls.map(\.0))")
+        #expect(calls.count == 10, "\(calls.map(\.0))")
         for script in [
             "tools/initramfs-tools/scripts/init-bottom/gauge", "tools/initramfs-tools/scripts/panic/gauge",
             "tools/dracut/90gauge/gauge-newroot.sh", "tools/dracut/90gauge/gauge-emergency.sh",
@@ -151,7 +151,9 @@ private func lines(_ text: String) -> [String] {
             let result = try shell(command, environment: environment)
             let seconds = Date().timeIntervalSince(start)
             #expect(seconds < 1.5, "\(source): \(command) took \(seconds) s")
-            let expected: Int32 = command.hasSuffix("ping --absent") ? 0 : source.hasPrefix("tools/") ? 0 : 3
+            // The shutdown screens start gaugectl only where a daemon's socket exists.
+            let guarded = command.hasPrefix("/bin/sh -c 'test -S /run/gauge/gauged.sock || exit 0; ")
+            let expected: Int32 = command.hasSuffix("ping --absent") || guarded ? 0 : source.hasPrefix("tools/") ? 0 : 3
             #expect(result.status == expected, "\(source): \(command): \(result.output)")
         }
     }
@@ -193,10 +195,21 @@ private func lines(_ text: String) -> [String] {
         ] {
             #expect(forward.contains(line), "gauged-ask-password.path: \(line)")
         }
-        #expect(service.contains("Also=gauged-ask-password.path"), "enabled with gauged.service")
+        #expect(service.contains { $0.hasPrefix("Also=") && $0.contains("gauged-ask-password.path") }, "enabled with gauged.service")
         let agent = try unit("gauged-ask-password.service")
         #expect(agent.contains("ExecStart=/usr/bin/systemd-tty-ask-password-agent --watch --plymouth"))
         #expect(agent.contains("ConditionPathExists=/run/plymouth/pid"))
+        // systemd's share of jobs done for a first boot's estimate: early, from systemd's own
+        // socket, only where no history exists, enabled with the boot screen.
+        let jobs = try unit("gauged-jobs.service")
+        for line in [
+            "ExecStart=/usr/bin/gaugectl --no-wait systemd --boot-estimate", "DefaultDependencies=no", "After=gauged.service",
+            "Before=sysinit.target shutdown.target", "Conflicts=shutdown.target", "ConditionPathExists=/run/gauge/gauged.sock",
+            "ConditionPathExists=!/var/lib/gauge/boot-duration", "WantedBy=sysinit.target",
+        ] {
+            #expect(jobs.contains(line), "gauged-jobs.service: \(line)")
+        }
+        #expect(service.contains { $0.hasPrefix("Also=") && $0.contains("gauged-jobs.service") }, "enabled with gauged.service")
         let switchRoot = try unit("gauged-switch-root.service")
         #expect(switchRoot.contains("ExecStart=-/usr/bin/gaugectl --no-wait --timeout 5 newroot /sysroot"))
         #expect(switchRoot.contains("Before=initrd-switch-root.service"))

@@ -236,6 +236,18 @@ private func errorCode(_ line: String) -> ErrorCode? {
                 == "theme a=\"b c\" d=e")
     }
 
+    @Test func jobsTakesOneShareOfJobsDone() {
+        #expect(parse("jobs 62.5") == .jobs(62.5))
+        #expect(Request.jobs(62.5).encoded == "jobs 62.5")
+        for (line, code) in [("jobs", ErrorCode.syntax), ("jobs many", .syntax), ("jobs 101", .range), ("jobs 5 more", .syntax)] {
+            guard case .failure(let error) = Request.parse(line) else {
+                Issue.record("\(line) parsed")
+                continue
+            }
+            #expect(error.code == code, "\(line)")
+        }
+    }
+
     @Test func everyCommandWordIsKnown() {
         for word in Request.commandWords {
             if case .failure(let error) = Request.parse(word) {

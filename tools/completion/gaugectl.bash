@@ -106,7 +106,7 @@ _gaugectl() {
             case "$prev" in
                 --address | --interval | --success-message | --stall) return ;;
             esac
-            COMPREPLY=($(compgen -W "--address --interval --success-message --stall --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--address --interval --success-message --boot-estimate --stall --help" -- "$cur"))
             ;;
         rauc | fwupd)
             case "$prev" in

@@ -21,9 +21,11 @@
 typedef struct gauge_bus gauge_bus;
 
 /* Connects to the bus at `address` (a D-Bus address), or to the system bus when it is
- * NULL (which honours $DBUS_SYSTEM_BUS_ADDRESS). `timeout_usec`: the limit of each call
- * (0: sd-bus's default of 25 s). */
-int gauge_bus_open(const char *address, uint64_t timeout_usec, gauge_bus **bus, char *message, size_t size);
+ * NULL (which honours $DBUS_SYSTEM_BUS_ADDRESS). `direct`: `address` is a peer, not a bus
+ * (systemd's own socket, /run/systemd/private, as systemctl uses it): no Hello, no bus
+ * name. `timeout_usec`: the limit of each call (0: sd-bus's default of 25 s). */
+int gauge_bus_open(const char *address, int direct, uint64_t timeout_usec, gauge_bus **bus, char *message,
+                   size_t size);
 
 void gauge_bus_close(gauge_bus *bus);
 

@@ -158,9 +158,11 @@ package struct BootRecord: Sendable {
 /// at the previous boot's and follows each known step's observed speed; the value is
 /// also never behind the furthest step seen. Without one (a first boot) it follows
 /// `ceiling * t / (t + firstBootHalfTime)`: quick at first, then ever slower, but still
-/// moving however long the boot takes. Either way it never goes back and never reaches
-/// the end: above `knee` it closes on `ceiling` the same way, so a boot slower than the
-/// last one slows the bar rather than stopping it at "done".
+/// moving however long the boot takes; and once systemd reports the share of its jobs
+/// done (`jobsDone`), the rest of the bar up to `ceiling` follows that share whenever it
+/// is ahead of the curve. Either way it never goes back and never reaches the end: above
+/// `knee` it closes on `ceiling` the same way, so a boot slower than the last one slows
+/// the bar rather than stopping it at "done".
 package struct BootEstimate: Sendable {
     package private(set) var history: BootHistory?
     /// Fraction of the boot per second; nil without a history.
@@ -169,6 +171,9 @@ package struct BootEstimate: Sendable {
     private var checkpoint = 0.0
     /// The value given last: values never go back.
     package private(set) var value = 0.0
+    /// Without a history: the bar's value when systemd first reported its jobs, and the
+    /// largest share of them done it has reported (the share falls when jobs are added).
+    private var jobs: (base: Double, done: Double)?
 
     package static let knee = 0.8
     package static let ceiling = 0.95
@@ -187,6 +192,16 @@ package struct BootEstimate: Sendable {
         checkpoint = 0
     }
 
+    /// systemd's share of the boot's jobs done, 0...1 (its Manager's `Progress`). Counts
+    /// only without a history: the previous boot's steps are the better guide, systemd's
+    /// count better than a clock's curve. From the value at its first report, the bar's
+    /// rest up to `ceiling` follows it.
+    package mutating func jobsDone(_ share: Double) {
+        guard history == nil, share.isFinite else { return }
+        let done = min(1, max(0, share))
+        jobs = jobs.map { ($0.base, max($0.done, done)) } ?? (value, done)
+    }
+
     /// Step `name` reached `elapsed` seconds after the kernel's start.
     package mutating func step(_ name: String, at elapsed: Double) {
         guard let fraction = history?.fraction(of: name), elapsed > 0 else { return }
@@ -202,7 +217,8 @@ package struct BootEstimate: Sendable {
         if let speed {
             estimate = Self.softCapped(max(checkpoint, time * speed))
         } else {
-            estimate = Self.ceiling * time / (time + Self.firstBootHalfTime)
+            let curve = Self.ceiling * time / (time + Self.firstBootHalfTime)
+            estimate = jobs.map { max(curve, $0.base + (Self.ceiling - $0.base) * $0.done) } ?? curve
         }
         value = max(value, estimate)
         return value

@@ -78,6 +78,8 @@ package struct Access: Equatable, Sendable {
             let named = settings.map { $0.key }.filter { Self.fileThemeKeys.contains($0) }
             guard let first = named.first else { return nil }
             return ProtocolError(.denied, "only root may set theme keys that name files (\(first))")
+        case .jobs:
+            return ProtocolError(.denied, "only root reports the boot's jobs (the boot estimate follows them)")
         default:
             return nil
         }

@@ -42,9 +42,13 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         let real = ["tools", "real"].joined(separator: "/")
         // A function the allowlist lets be long, short now: the entry must go.
         let rules = try String(contentsOfFile: repositoryRoot.appendingPathComponent("tools/check-rules").path, encoding: .utf8)
-        let entry = try #require(rules.split(separator: "\n").first { $0.hasPrefix("    \"") && $0.contains(".swift:") })
-        let key = entry.split(separator: "\"")[1].split(separator: ":")
-        let (allowedFile, allowedFunction) = (String(key[0]), String(key[1]))
+        let allowed = rules.split(separator: "\n").filter { $0.hasPrefix("    \"") && $0.contains(".swift:") }
+            .map { $0.split(separator: "\"")[1].split(separator: ":").map(String.init) }
+        let (allowedFile, allowedFunction) = try (#require(allowed.first)[0], #require(allowed.first)[1])
+        // Every entry of that file is stale in the made tree, which has only the one short function.
+        let stale = allowed.filter { $0[0] == allowedFile }.map {
+            "tools/check-rules: functions: \($0[0]):\($0[1]) is allowed to be long but no longer is; take it off ALLOWED_LONG"
+        }
         let root = try tree([
             "Sources/Module/Long.swift": long + short,
             "Sources/Module/\(allowedFile)": allowedFunction == "init"
@@ -58,13 +62,12 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         let result = try checkRules(root: root)
         #expect(result.status == 1)
         let lines = result.output.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("check-rules:") }
-        #expect(Set(lines) == [
+        #expect(Set(lines) == Set(stale).union([
             "Sources/Module/Long.swift:1: functions: tooLong is 62 lines, more than 60",
             "Sources/Module/Open.swift:1: public: `public` where `package` is meant (no module is imported from outside)",
             "Sources/Module/Pointer.swift:1: paths: \(gone) does not exist",
             "Sources/Module/Pointer.swift:1: paths: docs/none.md does not exist",
             "docs/guide.md:1: paths: docs/gone.md does not exist",
-            "tools/check-rules: functions: \(allowedFile):\(allowedFunction) is allowed to be long but no longer is; take it off ALLOWED_LONG",
-        ], "\(result.output)")
+        ]), "\(result.output)")
     }
 }

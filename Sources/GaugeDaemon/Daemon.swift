@@ -912,10 +912,6 @@ package final class Daemon {
     /// drawn on it whole, at once. With none left for good the console gets the screen.
     private func displayChanged(to next: (any DeviceDisplay)?, settled: Bool) {
         screen.replaceDisplay(next)
-        if screen.viewSizes.count > 1 {
-            let heads = screen.viewSizes.map { "\($0.width)x\($0.height) at scale \($0.scale.shortText)" }
-            log.info("each head laid out for its own mode: \(heads.joined(separator: ", "))")
-        }
         frameOwed = false
         updateConsoleQuestionTimer()
         guard handover.owner == .gauge else { return }

@@ -75,8 +75,10 @@ private final class TwoHeads: Display {
         let first = try MemoryDisplay(width: 1024, height: 768, physicalSize: (310, 230))
         // 1920x1080 on 210x120 mm: 231 dpi, 1.71 x 135.
         let second = try MemoryDisplay(width: 1920, height: 1080, physicalSize: (210, 120))
-        let screen = ProgressScreen(theme: theme(), display: TwoHeads(first, second), log: { _ in })
+        var logged: [String] = []
+        let screen = ProgressScreen(theme: theme(), display: TwoHeads(first, second), log: { logged.append($0) })
         #expect(screen.viewSizes.map { $0.scale } == [1, 2])
+        #expect(logged == ["each head laid out for its own mode: 1024x768 at scale 1, 1920x1080 at scale 2"])
         screen.setProgress(100, message: "Dense", at: 0)
         screen.renderFrame(at: 10)
         let thin = fillBox(first), thick = fillBox(second)

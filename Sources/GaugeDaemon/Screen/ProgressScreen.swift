@@ -198,6 +198,10 @@ package final class ProgressScreen {
         }
         if views.isEmpty { views = [View()] }
         rebuildScenes()
+        if views.count > 1 {
+            let heads = viewSizes.map { "\($0.width)x\($0.height) at scale \($0.scale.shortText)" }
+            log("each head laid out for its own mode: \(heads.joined(separator: ", "))")
+        }
     }
 
     /// Every view must be repainted whole (a mode set, a VT switch back).

@@ -37,10 +37,10 @@ class Checker:
                 hits += test(img.at(x, y))
         return hits / total if total else 1.0
 
-    def background(self, img, step):
+    def background(self, img, step, scale=1):
         """Everything outside the bar (and a 4 px margin for its shadow) is black:
         background colour right, and no console text over the splash."""
-        bx, by, bw, bh = bar_rect(img.width, img.height)
+        bx, by, bw, bh = bar_rect(img.width, img.height, scale)
         bad = []
         for y in range(0, img.height, 2):
             inside_rows = by - 4 <= y < by + bh + 4
@@ -51,8 +51,8 @@ class Checker:
                     bad.append((x, y))
         self.expect(not bad, f"{step}: {len(bad)} non-black pixels outside the bar (console text?), first at {bad[:3]}")
 
-    def bar(self, img, step, percent):
-        bx, by, bw, bh = bar_rect(img.width, img.height)
+    def bar(self, img, step, percent, scale=1):
+        bx, by, bw, bh = bar_rect(img.width, img.height, scale)
         fw = swift_round(bw * percent / 100)
         mid = (by + 6, 12)
         if fw > 100:
@@ -64,7 +64,7 @@ class Checker:
             bottom = sum(img.at(cx, by + bh - 5)) + sum(img.at(cx + 4, by + bh - 5))
             self.expect(top != bottom, f"{step}: fill has no vertical gradient at x={cx}")
             # Label: dark glyph pixels (black at 60%) near the right end of the fill.
-            dark = self.share(img, (bx + fw - 60, by + 4, 54, bh - 8), lambda p: p[0] < 130)
+            dark = self.share(img, (bx + fw - 60 * scale, by + 4, 54 * scale, bh - 8), lambda p: p[0] < 130)
             self.expect(dark >= 0.05, f"{step}: no label in the fill's right end ({dark:.1%} dark)")
         if bw - fw > 40:
             start = bx + fw + (50 if fw < 40 else 12)
@@ -72,12 +72,20 @@ class Checker:
             self.expect(share >= 0.95, f"{step}: track at {start}..{bx + bw - 14} only {share:.0%} grey")
         if fw < 40:
             # Label beside an empty fill, on the track.
-            dark = self.share(img, (bx + 4, by + 4, 50, bh - 8), lambda p: not is_grey(p))
+            dark = self.share(img, (bx + 4, by + 4, 50 * scale, bh - 8), lambda p: not is_grey(p))
             self.expect(dark >= 0.05, f"{step}: no label at the bar's left end ({dark:.1%} not grey)")
 
-    def stripes_move(self, a, b, step, percent):
+    def fill_height(self, img, step, percent, scale):
+        """The fill is as tall as the bar at `scale` (24 px at scale 1, less its rounded
+        lighter and darker edges): the orange run in the fill's column a third along."""
+        bx, by, bw, bh = bar_rect(img.width, img.height, scale)
+        x = bx + swift_round(bw * percent / 100) // 3
+        run = sum(1 for y in range(max(0, by - bh), min(img.height, by + 2 * bh)) if is_orange(img.at(x, y)))
+        self.expect(abs(run - bh) <= bh // 8 + 1, f"{step}: the fill is {run} px tall at x={x}, expected {bh} (scale {scale})")
+
+    def stripes_move(self, a, b, step, percent, scale=1):
         """Two screens 0.5 s apart differ, and only inside the fill."""
-        bx, by, bw, bh = bar_rect(a.width, a.height)
+        bx, by, bw, bh = bar_rect(a.width, a.height, scale)
         fw = swift_round(bw * percent / 100)
         inside = outside = 0
         for y in range(a.height):
@@ -143,6 +151,8 @@ class VM:
     def __init__(self, args, work):
         self.work = work
         self.upright = args.upright
+        # (device, head, scale) for each head checked; none: the one screen at scale 1.
+        self.heads = [(d, int(h), int(s)) for d, h, s in (spec.split(":") for spec in args.head)]
         self.serial = os.path.join(work, "serial.log")
         mon, ctl = os.path.join(work, "mon.sock"), os.path.join(work, "ctl.sock")
         if args.machine in ("virt-arm64", "virt-armhf"):
@@ -172,7 +182,17 @@ class VM:
 
     def screendump(self, path):
         # As the person holding a device with a panel mounted sideways sees it.
+        if self.heads:
+            device, head, _ = self.heads[0]
+            return self.monitor.screendump(path, device, head).turned(self.upright)
         return self.monitor.screendump(path).turned(self.upright)
+
+    def screens(self, path):
+        """(image, scale) for every head checked; the first is `screendump`'s."""
+        if not self.heads:
+            return [(self.screendump(path), 1)]
+        return [(self.monitor.screendump(path[:-4] + f"-{device}-{head}.ppm", device, head).turned(self.upright), scale)
+                for device, head, scale in self.heads]
 
     def lines(self):
         return self.log.lines()
@@ -204,6 +224,9 @@ def main():
     parser.add_argument("--typed", default="secret", help="the text those keys type in the guest's layout")
     parser.add_argument("--upright", type=int, default=0, choices=[0, 90, 180, 270],
                         help="turn each screendump clockwise by this much before checking: the panel is mounted turned")
+    parser.add_argument("--head", action="append", default=[], metavar="DEVICE:HEAD:SCALE",
+                        help="check this head of this display device (screendump's device and head), drawn at "
+                             "this scale; the splash steps check every head, the others the first")
     parser.add_argument("qemu", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -294,21 +317,28 @@ def main():
                           f"{sampling[-1][0] - sampling[0][0]:.2f} s lacked the splash; longest stretch {longest:.2f} s")
                     sampling = None
                 taken = time.time()
-                shot = vm.screendump(os.path.join(args.work, f"{step}.ppm"))
-                shots.append(shot)
+                screens = vm.screens(os.path.join(args.work, f"{step}.ppm"))
+                shot = screens[0][0]
+                shots += [image for image, _ in screens]
                 if step == "early" and not args.early_splash:
                     pass
                 elif step.startswith("p") or step in ("shown", "moved", "early"):
                     percent = {"shown": 50, "moved": 30, "early": 30}.get(step) or int(step[1:])
-                    check.background(shot, step)
-                    check.bar(shot, step, percent)
+                    for index, (image, scale) in enumerate(screens):
+                        where = step if len(screens) == 1 else f"{step} head {index} ({image.width}x{image.height})"
+                        check.background(image, where, scale)
+                        check.bar(image, where, percent, scale)
+                        if len(screens) > 1 and percent > 0:
+                            check.fill_height(image, where, percent, scale)
                     if percent > 0:
                         # 0.5 s from the start of one dump to the next: 5/8 of a stripe
                         # period (0.8 s), so the stripes must have moved.
                         time.sleep(max(0.0, taken + 0.5 - time.time()))
-                        later = vm.screendump(os.path.join(args.work, f"{step}-later.ppm"))
-                        shots.append(later)
-                        check.stripes_move(shot, later, step, percent)
+                        later = vm.screens(os.path.join(args.work, f"{step}-later.ppm"))
+                        shots += [image for image, _ in later]
+                        for index, ((image, scale), (after, _)) in enumerate(zip(screens, later)):
+                            where = step if len(screens) == 1 else f"{step} head {index}"
+                            check.stripes_move(image, after, where, percent, scale)
                 elif step in ("after-quit", "hidden"):
                     check.console_back(shot, step)
                 elif step == "ask":

@@ -125,11 +125,12 @@ class Monitor:
         self.socket.sendall(text.encode() + b"\n")
         return self.read()
 
-    def screendump(self, path):
-        """The screen now, as an Image (waits until QEMU has written the whole file)."""
+    def screendump(self, path, device=None, head=None):
+        """The screen now, as an Image (waits until QEMU has written the whole file); with
+        `device` (a -device id) and `head`, that head of that display device."""
         if os.path.exists(path):
             os.unlink(path)
-        self.command(f"screendump {path}")
+        self.command(f"screendump {path}" + (f" {device} {head}" if device is not None else ""))
         deadline = time.time() + 10
         while time.time() < deadline:
             if os.path.exists(path) and os.path.getsize(path) > 20:

@@ -6,27 +6,26 @@ import GaugeSystem
 
 /// KMS dumb buffers through libdrm (`--display drm[:/dev/dri/cardN]`).
 ///
-/// Every connected connector shows the same frame (see `DRMHeadPlan` for which heads and
-/// modes). Where the card has vblank interrupts, two dumb buffers, shared by all heads
-/// since they have one size, are flipped with `drmModePageFlip` on vblank; while a flip
-/// is pending `beginFrame()` returns nil, so there is never more than one flip per
-/// vblank nor a frame queued behind one. The
-/// flip's completion arrives on `eventDescriptor`; the daemon calls `handleEvents()`.
-/// The back buffer lacks the damage of the previous frame (`staleRegion`, buffer age 2).
+/// Every connected head (see `DRMHeadPlan` for which, at which mode) is a view of its
+/// own (`views`, each a `DRMHead`): buffers at its own mode, drawn with a picture laid out
+/// for its own size and scale, lit by its own first frame and flipped on its own CRTC.
+/// The card itself, as a `Display`, is its first head. Where the card has vblank
+/// interrupts, each head's two dumb buffers are flipped with `drmModePageFlip` on vblank;
+/// while a head's flip is pending its `beginFrame()` returns nil, so there is never more
+/// than one flip per vblank on a CRTC nor a frame queued behind one. The flips'
+/// completions arrive on `eventDescriptor`; the daemon calls `handleEvents()`. A back
+/// buffer lacks the damage of its head's previous frame (`staleRegion`, buffer age 2).
 ///
 /// Drivers that only update the screen when told (virtio-gpu, udl, command-mode panels)
 /// are told with `drmModeDirtyFB` and the damage; drivers answering ENOSYS/EOPNOTSUPP are
-/// not asked again. A driver that cannot page flip gets one buffer, drawn in place and
-/// marked dirty; so does a card without vblank (bochs-drm, virtio-gpu, simpledrm, udl):
-/// there a flip waits for no scanout, so it keeps nothing from tearing, and only costs a
-/// commit in a kernel worker that preempts the daemon, and a completion event to read.
+/// not asked again. A driver that cannot page flip gets its front buffers drawn in place
+/// and marked dirty; a card without vblank (bochs-drm, virtio-gpu, simpledrm, udl) gets
+/// one buffer per head: there a flip waits for no scanout, so it keeps nothing from
+/// tearing, and only costs a commit in a kernel worker that preempts the daemon, and a
+/// completion event to read.
 package final class DRMDisplay: DeviceDisplay {
     package let path: String
-    package let width: Int
-    package let height: Int
     package let format: PixelFormat
-    package let physicalSize: (width: Int, height: Int)?
-    package let panelOrientation: Rotation
     package private(set) var summary: String
     /// The card's descriptor: readable when a page flip has finished.
     package let fd: Int32
@@ -37,17 +36,16 @@ package final class DRMDisplay: DeviceDisplay {
     package let deviceNumber: DeviceNumber?
     package private(set) var isGone = false
     package var eventDescriptor: Int32? { fd }
-    /// A page flip has been queued and not yet finished.
-    package var isFlipPending: Bool { flipsPending > 0 }
+    /// A page flip has been queued on some head and not yet finished.
+    package var isFlipPending: Bool { heads.contains { $0.flipPending } }
     /// False after `release()` until `acquire()`.
     package private(set) var isActive = true
 
-    private var heads: [Head]
-    private var buffers: [DumbBuffer] = []
-    private var damage: BufferDamage
-    private var flipsPending = 0
+    /// The heads lit, in the card's order; empty once closed or abandoned.
+    package private(set) var heads: [DRMHead] = []
+    package var views: [any Display] { heads.map { $0 } }
     /// Page flips work; false once the driver refused one, or when it has no vblank (then
-    /// one buffer, drawn in place).
+    /// one buffer per head, drawn in place).
     private var flipping = true
     /// The card has no vblank interrupts (`drmCrtcGetSequence` is not supported).
     private var noVBlank = false
@@ -56,25 +54,16 @@ package final class DRMDisplay: DeviceDisplay {
     private var closed = false
     /// What went wrong where no caller gets an error (a restore), for the log.
     private var problems: [String] = []
-    /// Our buffers are on the CRTCs: the first frame has been presented.
-    private var lit = false
     private var skipped: [String] = []
 
-    private struct Head {
-        var connector: UInt32
-        var name: String
-        var crtc: UInt32
-        var mode: drmModeModeInfo
-        /// What the CRTC showed before us, restored on close.
-        var saved: drmModeCrtcPtr?
-    }
-
-    private struct DumbBuffer {
-        var handle: UInt32 = 0
-        var fb: UInt32 = 0
-        var pitch = 0
-        var size = 0
-        var map: UnsafeMutableRawPointer?
+    // The card as one display is its first head (the heads are its `views`).
+    package var width: Int { heads.first?.width ?? 0 }
+    package var height: Int { heads.first?.height ?? 0 }
+    package var physicalSize: (width: Int, height: Int)? { heads.first?.physicalSize }
+    package var panelOrientation: Rotation { heads.first?.panelOrientation ?? .none }
+    package func beginFrame() -> FrameTarget? { heads.first.flatMap { beginFrame(on: $0) } }
+    package func present(damage: Rect) throws(DisplayError) {
+        if let head = heads.first { try present(on: head, damage: damage) }
     }
 
     /// Opens `path` (default `/dev/dri/card0`), becomes DRM master and plans the heads.
@@ -95,10 +84,12 @@ package final class DRMDisplay: DeviceDisplay {
         var status = stat()
         deviceNumber = fstat(fd, &status) == 0 ? DeviceNumber(UInt64(status.st_rdev)) : nil
         var built = false
-        var heads: [Head] = []
+        var saved: [drmModeCrtcPtr?] = []
+        var made: [[DumbBuffer]] = []
         defer {
             if !built {
-                for head in heads { drmModeFreeCrtc(head.saved) }
+                for crtc in saved { drmModeFreeCrtc(crtc) }
+                for buffer in made.joined() { Self.destroy(buffer, fd: fd) }
                 Syscall.close(fd)
             }
         }
@@ -137,10 +128,12 @@ package final class DRMDisplay: DeviceDisplay {
                 modes: modes.map {
                     DRMHeadPlan.Mode(
                         width: Int($0.hdisplay), height: Int($0.vdisplay), refresh: Int($0.vrefresh),
-                        preferred: $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0)
+                        preferred: $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0,
+                        userDefined: $0.type & UInt32(DRM_MODE_TYPE_USERDEF) != 0)
                 },
                 currentEncoder: c.encoder_id,
-                encoders: Array(UnsafeBufferPointer(start: c.encoders, count: Int(c.count_encoders)))))
+                encoders: Array(UnsafeBufferPointer(start: c.encoders, count: Int(c.count_encoders))),
+                nonDesktop: Self.isNonDesktop(fd: fd, connector: c.connector_id)))
         }
         var encoders: [DRMHeadPlan.Encoder] = []
         for index in 0..<Int(resources.pointee.count_encoders) {
@@ -156,18 +149,8 @@ package final class DRMDisplay: DeviceDisplay {
         case .success(let made): plan = made
         case .failure(let error): throw DisplayError("drm \(path) (\(driver)): \(error.message)")
         }
-        for head in plan.heads {
-            heads.append(Head(
-                connector: head.connector, name: head.connectorName, crtc: head.crtc,
-                mode: modeInfos[head.connector]![head.modeIndex], saved: drmModeGetCrtc(fd, head.crtc)))
-        }
-        self.heads = heads
-        width = plan.width
-        height = plan.height
-        let mm = millimetres[plan.heads[0].connector]!
-        physicalSize = mm.0 > 0 && mm.1 > 0 ? (mm.0, mm.1) : nil
-        panelOrientation = Self.panelOrientation(fd: fd, connector: plan.heads[0].connector)
-        damage = BufferDamage(count: 2, screen: Rect(x: 0, y: 0, width: plan.width, height: plan.height))
+        for head in plan.heads { saved.append(drmModeGetCrtc(fd, head.crtc)) }
+        let modes = plan.heads.map { modeInfos[$0.connector]![$0.modeIndex] }
         var sequence: UInt64 = 0
         var nanoseconds: UInt64 = 0
         noVBlank = drmCrtcGetSequence(fd, plan.heads[0].crtc, &sequence, &nanoseconds) != 0 && errno == EOPNOTSUPP
@@ -179,12 +162,16 @@ package final class DRMDisplay: DeviceDisplay {
         var refusals: [String] = []
         for candidate in Self.formatOrder(preferredDepth: Int(preferredDepth)) {
             do throws(DisplayError) {
-                buffers = try (0..<bufferCount).map { _ throws(DisplayError) in try Self.makeBuffer(fd: fd, width: plan.width, height: plan.height, format: candidate) }
+                for mode in modes {
+                    made.append(try (0..<bufferCount).map { _ throws(DisplayError) in
+                        try Self.makeBuffer(fd: fd, width: Int(mode.hdisplay), height: Int(mode.vdisplay), format: candidate)
+                    })
+                }
                 chosen = candidate
                 break
             } catch {
-                for buffer in buffers { Self.destroy(buffer, fd: fd) }
-                buffers = []
+                for buffer in made.joined() { Self.destroy(buffer, fd: fd) }
+                made = []
                 refusals.append(error.message)
             }
         }
@@ -196,13 +183,19 @@ package final class DRMDisplay: DeviceDisplay {
 
         built = true
         skipped = plan.skipped
-        if noVBlank {
-            flipping = false
-            frontOverride = 0
+        if noVBlank { flipping = false }
+        for (index, head) in plan.heads.enumerated() {
+            let mm = millimetres[head.connector]!
+            heads.append(DRMHead(
+                card: self, connector: head.connector, name: head.connectorName, crtc: head.crtc,
+                mode: modes[index], saved: saved[index], buffers: made[index],
+                physicalSize: mm.0 > 0 && mm.1 > 0 ? (mm.0, mm.1) : nil,
+                panelOrientation: Self.panelOrientation(fd: fd, connector: head.connector)))
         }
         // Asks once, off screen, whether the driver wants DirtyFB, so the summary says so.
-        markDirty(buffers[buffers.count - 1], Rect(x: 0, y: 0, width: 1, height: 1))
-        summary = describe(skipped: plan.skipped)
+        let spare = heads[0].buffers[heads[0].buffers.count - 1]
+        markDirty(spare, Rect(x: 0, y: 0, width: 1, height: 1))
+        summary = describe()
     }
 
     deinit {
@@ -224,62 +217,61 @@ package final class DRMDisplay: DeviceDisplay {
 
     // MARK: - Frames
 
-    package func beginFrame() -> FrameTarget? {
-        guard !closed, isActive, flipsPending == 0, !buffers.isEmpty else { return nil }
+    /// `head`'s buffer for its next frame: nil while its flip is pending or the card is
+    /// released. A head that refused its mode still takes frames, which no one sees.
+    func beginFrame(on head: DRMHead) -> FrameTarget? {
+        guard !closed, isActive, !head.flipPending, !head.buffers.isEmpty else { return nil }
         if !flipping {
             // Until the first frame sets the mode, the one buffer is not scanned out yet.
-            return FrameTarget(buffer: framebuffer(buffers[frontIndex], onScreen: lit), staleRegion: .zero)
+            return FrameTarget(buffer: head.framebuffer(head.frontIndex, onScreen: head.lit), staleRegion: .zero)
         }
-        return FrameTarget(buffer: framebuffer(buffers[damage.back]), staleRegion: damage.backStale)
+        return FrameTarget(buffer: head.framebuffer(head.damage.back), staleRegion: head.damage.backStale)
     }
 
-    package func present(damage changed: Rect) throws(DisplayError) {
-        guard !closed, isActive, flipsPending == 0 else { return }
-        let area = changed.intersection(damage.screen)
-        if !lit {
-            let first = flipping ? damage.back : frontIndex
-            try light(with: buffers[first].fb)
-            if flipping { damage.presented(changed: area) }
-            markDirty(buffers[first], area)
+    func present(on head: DRMHead, damage changed: Rect) throws(DisplayError) {
+        guard !closed, isActive, !head.flipPending, !head.dark else { return }
+        let area = changed.intersection(head.damage.screen)
+        if !head.lit {
+            let first = flipping ? head.damage.back : head.frontIndex
+            try light(head, with: head.buffers[first].fb)
+            if flipping { head.damage.presented(changed: area) }
+            markDirty(head.buffers[first], area)
             return
         }
         if !flipping {
-            markDirty(buffers[frontIndex], area)
+            markDirty(head.buffers[head.frontIndex], area)
             return
         }
-        let back = damage.back
-        let buffer = buffers[back]
-        let userData = Unmanaged.passUnretained(self).toOpaque()
-        var failure: Int32 = 0
-        for head in heads {
-            if drmModePageFlip(fd, head.crtc, buffer.fb, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData) == 0 {
-                flipsPending += 1
-            } else if failure == 0 {
-                failure = errno
-            }
-        }
-        if flipsPending == 0 {
+        let back = head.damage.back
+        let buffer = head.buffers[back]
+        let userData = Unmanaged.passUnretained(head).toOpaque()
+        if drmModePageFlip(fd, head.crtc, buffer.fb, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData) == 0 {
+            head.flipPending = true
+        } else {
+            let failure = errno
             switch failure {
             case EINVAL, ENOSYS, EOPNOTSUPP:
-                // No page flips here: show this buffer for good and draw into it from now on.
-                try setCrtcs(to: buffer.fb)
+                // No page flips here: every head shows its front buffer for good and is
+                // drawn in place from now on (this one: the buffer just drawn).
+                try setCrtc(head, to: buffer.fb)
                 flipping = false
-                frontOverride = back
-                summary = describe(skipped: skipped)
-                markDirty(buffer, damage.screen)
+                head.frontOverride = back
+                summary = describe()
+                markDirty(buffer, head.damage.screen)
                 return
             case ENODEV:
                 isGone = true
                 throw DisplayError("drm \(path): the device is gone")
             default:
-                throw DisplayError("drm \(path): page flip failed: \(Self.errnoText(failure))")
+                throw DisplayError("drm \(path): page flip failed on \(head.connectorName): \(Self.errnoText(failure))")
             }
         }
-        self.damage.presented(changed: area)
+        head.damage.presented(changed: area)
         markDirty(buffer, area)
     }
 
-    /// Reads the card's events (page flips done). True when a frame can be started.
+    /// Reads the card's events (page flips done). True when a frame can be started on
+    /// every head.
     @discardableResult
     package func handleEvents() -> Bool {
         guard !closed else { return false }
@@ -287,15 +279,11 @@ package final class DRMDisplay: DeviceDisplay {
         context.version = 2
         context.page_flip_handler = { _, _, _, _, userData in
             guard let userData else { return }
-            Unmanaged<DRMDisplay>.fromOpaque(userData).takeUnretainedValue().flipFinished()
+            Unmanaged<DRMHead>.fromOpaque(userData).takeUnretainedValue().flipPending = false
         }
         // Non-blocking: with nothing to read this returns at once.
         _ = drmHandleEvent(fd, &context)
-        return flipsPending == 0 && isActive
-    }
-
-    private func flipFinished() {
-        if flipsPending > 0 { flipsPending -= 1 }
+        return !isFlipPending && isActive
     }
 
     // MARK: - Release, acquire, close
@@ -313,28 +301,30 @@ package final class DRMDisplay: DeviceDisplay {
         guard !closed else { return }
         closed = true
         isGone = true
-        for buffer in buffers {
-            if let map = buffer.map { Syscall.unmap(map, length: buffer.size) }
+        for head in heads {
+            for buffer in head.buffers {
+                if let map = buffer.map { Syscall.unmap(map, length: buffer.size) }
+            }
+            head.buffers = []
+            drmModeFreeCrtc(head.saved)
         }
-        buffers = []
-        for head in heads { drmModeFreeCrtc(head.saved) }
         heads = []
         Syscall.close(fd)
     }
 
     /// Puts the saved CRTCs back (normally the text console) and drops DRM master (hide,
     /// VT switched away), so the console or the next master can show itself; frames are
-    /// refused until `acquire()`. With `keepingFrame` the CRTCs keep our front buffer,
-    /// which lives on while the display is open, until the next master sets its own.
+    /// refused until `acquire()`. With `keepingFrame` the CRTCs keep our front buffers,
+    /// which live on while the display is open, until the next master sets its own.
     package func release(keepingFrame: Bool) {
         guard !closed, isActive else { return }
         isActive = false
         waitForFlips()
-        if lit, !keepingFrame { restoreCrtcs() }
+        if !keepingFrame { restoreCrtcs() }
         _ = drmDropMaster(fd)
     }
 
-    /// Takes DRM master back and puts our front buffer on every head again; the next
+    /// Takes DRM master back and puts our front buffers on their heads again; the next
     /// frame's `staleRegion` is the whole screen.
     package func acquire() throws(DisplayError) {
         guard !closed else { throw DisplayError("drm \(path): closed") }
@@ -346,92 +336,79 @@ package final class DRMDisplay: DeviceDisplay {
         // A flip queued before the release that has not completed yet still counts: its
         // completion must not be taken for the next flip's.
         waitForFlips()
-        damage.invalidateAll()
-        guard lit else { return }
-        try setCrtcs(to: buffers[frontIndex].fb)
-        markDirty(buffers[frontIndex], damage.screen)
+        for head in heads {
+            head.damage.invalidateAll()
+            guard head.lit, !head.dark else { continue }
+            try setCrtc(head, to: head.buffers[head.frontIndex].fb)
+            markDirty(head.buffers[head.frontIndex], head.damage.screen)
+        }
     }
 
     /// Restores what every CRTC showed before (normally the text console's framebuffer),
     /// or with `retain` keeps the last frame on screen: with `DRM_IOCTL_MODE_CLOSEFB`
-    /// (Linux 6.8+) our buffer stays on the CRTC after we exit; on older kernels the frame
-    /// is copied into the saved (console) framebuffer, which the kernel shows again once
-    /// we exit, and which the console leaves alone while the VT stays in graphics mode.
+    /// (Linux 6.8+) our buffers stay on their CRTCs after we exit; on older kernels each
+    /// head's frame is copied into its saved (console) framebuffer, which the kernel shows
+    /// again once we exit, and which the console leaves alone while the VT stays in
+    /// graphics mode.
     package func close(retain: Bool) {
         guard !closed else { return }
         waitForFlips()
         closed = true
-        var kept: UInt32 = 0
-        if isActive, lit, !buffers.isEmpty {
-            let front = buffers[frontIndex]
+        var kept = Set<UInt32>()
+        if isActive {
             if retain {
-                var closefb = gauge_drm_mode_closefb(fb_id: front.fb, pad: 0)
-                if drmIoctl(fd, GAUGE_DRM_IOCTL_MODE_CLOSEFB, &closefb) == 0 {
-                    kept = front.fb
-                } else {
-                    for head in heads { copyFrame(from: front, into: head.saved) }
-                    restoreCrtcs()
+                for head in heads where head.lit && !head.dark {
+                    let front = head.buffers[head.frontIndex]
+                    var closefb = gauge_drm_mode_closefb(fb_id: front.fb, pad: 0)
+                    if drmIoctl(fd, GAUGE_DRM_IOCTL_MODE_CLOSEFB, &closefb) == 0 {
+                        kept.insert(front.fb)
+                    } else {
+                        copyFrame(of: head)
+                        restoreCrtcs(head)
+                    }
                 }
             } else {
                 restoreCrtcs()
             }
         }
-        for buffer in buffers {
-            Self.destroy(buffer, fd: fd, removeFramebuffer: buffer.fb != kept)
+        for head in heads {
+            for buffer in head.buffers { Self.destroy(buffer, fd: fd, removeFramebuffer: !kept.contains(buffer.fb)) }
+            head.buffers = []
+            drmModeFreeCrtc(head.saved)
         }
-        buffers = []
-        for head in heads { drmModeFreeCrtc(head.saved) }
         heads = []
         Syscall.close(fd)
     }
 
     // MARK: - Helpers
 
-    /// When flipping fails for good, the buffer drawn in place from then on.
-    private var frontOverride: Int?
-
-    /// The buffer on screen.
-    private var frontIndex: Int { frontOverride ?? (damage.back + 1) % damage.count }
-
-    private func framebuffer(_ buffer: DumbBuffer, onScreen: Bool = false) -> Framebuffer {
-        Framebuffer(base: buffer.map!, width: width, height: height, stride: buffer.pitch, format: format, isOnScreen: onScreen)
+    /// Sets `head`'s mode with its first frame. A head that refuses is left dark (named in
+    /// the summary and the error); the display fails, as gone, when no head can show.
+    private func light(_ head: DRMHead, with fb: UInt32) throws(DisplayError) {
+        var connector = head.connector
+        var mode = head.mode
+        guard drmModeSetCrtc(fd, head.crtc, fb, 0, 0, &connector, 1, &mode) == 0 else {
+            let reason = "cannot set \(Self.modeText(mode)) on \(head.connectorName): \(Self.errnoText())"
+            head.dark = true
+            skipped.append(reason)
+            summary = describe()
+            if heads.allSatisfy({ $0.dark }) { isGone = true }
+            throw DisplayError("drm \(path) (\(driver)): \(reason)")
+        }
+        head.lit = true
     }
 
-    /// Sets the mode with the first frame on every head. A head that refuses is left dark
-    /// (logged in the summary); the display fails, as gone, when none accepts.
-    private func light(with fb: UInt32) throws(DisplayError) {
-        var refused: [String] = []
-        for (index, head) in heads.enumerated() {
-            var connector = head.connector
-            var mode = head.mode
-            if drmModeSetCrtc(fd, head.crtc, fb, 0, 0, &connector, 1, &mode) != 0 {
-                refused.append("cannot set \(Self.modeText(mode)) on \(head.name): \(Self.errnoText())")
-                heads[index].crtc = 0
-            }
-        }
-        for head in heads where head.crtc == 0 { drmModeFreeCrtc(head.saved) }
-        heads = heads.filter { $0.crtc != 0 }
-        if heads.isEmpty {
-            isGone = true
-            throw DisplayError("drm \(path) (\(driver)): \(refused.joined(separator: "; "))")
-        }
-        lit = true
-        skipped += refused
-        summary = describe(skipped: skipped)
-    }
-
-    private func setCrtcs(to fb: UInt32) throws(DisplayError) {
-        for head in heads {
-            var connector = head.connector
-            var mode = head.mode
-            if drmModeSetCrtc(fd, head.crtc, fb, 0, 0, &connector, 1, &mode) != 0 {
-                throw DisplayError("drm \(path): cannot show our buffer on \(head.name): \(Self.errnoText())")
-            }
+    private func setCrtc(_ head: DRMHead, to fb: UInt32) throws(DisplayError) {
+        var connector = head.connector
+        var mode = head.mode
+        if drmModeSetCrtc(fd, head.crtc, fb, 0, 0, &connector, 1, &mode) != 0 {
+            throw DisplayError("drm \(path): cannot show our buffer on \(head.connectorName): \(Self.errnoText())")
         }
     }
 
-    private func restoreCrtcs() {
-        for head in heads {
+    /// Gives every head we lit (or only `only`) what its CRTC showed before us.
+    private func restoreCrtcs(_ only: DRMHead? = nil) {
+        for head in heads where head.lit && (only == nil || only === head) {
             guard let saved = head.saved else { continue }
             var connector = head.connector
             var mode = saved.pointee.mode
@@ -443,7 +420,7 @@ package final class DRMDisplay: DeviceDisplay {
                 result = drmModeSetCrtc(fd, saved.pointee.crtc_id, 0, 0, 0, nil, 0, nil)
             }
             if result != 0 {
-                problems.append("drm \(path): cannot give \(head.name) back its console picture: \(Self.errnoText())")
+                problems.append("drm \(path): cannot give \(head.connectorName) back its console picture: \(Self.errnoText())")
             }
         }
     }
@@ -453,17 +430,17 @@ package final class DRMDisplay: DeviceDisplay {
     /// into the buffer on screen. A flip that takes longer stays counted, and its
     /// completion is read by `handleEvents()` later.
     private func waitForFlips() {
-        guard !closed, flipsPending > 0 else { return }
+        guard !closed, isFlipPending else { return }
         let refresh: Int64 = heads.map { Int64($0.mode.vrefresh) }.filter { $0 > 0 }.min() ?? 60
         let vblank: Int64 = (1000 + refresh - 1) / refresh
         let deadline: Int64 = Self.monotonicMilliseconds() + 2 * vblank + 1
-        while flipsPending > 0 {
+        while isFlipPending {
             let left = deadline - Self.monotonicMilliseconds()
             guard left > 0 else { break }
             guard let ready = try? Syscall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: Int32(left)) else { break }
             if ready != 0 { handleEvents() }
         }
-        if flipsPending > 0 {
+        if isFlipPending {
             problems.append("drm \(path): a page flip did not complete within two vblanks; waiting for it")
         }
     }
@@ -495,10 +472,12 @@ package final class DRMDisplay: DeviceDisplay {
         }
     }
 
-    /// Copies the frame in `source` into the framebuffer `saved` showed (for `retain` on
-    /// kernels without CLOSEFB), converting the format with pixman. Best effort.
-    private func copyFrame(from source: DumbBuffer, into saved: drmModeCrtcPtr?) {
-        guard let saved, saved.pointee.buffer_id != 0, let fbInfo = drmModeGetFB(fd, saved.pointee.buffer_id) else { return }
+    /// Copies `head`'s front frame into the framebuffer its CRTC showed before us (for
+    /// `retain` on kernels without CLOSEFB), converting the format with pixman. Best effort.
+    private func copyFrame(of head: DRMHead) {
+        let source = head.buffers[head.frontIndex]
+        guard let saved = head.saved, saved.pointee.buffer_id != 0, let fbInfo = drmModeGetFB(fd, saved.pointee.buffer_id)
+        else { return }
         defer { drmModeFreeFB(fbInfo) }
         let info = fbInfo.pointee
         let target: pixman_format_code_t
@@ -514,23 +493,23 @@ package final class DRMDisplay: DeviceDisplay {
         guard let map = try? Syscall.mapShared(fd, length: size, offset: Int64(offset)) else { return }
         defer { Syscall.unmap(map, length: size) }
         let src = pixman_image_create_bits(
-            format.pixman, Int32(width), Int32(height),
+            format.pixman, Int32(head.width), Int32(head.height),
             source.map!.assumingMemoryBound(to: UInt32.self), Int32(source.pitch))
         let dst = pixman_image_create_bits(
             target, Int32(info.width), Int32(info.height), map.assumingMemoryBound(to: UInt32.self), Int32(info.pitch))
         if let src, let dst {
             pixman_image_composite32(
                 PIXMAN_OP_SRC, src, nil, dst, 0, 0, 0, 0, Int32(saved.pointee.x), Int32(saved.pointee.y),
-                Int32(min(width, Int(info.width))), Int32(min(height, Int(info.height))))
+                Int32(min(head.width, Int(info.width))), Int32(min(head.height, Int(info.height))))
         }
         if let src { pixman_image_unref(src) }
         if let dst { pixman_image_unref(dst) }
     }
 
-    private func describe(skipped: [String]) -> String {
-        let mode = heads.first.map { Self.modeText($0.mode) } ?? "\(width)x\(height)"
-        let names = heads.map { $0.name }.joined(separator: "+")
-        var text = "drm \(path) driver \(driver) \(names) \(mode) \(format.rawValue) "
+    /// For the log: each head with its mode, the format and the buffering.
+    private func describe() -> String {
+        let shown = heads.filter { !$0.dark }.map { "\($0.connectorName) \(Self.modeText($0.mode))" }
+        var text = "drm \(path) driver \(driver) \(shown.joined(separator: ", ")) \(format.rawValue) "
         text += flipping ? "double-buffered page flips" : noVBlank ? "single buffer (no vblank)" : "single buffer (no page flip)"
         if dirtyWanted { text += ", dirtyfb" }
         for reason in skipped { text += "; skipped \(reason)" }
@@ -600,20 +579,33 @@ package final class DRMDisplay: DeviceDisplay {
     /// The connector's "panel orientation" property (set by the kernel from firmware quirks
     /// or `video=CONNECTOR:panel_orientation=...`), as the turn that shows the picture upright.
     private static func panelOrientation(fd: Int32, connector: UInt32) -> Rotation {
-        guard let props = drmModeObjectGetProperties(fd, connector, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else { return .none }
+        guard let (prop, value) = property(fd: fd, connector: connector, named: "panel orientation") else { return .none }
+        defer { drmModeFreeProperty(prop) }
+        for e in 0..<Int(prop.pointee.count_enums) where prop.pointee.enums[e].value == value {
+            let label = withUnsafeBytes(of: prop.pointee.enums[e].name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return Rotation(panelOrientation: label) ?? .none
+        }
+        return .none
+    }
+
+    /// The connector's "non-desktop" property is set: a VR headset, which a desktop leaves alone.
+    private static func isNonDesktop(fd: Int32, connector: UInt32) -> Bool {
+        guard let (prop, value) = property(fd: fd, connector: connector, named: "non-desktop") else { return false }
+        drmModeFreeProperty(prop)
+        return value != 0
+    }
+
+    /// The connector's property called `name` with its value; the caller frees it.
+    private static func property(fd: Int32, connector: UInt32, named name: String) -> (drmModePropertyPtr, UInt64)? {
+        guard let props = drmModeObjectGetProperties(fd, connector, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else { return nil }
         defer { drmModeFreeObjectProperties(props) }
         for index in 0..<Int(props.pointee.count_props) {
             guard let prop = drmModeGetProperty(fd, props.pointee.props[index]) else { continue }
-            defer { drmModeFreeProperty(prop) }
-            let name = withUnsafeBytes(of: prop.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name == "panel orientation" else { continue }
-            let value = props.pointee.prop_values[index]
-            for e in 0..<Int(prop.pointee.count_enums) where prop.pointee.enums[e].value == value {
-                let label = withUnsafeBytes(of: prop.pointee.enums[e].name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                return Rotation(panelOrientation: label) ?? .none
-            }
+            let label = withUnsafeBytes(of: prop.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if label == name { return (prop, props.pointee.prop_values[index]) }
+            drmModeFreeProperty(prop)
         }
-        return .none
+        return nil
     }
 
     private static func driverName(fd: Int32) -> String {

@@ -3,14 +3,12 @@
 /// are testable without a card.
 ///
 /// The rules:
-/// - Every connected connector with at least one mode is a candidate, in the card's order.
-/// - The frame size is the first candidate's preferred mode (the mode flagged preferred,
-///   else its first mode). That head is never scaled or given a mode it does not prefer.
-/// - Every other candidate mirrors the frame if it has a mode of exactly that size (its
-///   preferred mode if that matches, else the matching mode with the highest refresh).
-///   A connector without such a mode is left dark and named in `skipped`: showing one
-///   frame size everywhere means one picture drawn once into one pair of buffers that
-///   all CRTCs scan out, and no scaling or letterboxing code.
+/// - Every connected connector with at least one mode is a head, in the card's order,
+///   except outputs marked non-desktop (VR headsets: a desktop leaves them alone), which
+///   are named in `skipped`.
+/// - Each head shows the whole picture at its own mode: the one the kernel command line
+///   asked for (`video=CONNECTOR:WxH`, flagged user-defined), else the one flagged
+///   preferred, else its first. Heads never mirror or crop one another's frame.
 /// - CRTC: the one the connector's current encoder drives, if free; else the first free
 ///   CRTC in `possible_crtcs` of the connector's encoders, in their order. A connector
 ///   no free CRTC can drive is skipped.
@@ -21,12 +19,15 @@ package struct DRMHeadPlan: Equatable, Sendable {
         /// Vertical refresh in Hz as the kernel reports it.
         package var refresh: Int
         package var preferred: Bool
+        /// Asked for on the kernel command line (`video=`): it wins over `preferred`.
+        package var userDefined: Bool
 
-        package init(width: Int, height: Int, refresh: Int = 60, preferred: Bool = false) {
+        package init(width: Int, height: Int, refresh: Int = 60, preferred: Bool = false, userDefined: Bool = false) {
             self.width = width
             self.height = height
             self.refresh = refresh
             self.preferred = preferred
+            self.userDefined = userDefined
         }
     }
 
@@ -38,10 +39,12 @@ package struct DRMHeadPlan: Equatable, Sendable {
         /// The encoder driving it now (0 for none).
         package var currentEncoder: UInt32
         package var encoders: [UInt32]
+        /// The connector's "non-desktop" property: a head-mounted display, not a screen.
+        package var nonDesktop: Bool
 
         package init(
             id: UInt32, name: String = "", connected: Bool = true, modes: [Mode],
-            currentEncoder: UInt32 = 0, encoders: [UInt32] = []
+            currentEncoder: UInt32 = 0, encoders: [UInt32] = [], nonDesktop: Bool = false
         ) {
             self.id = id
             self.name = name.isEmpty ? "connector-\(id)" : name
@@ -49,6 +52,7 @@ package struct DRMHeadPlan: Equatable, Sendable {
             self.modes = modes
             self.currentEncoder = currentEncoder
             self.encoders = encoders
+            self.nonDesktop = nonDesktop
         }
     }
 
@@ -74,8 +78,6 @@ package struct DRMHeadPlan: Equatable, Sendable {
         package var modeIndex: Int
     }
 
-    package var width: Int
-    package var height: Int
     package var heads: [Head]
     /// Connected connectors left dark, each with the reason.
     package var skipped: [String]
@@ -84,22 +86,13 @@ package struct DRMHeadPlan: Equatable, Sendable {
     package static func make(
         connectors: [Connector], encoders: [Encoder], crtcs: [UInt32]
     ) -> Result<DRMHeadPlan, DisplayError> {
-        let candidates = connectors.filter { $0.connected && !$0.modes.isEmpty }
-        guard let first = candidates.first else {
-            return .failure(DisplayError("no connected connector with a mode"))
-        }
-        let frame = first.modes[preferredModeIndex(first.modes)]
+        let connected = connectors.filter { $0.connected && !$0.modes.isEmpty }
         var used = Set<UInt32>()
         var heads: [Head] = []
         var skipped: [String] = []
-        for connector in candidates {
-            let modeIndex: Int
-            if connector.id == first.id {
-                modeIndex = preferredModeIndex(first.modes)
-            } else if let index = matchingModeIndex(connector.modes, width: frame.width, height: frame.height) {
-                modeIndex = index
-            } else {
-                skipped.append("\(connector.name): no \(frame.width)x\(frame.height) mode to mirror")
+        for connector in connected {
+            guard !connector.nonDesktop else {
+                skipped.append("\(connector.name): a non-desktop output")
                 continue
             }
             guard let crtc = pickCrtc(for: connector, encoders: encoders, crtcs: crtcs, used: used) else {
@@ -107,31 +100,21 @@ package struct DRMHeadPlan: Equatable, Sendable {
                 continue
             }
             used.insert(crtc)
-            heads.append(Head(connector: connector.id, connectorName: connector.name, crtc: crtc, modeIndex: modeIndex))
+            heads.append(Head(
+                connector: connector.id, connectorName: connector.name, crtc: crtc,
+                modeIndex: chosenModeIndex(connector.modes)))
         }
         guard !heads.isEmpty else {
-            return .failure(DisplayError("no CRTC for \(first.name)"))
+            if connected.isEmpty { return .failure(DisplayError("no connected connector with a mode")) }
+            return .failure(DisplayError("no head to light (\(skipped.joined(separator: "; ")))"))
         }
-        return .success(DRMHeadPlan(width: frame.width, height: frame.height, heads: heads, skipped: skipped))
+        return .success(DRMHeadPlan(heads: heads, skipped: skipped))
     }
 
-    /// The mode flagged preferred, else the first (the kernel lists the best first).
-    package static func preferredModeIndex(_ modes: [Mode]) -> Int {
-        modes.firstIndex(where: { $0.preferred }) ?? 0
-    }
-
-    /// A mode of exactly `width` x `height`: the preferred one if it is that size, else
-    /// the one with the highest refresh (the first of equals).
-    package static func matchingModeIndex(_ modes: [Mode], width: Int, height: Int) -> Int? {
-        let preferred = preferredModeIndex(modes)
-        if modes.indices.contains(preferred), modes[preferred].width == width, modes[preferred].height == height {
-            return preferred
-        }
-        var best: Int?
-        for (index, mode) in modes.enumerated() where mode.width == width && mode.height == height {
-            if best == nil || mode.refresh > modes[best!].refresh { best = index }
-        }
-        return best
+    /// The mode `video=` asked for, else the one flagged preferred, else the first (the
+    /// kernel lists the best first).
+    package static func chosenModeIndex(_ modes: [Mode]) -> Int {
+        modes.firstIndex(where: { $0.userDefined }) ?? modes.firstIndex(where: { $0.preferred }) ?? 0
     }
 
     /// The current encoder's CRTC if free, else the first free CRTC any of the

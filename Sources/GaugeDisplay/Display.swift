@@ -30,6 +30,10 @@ package protocol Display: AnyObject {
     /// mounted (the DRM connector's "panel orientation": tablets, handhelds, panels fitted
     /// sideways); `.none` where unknown.
     var panelOrientation: Rotation { get }
+    /// The heads that each show the whole picture laid out for their own size, scale and
+    /// orientation (a DRM card's connectors at their own modes); a display with one
+    /// picture is its own one view. The daemon draws every view, each from the one state.
+    var views: [any Display] { get }
     /// The buffer for the next frame, or nil while the display cannot take one
     /// (a page flip pending, the display released).
     func beginFrame() -> FrameTarget?
@@ -40,6 +44,7 @@ package protocol Display: AnyObject {
 
 extension Display {
     package var panelOrientation: Rotation { .none }
+    package var views: [any Display] { [self] }
 }
 
 extension Rotation {

@@ -13,13 +13,12 @@ private func plan(_ connectors: [Plan.Connector], _ encoders: [Plan.Encoder], cr
 @Test func singleConnectorAtItsPreferredMode() throws {
     let modes = [xga, fullHD, hd]   // preferred flag wins over list order
     let p = try plan([Plan.Connector(id: 1, modes: modes, encoders: [10])], [Plan.Encoder(id: 10, possibleCrtcs: 0b11)])
-    #expect(p.width == 1920 && p.height == 1080)
     #expect(p.heads == [Plan.Head(connector: 1, connectorName: "connector-1", crtc: 31, modeIndex: 1)])
 }
 
 @Test func withoutAPreferredFlagTheFirstModeIsTaken() throws {
     let p = try plan([Plan.Connector(id: 1, modes: [hd, xga], encoders: [10])], [Plan.Encoder(id: 10, possibleCrtcs: 1)])
-    #expect(p.width == 1280 && p.heads[0].modeIndex == 0)
+    #expect(p.heads[0].modeIndex == 0)
 }
 
 @Test func disconnectedAndModelessConnectorsAreIgnored() throws {
@@ -28,8 +27,7 @@ private func plan(_ connectors: [Plan.Connector], _ encoders: [Plan.Encoder], cr
         Plan.Connector(id: 2, modes: [], encoders: [10]),
         Plan.Connector(id: 3, modes: [xga], encoders: [10]),
     ], [Plan.Encoder(id: 10, possibleCrtcs: 0b11)])
-    #expect(p.heads.map(\.connector) == [3])
-    #expect(p.width == 1024)
+    #expect(p.heads.map { $0.connector } == [3])
 }
 
 @Test func nothingConnectedIsAnError() {
@@ -51,28 +49,39 @@ private func plan(_ connectors: [Plan.Connector], _ encoders: [Plan.Encoder], cr
     #expect(p.heads[0].crtc == 32)
 }
 
-@Test func mirroredHeadsGetDistinctCrtcsAndTheSameSize() throws {
-    let secondModes = [Plan.Mode(width: 2560, height: 1440, preferred: true),
-                       Plan.Mode(width: 1920, height: 1080, refresh: 50),
-                       Plan.Mode(width: 1920, height: 1080, refresh: 75)]
+@Test func eachHeadGetsItsOwnModeAndCrtc() throws {
+    let secondModes = [Plan.Mode(width: 1920, height: 1080, refresh: 75),
+                       Plan.Mode(width: 2560, height: 1440, preferred: true)]
     let p = try plan([
-        Plan.Connector(id: 1, modes: [fullHD], currentEncoder: 10, encoders: [10]),
+        Plan.Connector(id: 1, name: "eDP-1", modes: [fullHD], currentEncoder: 10, encoders: [10]),
         // Its current encoder drives the CRTC the first head took: it falls back.
-        Plan.Connector(id: 2, modes: secondModes, currentEncoder: 10, encoders: [10, 11]),
-    ], [Plan.Encoder(id: 10, crtc: 31, possibleCrtcs: 0b01), Plan.Encoder(id: 11, possibleCrtcs: 0b11)])
-    #expect(p.width == 1920 && p.height == 1080)
-    #expect(p.heads.map(\.crtc) == [31, 32])
-    #expect(p.heads[1].modeIndex == 2)   // the 75 Hz 1080p mode, not its preferred 1440p
+        Plan.Connector(id: 2, name: "HDMI-A-1", modes: secondModes, currentEncoder: 10, encoders: [10, 11]),
+        Plan.Connector(id: 3, name: "DP-1", modes: [xga], encoders: [11]),
+    ], [Plan.Encoder(id: 10, crtc: 31, possibleCrtcs: 0b001), Plan.Encoder(id: 11, possibleCrtcs: 0b111)],
+       crtcs: [31, 32, 33])
+    #expect(p.heads.map { $0.crtc } == [31, 32, 33])
+    // Its own preferred 1440p, not the first head's 1080p; the third its only mode.
+    #expect(p.heads.map { $0.modeIndex } == [0, 1, 0])
     #expect(p.skipped.isEmpty)
 }
 
-@Test func headWithoutTheFrameSizeIsSkipped() throws {
+@Test func theModeVideoAskedForWinsOverThePreferredOne() throws {
+    let modes = [Plan.Mode(width: 5120, height: 2160), fullHD, Plan.Mode(width: 1024, height: 768, userDefined: true)]
+    let p = try plan([Plan.Connector(id: 1, modes: modes, encoders: [10])], [Plan.Encoder(id: 10, possibleCrtcs: 1)])
+    #expect(p.heads[0].modeIndex == 2)
+}
+
+@Test func nonDesktopOutputsAreLeftAlone() throws {
     let p = try plan([
-        Plan.Connector(id: 1, name: "eDP-1", modes: [fullHD], encoders: [10]),
+        Plan.Connector(id: 1, name: "DP-1", modes: [fullHD], encoders: [10], nonDesktop: true),
         Plan.Connector(id: 2, name: "HDMI-A-1", modes: [xga], encoders: [10]),
     ], [Plan.Encoder(id: 10, possibleCrtcs: 0b11)])
-    #expect(p.heads.map(\.connector) == [1])
-    #expect(p.skipped == ["HDMI-A-1: no 1920x1080 mode to mirror"])
+    #expect(p.heads.map { $0.connector } == [2])
+    #expect(p.skipped == ["DP-1: a non-desktop output"])
+    let alone = Plan.make(
+        connectors: [Plan.Connector(id: 1, name: "DP-1", modes: [fullHD], encoders: [10], nonDesktop: true)],
+        encoders: [Plan.Encoder(id: 10, possibleCrtcs: 1)], crtcs: [31])
+    #expect(throws: DisplayError("no head to light (DP-1: a non-desktop output)")) { try alone.get() }
 }
 
 @Test func headWithoutAFreeCrtcIsSkipped() throws {

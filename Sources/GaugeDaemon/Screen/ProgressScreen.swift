@@ -2,25 +2,29 @@ import GaugeDisplay
 import GaugeProtocol
 import GaugeRender
 
-/// The state half of the daemon: the screen model, the theme and the scene, and the
-/// display frames go to. Requests change the model at once; `renderFrame(at:)` draws
-/// whatever changed since the last frame (so updates faster than the frame rate
+/// The state half of the daemon: the screen model, the theme, and a scene for each view
+/// of the display (each head of a DRM card, laid out for its own size, scale and
+/// orientation). Requests change the model at once; `renderFrame(at:)` draws whatever
+/// changed since the last frame on every view (so updates faster than the frame rate
 /// coalesce: the last value wins).
 package final class ProgressScreen {
     package private(set) var model = ScreenModel()
     package private(set) var theme: Theme
     package private(set) var visible = true
-    /// The display as the scene sees it: the panel, turned when the theme says so.
-    package private(set) var display: (any Display)?
+    /// The first view as its scene sees it: the panel, turned when the theme says so.
+    /// `status`, `elementRects` and snapshots are of this view.
+    package var display: (any Display)? { views.first?.display }
     private var panel: (any Display)?
-    /// Frames presented since the start (`status` reports it as `frames`).
+    /// Frames presented since the start (`status` reports it as `frames`): one for each
+    /// `renderFrame` that presented on some view.
     package private(set) var framesPresented = 0
-    private var scene: Scene?
-    /// What a snapshot moved the scene past that no frame has presented yet.
-    private var owedDamage = Rect.zero
-    /// The scale the scene is drawn at: `forcedScale`, else the theme's, else the head's own
-    /// (`DeviceScale`).
-    package private(set) var scale = 1.0
+    private var views: [View] = []
+    /// The scale the first view is drawn at.
+    package var scale: Double { views.first?.scale ?? 1 }
+    /// Each view's scale and size (the daemon's log).
+    package var viewSizes: [(width: Int, height: Int, scale: Double)] {
+        views.map { ($0.size.width, $0.size.height, $0.scale) }
+    }
     private let forcedScale: Double?
     /// Logos and font files, loaded once for every scene (the live one, snapshots').
     private let assets = Assets()
@@ -37,9 +41,18 @@ package final class ProgressScreen {
         replaceDisplay(display)
     }
 
-    private var size: (width: Int, height: Int) {
-        if let display { return (display.width, display.height) }
-        return (1280, 720)
+    /// One head's picture: where it goes, the scene laid out for it, and what a snapshot
+    /// moved its scene past that no frame has presented yet.
+    private struct View {
+        /// The head as the display gives it, and as the scene sees it (turned); nil for
+        /// the one view kept while there is no display, 1280x720, for snapshots.
+        var panel: (any Display)?
+        var display: (any Display)?
+        var scale = 1.0
+        var scene: Scene?
+        var owedDamage = Rect.zero
+
+        var size: (width: Int, height: Int) { display.map { ($0.width, $0.height) } ?? (1280, 720) }
     }
 
     private func textRenderer(for theme: Theme) -> TextRenderer {
@@ -50,20 +63,29 @@ package final class ProgressScreen {
         return renderer
     }
 
-    private func makeScene(_ theme: Theme) -> Scene {
-        Scene(theme: theme, width: size.width, height: size.height, scale: scale, text: textRenderer(for: theme), assets: assets)
+    /// `--scale`, else the theme's, else the head's own from its mode and size (`DeviceScale`).
+    private func scale(of panel: (any Display)?, theme: Theme) -> Double {
+        forcedScale ?? theme.scale ?? panel.map { DeviceScale.auto($0) } ?? 1
     }
 
-    private func rebuildScene() {
-        scale = forcedScale ?? theme.scale ?? panel.map { DeviceScale.auto($0) } ?? 1
-        let scene = makeScene(theme)
-        for font in scene.unavailableFonts where font == theme.font || font == theme.boldFont {
-            log("\(scene.fontProblem(font) ?? "font \(font) unavailable"); using fallbacks")
+    /// Lays the scene out again for every view (a theme or display change, never per frame).
+    private func rebuildScenes() {
+        for index in views.indices {
+            let view = views[index]
+            let scale = scale(of: view.panel, theme: theme)
+            let scene = Scene(
+                theme: theme, width: view.size.width, height: view.size.height, scale: scale,
+                text: textRenderer(for: theme), assets: assets)
+            if index == 0 {
+                for font in scene.unavailableFonts where font == theme.font || font == theme.boldFont {
+                    log("\(scene.fontProblem(font) ?? "font \(font) unavailable"); using fallbacks")
+                }
+                if let problem = scene.logoProblem { log(problem) }
+            }
+            let head = views.count > 1 ? "\(view.display?.name ?? ""): " : ""
+            for note in scene.layoutNotes { log(head + note) }
+            views[index] = View(panel: view.panel, display: view.display, scale: scale, scene: scene)
         }
-        if let problem = scene.logoProblem { log(problem) }
-        for note in scene.layoutNotes { log(note) }
-        self.scene = scene
-        owedDamage = .zero
     }
 
     // MARK: - Requests
@@ -131,11 +153,15 @@ package final class ProgressScreen {
             }
         }
         do throws(AssetError) {
-            let nextScale = forcedScale ?? next.scale ?? panel.map { DeviceScale.auto($0) } ?? 1
             // The firmware's logo falls back to logo_fallback: that file must be usable.
             let logo = next.logo == ThemeSetting.firmwareLogo ? next.logoFallback : next.logo
             let shown = theme.logo == ThemeSetting.firmwareLogo ? theme.logoFallback : theme.logo
-            if logo != shown || nextScale != scale, !logo.isEmpty { _ = try assets.logo(logo, scale: nextScale) }
+            for view in views {
+                let nextScale = scale(of: view.panel, theme: next)
+                if logo != shown || nextScale != view.scale, !logo.isEmpty {
+                    _ = try assets.logo(logo, scale: nextScale)
+                }
+            }
             if next.fallbackFonts != theme.fallbackFonts {
                 for path in next.fallbackFonts { try assets.checkFontFile(path) }
             }
@@ -156,41 +182,53 @@ package final class ProgressScreen {
         guard next != theme else { return }
         let turned = next.rotation != theme.rotation
         theme = next
-        if turned { replaceDisplay(panel) } else { rebuildScene() }
+        if turned { replaceDisplay(panel) } else { rebuildScenes() }
     }
 
     package func show() {
         guard !visible else { return }
         visible = true
-        scene?.invalidate()
+        invalidate()
     }
 
     package func hide() { visible = false }
 
-    /// A new display (or none): the scene is laid out for its size and scale, and the next
-    /// frame draws it whole.
+    /// A new display (or none): a scene is laid out for each of its views' size and scale,
+    /// and the next frame draws them whole. With none, one scene of 1280x720 still serves
+    /// snapshots.
     package func replaceDisplay(_ next: (any Display)?) {
         panel = next
-        display = next
-        // The panel's own orientation, then the theme's (or --rotate's) turn on top.
-        let rotation = next.map { $0.panelOrientation.then(theme.rotation) } ?? .none
-        if let next, rotation != .none {
-            do {
-                display = try RotatedDisplay(next, rotation: rotation)
-            } catch {
-                log("cannot turn \(next.name) by \(rotation.rawValue)°: \(error)")
+        views = []
+        for head in next?.views ?? [] {
+            var display = head
+            // The panel's own orientation, then the theme's (or --rotate's) turn on top.
+            let rotation = head.panelOrientation.then(theme.rotation)
+            if rotation != .none {
+                do {
+                    display = try RotatedDisplay(head, rotation: rotation)
+                } catch {
+                    log("cannot turn \(head.name) by \(rotation.rawValue)°: \(error)")
+                }
             }
+            views.append(View(panel: head, display: display))
         }
-        rebuildScene()
+        if views.isEmpty { views = [View()] }
+        rebuildScenes()
+        if views.count > 1 {
+            let heads = viewSizes.map { "\($0.width)x\($0.height) at scale \($0.scale.shortText)" }
+            log("each head laid out for its own mode: \(heads.joined(separator: ", "))")
+        }
     }
 
-    /// The display must be repainted whole (a mode set, a VT switch back).
-    package func invalidate() { scene?.invalidate() }
+    /// Every view must be repainted whole (a mode set, a VT switch back).
+    package func invalidate() {
+        for view in views { view.scene?.invalidate() }
+    }
 
-    /// Where the current scene puts each element (empty ones are not drawn), in the
+    /// Where the first view's scene puts each element (empty ones are not drawn), in the
     /// display's pixels.
     package var elementRects: [(name: String, rect: Rect)] {
-        guard let scene else { return [] }
+        guard let scene = views.first?.scene else { return [] }
         return [("bar", scene.barRect), ("label", scene.labelRect), ("title", scene.titleRect),
                 ("message", scene.messageRect), ("mark", scene.markRect)]
     }
@@ -198,25 +236,31 @@ package final class ProgressScreen {
     // MARK: - Frames
 
     package func isAnimating(at time: Double) -> Bool {
-        guard visible, let scene else { return false }
-        return scene.isAnimating(model, at: time)
+        guard visible else { return false }
+        return views.contains { $0.scene?.isAnimating(model, at: time) == true }
     }
 
     package func isSettled(at time: Double) -> Bool { model.isSettled(at: time) }
 
     /// While only the stripes or an indicator move: how often the picture changes and
-    /// when next (see `Scene.frameSteps`); nil otherwise.
+    /// when next (see `Scene.frameSteps`), the most often of all views'; nil otherwise.
     package func frameSteps(at time: Double) -> (period: Double, next: Double)? {
-        guard visible, let scene else { return nil }
-        return scene.frameSteps(model, at: time)
+        guard visible else { return nil }
+        var steps: (period: Double, next: Double)?
+        for view in views {
+            guard let scene = view.scene, let own = scene.frameSteps(model, at: time) else { return nil }
+            if steps == nil || own.period < steps!.period { steps = own }
+        }
+        return steps
     }
 
     /// A question is on the screen: its field is drawn and presented with every frame,
     /// changed or not (see `renderFrame`).
     package var isQuestionShown: Bool { visible && model.entry != nil }
 
-    /// Draws and presents what changed. Returns false when the display could not take a
-    /// frame now (a flip pending), so the caller tries again on the next tick.
+    /// Draws and presents what changed on every view. Returns false when some view could
+    /// not take a frame now (its flip pending), so the caller tries again on the next tick;
+    /// the views that could are drawn now.
     ///
     /// While a question is on the screen (`isQuestionShown`) its field is drawn and
     /// presented every time, whether a key came or not: the frames counted, and the work
@@ -230,33 +274,43 @@ package final class ProgressScreen {
     /// new display — invalidates the scene, so its damage is then the whole screen.)
     @discardableResult
     package func renderFrame(at time: Double) -> Bool {
-        guard visible, let display, let scene else { return true }
-        guard let target = display.beginFrame() else { return false }
-        var changed = scene.update(model, at: time).union(owedDamage)
-        owedDamage = .zero
-        if isQuestionShown { changed = changed.union(scene.entryRect) }
-        guard !changed.isEmpty else { return true }
-        scene.draw(into: target.buffer, clip: changed.union(target.staleRegion))
-        do {
-            // What changed, not what was drawn: the stale part already shows on screen, and
-            // counting it as changed would make the other buffer stale there too, so a
-            // double-buffered display would redraw it every frame from then on.
-            try display.present(damage: changed)
-            framesPresented += 1
-        } catch {
-            // A display's errors name the device.
-            log("frame not presented: \(error)")
+        guard visible else { return true }
+        var ready = true
+        var presented = false
+        for index in views.indices {
+            guard let display = views[index].display, let scene = views[index].scene else { continue }
+            guard let target = display.beginFrame() else {
+                ready = false
+                continue
+            }
+            var changed = scene.update(model, at: time).union(views[index].owedDamage)
+            views[index].owedDamage = .zero
+            if isQuestionShown { changed = changed.union(scene.entryRect) }
+            guard !changed.isEmpty else { continue }
+            scene.draw(into: target.buffer, clip: changed.union(target.staleRegion))
+            do {
+                // What changed, not what was drawn: the stale part already shows on screen, and
+                // counting it as changed would make the other buffer stale there too, so a
+                // double-buffered display would redraw it every frame from then on.
+                try display.present(damage: changed)
+                presented = true
+            } catch {
+                // A display's errors name the device.
+                log("frame not presented: \(error)")
+            }
         }
-        return true
+        if presented { framesPresented += 1 }
+        return ready
     }
 
-    /// The frame for the current state, drawn whole, as the bytes of a PNG file: the live
-    /// scene, moved to `time`, draws it a band of rows at a time in the display's format,
-    /// and each band goes to libpng as it is drawn, so a snapshot holds no copy of the
-    /// screen. What the scene's move changed is owed to the display's next frame.
+    /// The first view's frame for the current state, drawn whole, as the bytes of a PNG
+    /// file: its live scene, moved to `time`, draws it a band of rows at a time in the
+    /// display's format, and each band goes to libpng as it is drawn, so a snapshot holds
+    /// no copy of the screen. What the scene's move changed is owed to that view's next
+    /// frame.
     package func snapshotPNG(at time: Double) throws(ProtocolError) -> [UInt8] {
-        guard let scene else { throw ProtocolError(.io, "no scene to snapshot") }
-        owedDamage = owedDamage.union(scene.update(model, at: time))
+        guard !views.isEmpty, let scene = views[0].scene else { throw ProtocolError(.io, "no scene to snapshot") }
+        views[0].owedDamage = views[0].owedDamage.union(scene.update(model, at: time))
         let format = display?.format ?? .xrgb8888
         let width = scene.width, bandRows = 32
         let stride = (width * format.bytesPerPixel + 3) & ~3

@@ -32,7 +32,9 @@ let package = Package(
         .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
-        .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CGaugeBus"]),
+        // The update tools' and dialog's progress, translated into Gauge's requests (gaugectl's).
+        .target(name: "GaugeTranslators", dependencies: ["GaugeSystem", "GaugeProtocol"]),
+        .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeTranslators", "CGaugeLinux", "CGaugeBus"]),
 
         .executableTarget(name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"]),
         .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeRender", "GaugeDisplay", "CPixman"]),
@@ -43,7 +45,7 @@ let package = Package(
         .target(name: "CGaugeFuzz"),
         .target(
             name: "GaugeFuzz",
-            dependencies: ["CGaugeFuzz", "CGaugeLinux", "GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "GaugeDaemon"]
+            dependencies: ["CGaugeFuzz", "CGaugeLinux", "GaugeSystem", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "GaugeDisplay", "GaugeDaemon"]
         ),
         .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz", "CGaugeLinux"]),
 
@@ -51,6 +53,8 @@ let package = Package(
         .executableTarget(name: "gauge-dbus-replay", dependencies: ["CSystemd"], path: "Tests/DBusReplay"),
 
         .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
+        // gaugectl: its translators, and the built executable against fake daemons.
+        .testTarget(name: "GaugeClientTests", dependencies: ["GaugeProtocol", "GaugeTranslators"]),
         .testTarget(
             name: "GaugeRenderTests",
             dependencies: ["GaugeSystem", "GaugeRender", "GaugeDisplay"],
@@ -58,7 +62,7 @@ let package = Package(
         ),
         .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),
         .testTarget(
-            name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeDisplay"],
+            name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "GaugeDisplay"],
             exclude: ["Keymaps"]),
         .testTarget(name: "GaugeSystemTests", dependencies: ["GaugeSystem"]),
         .testTarget(name: "GaugeFuzzTests", dependencies: ["GaugeFuzz", "CGaugeFuzz", "GaugeProtocol"]),

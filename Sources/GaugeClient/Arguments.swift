@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 
 /// What one `gaugectl` command line asks for, after parsing and validation.
 struct Invocation {

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeProtocol
+import GaugeTranslators
 import GaugeSystem
 
 /// `gaugectl bootc`: reads bootc's `--progress-fd` stream (stdin, an inherited

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeProtocol
+import GaugeTranslators
 
 /// An option of one command.
 struct OptionSpec: Sendable {

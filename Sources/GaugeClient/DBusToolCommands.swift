@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 import GaugeSystem
 
 /// What the D-Bus tool commands (`rauc`, `fwupd`) take besides the bar's options.

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeProtocol
+import GaugeTranslators
 import GaugeSystem
 
 /// One connection to the daemon kept open for many requests (`gauge`, `swupdate`):

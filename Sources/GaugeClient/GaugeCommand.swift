@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeProtocol
+import GaugeTranslators
 import GaugeSystem
 
 /// `gaugectl gauge`: what installer scripts pipe into `dialog --gauge`, sent to gauged

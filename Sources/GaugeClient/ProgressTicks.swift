@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 
 /// The waits of the commands that follow a tool and tick a `HonestBar` in between.
 enum ProgressTicks {

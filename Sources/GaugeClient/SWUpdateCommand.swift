@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeProtocol
+import GaugeTranslators
 import GaugeSystem
 
 /// `gaugectl swupdate`: follows SWUpdate's progress socket and drives gauged with it

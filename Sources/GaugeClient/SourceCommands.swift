@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 
 /// The commands that follow an update tool's own progress reports and drive the bar
 /// (`HonestBar`) with them.

@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 import GaugeSystem
 
 /// `gaugectl systemd`: follows systemd's boot or shutdown progress over D-Bus and drives

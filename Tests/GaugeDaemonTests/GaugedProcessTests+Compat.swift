@@ -1,5 +1,6 @@
 import Foundation
 import GaugeProtocol
+import GaugeTranslators
 import GaugeRender
 import Glibc
 import Testing

@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 import GaugeRender
 import Glibc
 import Testing

@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 
 /// bootc's `--progress-fd` JSON Lines, as `gaugectl bootc` reads them.
 extension FuzzTarget {

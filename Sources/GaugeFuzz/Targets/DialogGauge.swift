@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 
 /// What scripts pipe into `gaugectl gauge` (dialog/whiptail --gauge).
 extension FuzzTarget {

@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 
 /// SWUpdate's progress socket, as `gaugectl swupdate` reads it.
 extension FuzzTarget {

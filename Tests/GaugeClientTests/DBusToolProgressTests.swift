@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 import Testing
 
 private let still = HonestBar.Settings(stallSeconds: nil, creepHalfSeconds: nil)

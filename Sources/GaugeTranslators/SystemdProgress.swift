@@ -1,3 +1,5 @@
+import GaugeProtocol
+
 /// What the bar does for systemd's manager (`org.freedesktop.systemd1.Manager`), read
 /// by polling: `Progress` (d, 0...1: the share of the jobs installed since the last
 /// idle point that are done; it falls whenever new jobs come, and systemd announces no

@@ -1,3 +1,5 @@
+import GaugeProtocol
+
 /// One `struct progress_msg` from SWUpdate's progress socket (`progress_ipc.h`,
 /// progress API 2.x), decoded field by field at explicit byte offsets.
 ///

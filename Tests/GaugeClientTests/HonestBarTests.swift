@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 import Testing
 
 private let second: UInt64 = 1_000_000_000

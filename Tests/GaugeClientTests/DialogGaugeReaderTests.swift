@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 import Testing
 
 @Suite struct DialogGaugeReaderTests {

@@ -1,3 +1,5 @@
+import GaugeProtocol
+
 /// Reads what installer scripts pipe into `dialog --gauge` / `whiptail --gauge` and
 /// turns it into requests (`gaugectl gauge`):
 ///

@@ -1,3 +1,5 @@
+import GaugeProtocol
+
 /// One event of bootc's `--progress-fd` stream: JSON Lines, one object per line, told
 /// apart by `type`. Two generations exist: `org.containers.bootc.progress/v1`, with an
 /// `apiVersion` in every event, and the later one that opens with a `Start` event

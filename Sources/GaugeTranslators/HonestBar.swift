@@ -1,3 +1,5 @@
+import GaugeProtocol
+
 /// One honest bar for a tool that reports its work in steps (`gaugectl swupdate`,
 /// `bootc`, `systemd`, ...): turns what the tool reports into the requests that keep the
 /// screen truthful.

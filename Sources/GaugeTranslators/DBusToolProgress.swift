@@ -1,3 +1,5 @@
+import GaugeProtocol
+
 /// What the bar does for RAUC's installer (`de.pengutronix.rauc.Installer` on `/`), from
 /// readings of `Operation`, `Progress` (isi: percentage, message, nesting depth) and
 /// `LastError`, and its `Completed` signal.

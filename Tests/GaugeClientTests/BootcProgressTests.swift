@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeTranslators
 import Testing
 
 /// Lines as bootc writes them (serde, camelCase members, one object a line), for an

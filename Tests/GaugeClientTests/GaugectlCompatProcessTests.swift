@@ -10,16 +10,7 @@ import Testing
 // `gaugectl gauge` and `gaugectl swupdate` as processes, against a fake gauged that
 // answers every line, and (for swupdate) a fake SWUpdate progress server.
 
-private let gaugectlBinary: String? = {
-    var candidates: [String] = []
-    if let override = ProcessInfo.processInfo.environment["GAUGECTL"] { candidates.append(override) }
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    candidates.append(runner.deletingLastPathComponent().appendingPathComponent("gaugectl").path)
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    candidates.append(root.appendingPathComponent(".build/debug/gaugectl").path)
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-}()
+// gaugectl is found as GaugectlProcessTests finds it (`gaugectlPath`).
 
 private final class ScratchDirectory: @unchecked Sendable {
     let path: String
@@ -129,7 +120,7 @@ private func runGaugectl(
     _ arguments: [String], input: String, pause: Double = 0, pausedInput: String = ""
 ) throws -> Finished {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
+    process.executableURL = URL(fileURLWithPath: gaugectlPath!)
     process.arguments = arguments
     let stdin = Pipe()
     let stderr = Pipe()
@@ -150,7 +141,7 @@ private func runGaugectl(
 
 @Suite struct GaugeCommandProcessTests {
     @Test func dialogStreamBecomesRequestsOverOneConnection() throws {
-        try #require(gaugectlBinary != nil, "run swift build --build-tests first")
+        try #require(gaugectlPath != nil, "run swift build --build-tests first")
         let daemon = FakeGauged()
         let input = "0\n10\nXXX\n25\nCopying files\nto /target\nXXX\n\n50\nXXX\n75\nXXX\nXXX\nAlmost done\nXXX\n100"
         let run = try runGaugectl(["--socket", daemon.path, "gauge", "--title", "Installing Debian"], input: input)
@@ -167,7 +158,7 @@ private func runGaugectl(
     }
 
     @Test func onEOFKeepSendsNothingMoreAndQuitStopsTheDaemon() throws {
-        try #require(gaugectlBinary != nil)
+        try #require(gaugectlPath != nil)
         let keeping = FakeGauged()
         var run = try runGaugectl(["--socket", keeping.path, "gauge", "--on-eof", "keep"], input: "10\n20\n")
         #expect(run.status == 0, "\(run.stderr)")
@@ -186,7 +177,7 @@ private func runGaugectl(
     /// dialog draws `\n` in gauge text as a line break: it reaches the daemon as the
     /// protocol's line break (U+2028); the blanks around it stay for the screen to drop.
     @Test func dialogLineBreaksReachTheDaemon() throws {
-        try #require(gaugectlBinary != nil)
+        try #require(gaugectlPath != nil)
         let daemon = FakeGauged()
         let input = "XXX\n40\nUnpacking \\n  base files\nXXX\n"
         let run = try runGaugectl(["--socket", daemon.path, "gauge", "--on-eof", "keep"], input: input)
@@ -197,7 +188,7 @@ private func runGaugectl(
     /// A daemon that restarts knows nothing of the stream: after reconnecting, gaugectl
     /// sends the title and the message again before the next update.
     @Test func titleAndMessageAreSentAgainAfterAReconnection() throws {
-        try #require(gaugectlBinary != nil)
+        try #require(gaugectlPath != nil)
         let daemon = FakeGauged(closingAfter: ["progress 50"])
         let run = try runGaugectl(
             ["--socket", daemon.path, "gauge", "--title", "Installing", "--on-eof", "keep"],
@@ -211,7 +202,7 @@ private func runGaugectl(
     }
 
     @Test func errRepliesAreReportedAndReadingGoesOn() throws {
-        try #require(gaugectlBinary != nil)
+        try #require(gaugectlPath != nil)
         let daemon = FakeGauged { $0 == "progress 20" ? "err state the bar is busy" : "ok" }
         let run = try runGaugectl(["--socket", daemon.path, "gauge", "--on-eof", "keep"], input: "10\n20\nnonsense\n30\n")
         #expect(run.status == 1)
@@ -221,7 +212,7 @@ private func runGaugectl(
     }
 
     @Test func missingDaemonStillReadsAllInputAndExitsThree() throws {
-        try #require(gaugectlBinary != nil)
+        try #require(gaugectlPath != nil)
         let directory = ScratchDirectory()
         // Far more than a pipe holds: the writer must never block or get SIGPIPE.
         let input = (0..<20000).map { "\($0 % 101)\n" }.joined()
@@ -340,7 +331,7 @@ private func peakResidentKilobytes(of pid: pid_t) -> Int? {
 
 @Suite struct SWUpdateCommandProcessTests {
     @Test func progressMessagesBecomeRequestsAndItReconnects() throws {
-        try #require(gaugectlBinary != nil)
+        try #require(gaugectlPath != nil)
         let daemon = FakeGauged()
         let swupdate = FakeSWUpdate([
             (.aligned, [
@@ -362,7 +353,7 @@ private func peakResidentKilobytes(of pid: pid_t) -> Int? {
             ]),
         ])
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
+        process.executableURL = URL(fileURLWithPath: gaugectlPath!)
         // No creeping or stall: the requests are only those the messages make.
         process.arguments = ["--socket", daemon.path, "swupdate", "--progress-socket", swupdate.path, "--creep", "0", "--stall", "0"]
         process.standardInput = FileHandle.nullDevice
@@ -393,11 +384,11 @@ private func peakResidentKilobytes(of pid: pid_t) -> Int? {
     /// 20 MB of random bytes on the progress socket: a few complaints a second and a
     /// count of the rest, in bounded memory; gaugectl goes on (and reconnects).
     @Test func randomBytesMakeFewComplaintsInBoundedMemory() throws {
-        try #require(gaugectlBinary != nil)
+        try #require(gaugectlPath != nil)
         let daemon = FakeGauged()
         let garbage = RandomBytesServer(bytes: 20 << 20)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: gaugectlBinary!)
+        process.executableURL = URL(fileURLWithPath: gaugectlPath!)
         process.arguments = ["--socket", daemon.path, "swupdate", "--progress-socket", garbage.path, "--creep", "0", "--stall", "0"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -426,7 +417,7 @@ private func peakResidentKilobytes(of pid: pid_t) -> Int? {
     }
 
     @Test func badLayoutIsAUsageError() throws {
-        try #require(gaugectlBinary != nil)
+        try #require(gaugectlPath != nil)
         let run = try runGaugectl(["swupdate", "--layout", "sideways"], input: "")
         #expect(run.status == 2)
         #expect(run.stderr.contains("--layout must be auto, packed or aligned"))

@@ -8,9 +8,10 @@ import Testing
 
 // Runs the built `gaugectl` binary against a fake daemon on a temporary Unix socket.
 // `swift build --build-tests` builds every product, so the binary sits next to the
-// test bundle; GAUGECTL overrides where it is looked for.
+// test bundle; GAUGECTL overrides where it is looked for. The target's other process
+// tests find it here too.
 
-private let gaugectlPath: String? = {
+let gaugectlPath: String? = {
     var candidates: [String] = []
     if let override = ProcessInfo.processInfo.environment["GAUGECTL"] { candidates.append(override) }
     let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()

@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 
         // Fuzzing of every parser: the targets and the built-in engine (run by the
-        // GaugeFuzzTests in CI), and `gauge-fuzz` for long runs (tools/fuzz).
+        // GaugeFuzzTests in CI), and `gauge-fuzz` for long runs (tools/bench/fuzz).
         .target(name: "CGaugeFuzz"),
         .target(
             name: "GaugeFuzz",

@@ -3,7 +3,7 @@
 ///
 /// The body must not crash or hang on any input; a property it finds broken is thrown
 /// as a `FuzzFailure`. Both engines run the same bodies: the built-in `MutationFuzzer`
-/// (in CI and `tools/fuzz`) and libFuzzer (`tools/fuzz --libfuzzer`).
+/// (in CI and `tools/bench/fuzz`) and libFuzzer (`tools/bench/fuzz --libfuzzer`).
 package struct FuzzTarget: Sendable, CustomStringConvertible {
     package typealias Body = @Sendable (_ input: [UInt8], _ probe: inout Probe) throws(FuzzFailure) -> Void
 

@@ -6,7 +6,7 @@ import GaugeSystem
 /// A theme's font named by family, `font = DejaVu Sans` or `bold_font = DejaVu Sans:Bold`,
 /// found by the names inside the font files under the system's font directories, read
 /// with FreeType: gauged needs no fontconfig. (At install and initramfs time
-/// `tools/gauge-files` asks fontconfig's `fc-match` which file to carry.)
+/// `integration/gauge-files` asks fontconfig's `fc-match` which file to carry.)
 package enum FontFinder {
     /// Where fonts are looked for, each with its subdirectories.
     package static let directories = ["/usr/share/fonts", "/usr/local/share/fonts"]

@@ -2,7 +2,7 @@ import CGaugeFuzz
 import CGaugeLinux
 import GaugeFuzz
 
-// gauge-fuzz: the fuzz targets of every parser, run for as long as asked (tools/fuzz).
+// gauge-fuzz: the fuzz targets of every parser, run for as long as asked (tools/bench/fuzz).
 
 let usage = """
     usage: gauge-fuzz [--seconds N] [--seed N] [--runs N] [--artifacts DIR] [--hang-seconds N] [TARGET...]
@@ -18,7 +18,7 @@ let usage = """
       --replay      runs saved inputs (from either engine) through TARGET and says what fails
       --seeds       writes TARGET's seed inputs into DIR (a corpus to start libFuzzer from)
       --libfuzzer   coverage-guided fuzzing of TARGET with libFuzzer; only in a build made
-                    with -sanitize=fuzzer -DGAUGE_LIBFUZZER (tools/fuzz --libfuzzer)
+                    with -sanitize=fuzzer -DGAUGE_LIBFUZZER (tools/bench/fuzz --libfuzzer)
     Exit status: 0 when nothing failed, 1 when an input failed, 2 on a usage error.
 
     """
@@ -74,7 +74,7 @@ func target(_ name: String) -> FuzzTarget {
     }
 #else
     func runLibFuzzer(_ name: String, _ options: [String]) -> Never {
-        fail("this build has no libFuzzer; tools/fuzz --libfuzzer makes one")
+        fail("this build has no libFuzzer; tools/bench/fuzz --libfuzzer makes one")
     }
 #endif
 

@@ -339,7 +339,7 @@ private final class FakeDaemon: @unchecked Sendable {
         let commands = section.split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { $0.split(separator: " ")[0] }
         #expect(commands.count >= 18)
         let completion = try String(
-            contentsOf: repositoryRoot.appendingPathComponent("tools/completion/gaugectl.bash"), encoding: .utf8)
+            contentsOf: repositoryRoot.appendingPathComponent("integration/completion/gaugectl.bash"), encoding: .utf8)
         let line = completion.split(separator: "\n").first { $0.contains("local commands=") }
         for command in commands {
             #expect(line?.contains(" \(command)") == true || line?.contains("\"\(command) ") == true, "\(command)")

@@ -72,7 +72,7 @@ private let floodSteps = """
         let root = directory.appending("root")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let daemon = try GaugedProcess()
-        let script = repositoryRoot.appendingPathComponent("tools/initramfs-tools/scripts/init-bottom/gauge").path
+        let script = repositoryRoot.appendingPathComponent("integration/initramfs-tools/scripts/init-bottom/gauge").path
         let run = try runProgram(script, [], environment: [
             "rootmnt": root, "GAUGE_SOCKET": daemon.socketPath,
             "GAUGECTL": try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"),
@@ -89,7 +89,7 @@ private let floodSteps = """
     }
 
     /// initramfs-tools' panic scripts and dracut's emergency hooks run before the shell.
-    @Test(arguments: ["tools/initramfs-tools/scripts/panic/gauge", "tools/dracut/90gauge/gauge-emergency.sh"])
+    @Test(arguments: ["integration/initramfs-tools/scripts/panic/gauge", "integration/dracut/90gauge/gauge-emergency.sh"])
     func emergencyShellScriptsQuitTheSplashFirst(script: String) throws {
         let daemon = try GaugedProcess()
         let run = try runProgram(repositoryRoot.appendingPathComponent(script).path, [], environment: [

@@ -4,7 +4,7 @@ import Testing
 private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 
-/// tools/check-rules: the rules the build checks so the house stays in order (a function
+/// tools/check/check-rules: the rules the build checks so the house stays in order (a function
 /// over 60 lines, `public` where `package` is meant, a comment naming a path that is not
 /// there). Each rule is shown failing on a small tree made for it; tools/test runs the
 /// checker on the repository itself.
@@ -12,7 +12,7 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
     private func checkRules(root: String) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [repositoryRoot.appendingPathComponent("tools/check-rules").path, "--root", root]
+        process.arguments = [repositoryRoot.appendingPathComponent("tools/check/check-rules").path, "--root", root]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -41,13 +41,13 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         let gone = ["tools", "build-embedded"].joined(separator: "/")
         let real = ["tools", "real"].joined(separator: "/")
         // A function the allowlist lets be long, short now: the entry must go.
-        let rules = try String(contentsOfFile: repositoryRoot.appendingPathComponent("tools/check-rules").path, encoding: .utf8)
+        let rules = try String(contentsOfFile: repositoryRoot.appendingPathComponent("tools/check/check-rules").path, encoding: .utf8)
         let allowed = rules.split(separator: "\n").filter { $0.hasPrefix("    \"") && $0.contains(".swift:") }
             .map { $0.split(separator: "\"")[1].split(separator: ":").map(String.init) }
         let (allowedFile, allowedFunction) = try (#require(allowed.first)[0], #require(allowed.first)[1])
         // Every entry of that file is stale in the made tree, which has only the one short function.
         let stale = allowed.filter { $0[0] == allowedFile }.map {
-            "tools/check-rules: functions: \($0[0]):\($0[1]) is allowed to be long but no longer is; take it off ALLOWED_LONG"
+            "tools/check/check-rules: functions: \($0[0]):\($0[1]) is allowed to be long but no longer is; take it off ALLOWED_LONG"
         }
         let root = try tree([
             "Sources/Module/Long.swift": long + short,

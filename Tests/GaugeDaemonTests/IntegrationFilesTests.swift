@@ -141,8 +141,8 @@ private func lines(_ text: String) -> [String] {
         }
         #expect(calls.count == 10, "\(calls.map(\.0))")
         for script in [
-            "tools/initramfs-tools/scripts/init-bottom/gauge", "tools/initramfs-tools/scripts/panic/gauge",
-            "tools/dracut/90gauge/gauge-newroot.sh", "tools/dracut/90gauge/gauge-emergency.sh",
+            "integration/initramfs-tools/scripts/init-bottom/gauge", "integration/initramfs-tools/scripts/panic/gauge",
+            "integration/dracut/90gauge/gauge-newroot.sh", "integration/dracut/90gauge/gauge-emergency.sh",
         ] {
             calls.append((script, "sh \(script)"))
         }
@@ -153,7 +153,7 @@ private func lines(_ text: String) -> [String] {
             #expect(seconds < 1.5, "\(source): \(command) took \(seconds) s")
             // The shutdown screens start gaugectl only where a daemon's socket exists.
             let guarded = command.hasPrefix("/bin/sh -c 'test -S /run/gauge/gauged.sock || exit 0; ")
-            let expected: Int32 = command.hasSuffix("ping --absent") || guarded ? 0 : source.hasPrefix("tools/") ? 0 : 3
+            let expected: Int32 = command.hasSuffix("ping --absent") || guarded ? 0 : source.hasPrefix("integration/") ? 0 : 3
             #expect(result.status == expected, "\(source): \(command): \(result.output)")
         }
     }
@@ -240,7 +240,7 @@ private func lines(_ text: String) -> [String] {
             """.write(toFile: theme, atomically: true, encoding: .utf8)
         let environment = [
             "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts,
-            "GAUGE_FILES": repositoryRoot.appendingPathComponent("tools/gauge-files").path,
+            "GAUGE_FILES": repositoryRoot.appendingPathComponent("integration/gauge-files").path,
         ]
         return (directory, environment)
     }
@@ -248,7 +248,7 @@ private func lines(_ text: String) -> [String] {
     /// Exactly what the theme can use: DejaVuSans.ttf is not, the theme names another font.
     @Test func fileListHasTheBinaryAndWhatTheThemeUsesOnce() throws {
         let (directory, environment) = try fixture()
-        let result = try shell("tools/gauge-files", environment: environment)
+        let result = try shell("integration/gauge-files", environment: environment)
         #expect(result.status == 0, "\(result.output)")
         let fonts = directory.appending("fonts")
         #expect(lines(result.output) == [
@@ -267,7 +267,7 @@ private func lines(_ text: String) -> [String] {
         try "logo = firmware\nlogo_fallback = fonts/logo.png\n".write(toFile: theme, atomically: true, encoding: .utf8)
         var env = environment
         env["GAUGE_THEME"] = theme
-        let result = try shell("tools/gauge-files", environment: env)
+        let result = try shell("integration/gauge-files", environment: env)
         #expect(result.status == 0, "\(result.output)")
         let fonts = directory.appending("fonts")
         #expect(lines(result.output) == [
@@ -284,7 +284,7 @@ private func lines(_ text: String) -> [String] {
         try "font = DejaVu Serif\nbold_font = \"DejaVu Sans:style=Bold\"\n".write(toFile: theme, atomically: true, encoding: .utf8)
         var env = environment
         env["GAUGE_THEME"] = theme
-        let result = try shell("tools/gauge-files", environment: env)
+        let result = try shell("integration/gauge-files", environment: env)
         #expect(result.status == 0, "\(result.output)")
         #expect(lines(result.output) == [
             "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged", "file \(theme)",
@@ -300,7 +300,7 @@ private func lines(_ text: String) -> [String] {
         try "fill_color = #ff8800\n".write(toFile: theme, atomically: true, encoding: .utf8)
         var env = environment
         env["GAUGE_THEME"] = theme
-        let result = try shell("tools/gauge-files", environment: env)
+        let result = try shell("integration/gauge-files", environment: env)
         #expect(result.status == 0, "\(result.output)")
         let fonts = directory.appending("fonts")
         #expect(lines(result.output) == [
@@ -322,7 +322,7 @@ private func lines(_ text: String) -> [String] {
         env["LOG"] = directory.appending("log")
         env["DESTDIR"] = directory.appending("root")
         env["MODULES"] = "most"
-        let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        let result = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
         #expect(result.status == 0, "\(result.output)")
         let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
         let fonts = directory.appending("fonts")
@@ -341,12 +341,12 @@ private func lines(_ text: String) -> [String] {
         // MODULES=list: only what the list names, and a warning saying so.
         try FileManager.default.removeItem(atPath: directory.appending("log"))
         env["MODULES"] = "list"
-        let listed = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        let listed = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
         #expect(listed.status == 0, "\(listed.output)")
         #expect(listed.output.contains("MODULES=list"), "\(listed.output)")
         #expect(lines(try String(contentsOfFile: directory.appending("log"), encoding: .utf8)) == files)
         let prereqs = try shell(
-            "tools/initramfs-tools/hooks/gauge prereqs && tools/initramfs-tools/scripts/init-top/gauge prereqs && tools/initramfs-tools/scripts/init-bottom/gauge prereqs && tools/initramfs-tools/scripts/panic/gauge prereqs")
+            "integration/initramfs-tools/hooks/gauge prereqs && integration/initramfs-tools/scripts/init-top/gauge prereqs && integration/initramfs-tools/scripts/init-bottom/gauge prereqs && integration/initramfs-tools/scripts/panic/gauge prereqs")
         #expect(prereqs.output == "\nudev\nudev\n\n")
     }
 
@@ -366,7 +366,7 @@ private func lines(_ text: String) -> [String] {
         env["GAUGE_HOOK_FUNCTIONS"] = stub
         env["GAUGE_CONSOLE_SETUP"] = setup
         env["DESTDIR"] = directory.appending("root")
-        let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        let result = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
         #expect(result.status == 0, "\(result.output)")
         var keymap = EvdevKeymap(map: try ConsoleKeymap(path: directory.appending("root/etc/gauge/keymap.bmap")))
         var typed: [UInt8] = []
@@ -378,7 +378,7 @@ private func lines(_ text: String) -> [String] {
         env["GAUGE_CONSOLE_SETUP"] = "/nonexistent"
         env["GAUGE_VCONSOLE"] = "/nonexistent"
         env["DESTDIR"] = directory.appending("bare")
-        let bare = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        let bare = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
         #expect(bare.status == 0 && bare.output.isEmpty, "\(bare.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.appending("bare/etc/gauge/keymap.bmap")))
     }
@@ -407,7 +407,7 @@ private func lines(_ text: String) -> [String] {
             try "#!/bin/sh\n[ \"$1 $2\" = \"is-enabled gauged.service\" ] && [ -n \"\(state)\" ] && echo \(state) && exit 0\nexit 1\n"
                 .write(toFile: bin + "/systemctl", atomically: true, encoding: .utf8)
             _ = try shell("chmod +x \(bin)/systemctl; rm -f \(directory.appending("log"))")
-            let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+            let result = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
             #expect(result.status == 0, "\(result.output)")
             let log = (try? String(contentsOfFile: directory.appending("log"), encoding: .utf8)) ?? ""
             #expect(log.contains("copy_exec /usr/bin/gauged") == copies, "is-enabled says '\(state)': \(log)")
@@ -432,7 +432,7 @@ private func lines(_ text: String) -> [String] {
         env["verbose"] = "n"
         env["GAUGE_BINDIR"] = URL(fileURLWithPath: gauged).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        let result = try shell("tools/initramfs-tools/hooks/gauge", environment: env)
+        let result = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
         #expect(result.status == 0, "\(result.output)")
         let copied = try shell("cd \(root) && find . -type f -o -type l")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: root + env["GAUGE_BINDIR", default: ""] + "/gaugectl") == "gauged")
@@ -452,8 +452,8 @@ private func lines(_ text: String) -> [String] {
             inst_hook() { echo "inst_hook $1 $2 ${3##*/}" >> "$LOG"; }
             dracut_module_included() { return 1; }
             initdir=\(directory.appending("initrd"))
-            moddir=tools/dracut/90gauge
-            . tools/dracut/90gauge/module-setup.sh
+            moddir=integration/dracut/90gauge
+            . integration/dracut/90gauge/module-setup.sh
             depends
             install
             """
@@ -488,8 +488,8 @@ private func lines(_ text: String) -> [String] {
             fake_systemctl() { echo "systemctl $*" >> "$LOG"; }
             systemdsystemunitdir=/usr/lib/systemd/system
             initdir=\(directory.appending("initrd"))
-            moddir=tools/dracut/90gauge
-            . tools/dracut/90gauge/module-setup.sh
+            moddir=integration/dracut/90gauge
+            . integration/dracut/90gauge/module-setup.sh
             install
             """
         let result = try shell(script, bash: true, environment: env)
@@ -503,18 +503,18 @@ private func lines(_ text: String) -> [String] {
             // An encrypted root's passphrase is asked on the splash (gauge.ask=1) there too.
             "inst_multiple -o \(units)/gauged-ask-password.path \(units)/gauged-ask-password.service systemd-tty-ask-password-agent",
             "systemctl -q --root \(directory.appending("initrd")) add-wants sysinit.target gauged-ask-password.path",
-            "inst_hook emergency 50 tools/dracut/90gauge/gauge-emergency.sh",
+            "inst_hook emergency 50 integration/dracut/90gauge/gauge-emergency.sh",
         ])
         #expect(!log.contains("gauged.socket"))
     }
 
     @Test func scriptsParse() throws {
         for (path, bash) in [
-            ("tools/gauge-files", false), ("tools/initramfs-tools/hooks/gauge", false),
-            ("tools/initramfs-tools/scripts/init-top/gauge", false), ("tools/dracut/90gauge/module-setup.sh", true),
-            ("tools/dracut/90gauge/gauge-start.sh", false), ("tools/dracut/90gauge/gauge-newroot.sh", false),
-            ("tools/initramfs-tools/scripts/init-bottom/gauge", false), ("tools/initramfs-tools/scripts/panic/gauge", false),
-            ("tools/dracut/90gauge/gauge-emergency.sh", false),
+            ("integration/gauge-files", false), ("integration/initramfs-tools/hooks/gauge", false),
+            ("integration/initramfs-tools/scripts/init-top/gauge", false), ("integration/dracut/90gauge/module-setup.sh", true),
+            ("integration/dracut/90gauge/gauge-start.sh", false), ("integration/dracut/90gauge/gauge-newroot.sh", false),
+            ("integration/initramfs-tools/scripts/init-bottom/gauge", false), ("integration/initramfs-tools/scripts/panic/gauge", false),
+            ("integration/dracut/90gauge/gauge-emergency.sh", false),
         ] {
             let result = try shell("\(bash ? "bash" : "sh") -n \(path)")
             #expect(result.status == 0, "\(path): \(result.output)")

@@ -72,7 +72,7 @@ import Testing
     }
 
     /// The README's blocks call what `tools/dev-env` puts on PATH, the development build;
-    /// when the suite tests another build (tools/check-embedded sets GAUGED), they would
+    /// when the suite tests another build (tools/check/check-embedded sets GAUGED), they would
     /// not be running the binary under test, and the normal run has covered them.
     static var testsTheDevelopmentBuild: Bool { getenv("GAUGED") == nil }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Every parser fuzzed for a moment on each test run: `GAUGE_FUZZ_SECONDS` per target
 /// (default 1.5), from `GAUGE_FUZZ_SEED` (default a fixed seed, so a run is repeatable;
-/// the seed is in every report). Longer runs: tools/fuzz.
+/// the seed is in every report). Longer runs: tools/bench/fuzz.
 @Suite(.serialized) struct FuzzTests {
     static let seconds = environment("GAUGE_FUZZ_SECONDS").flatMap(Double.init) ?? 1.5
     static let seed = environment("GAUGE_FUZZ_SEED").flatMap(UInt64.init) ?? 20_260_611

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Boots one tools/boot-test configuration under QEMU, samples the screen from power-on to
+"""Boots one tools/qemu/boot-test configuration under QEMU, samples the screen from power-on to
 power-off and checks the boot splash against what the guest reports on ttyS1.
 
 The screen is taken with the monitor's `screendump` ten times a second until the first

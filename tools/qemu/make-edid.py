@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes a 128-byte EDID 1.4 block for one mode and one physical size, for the kernel to
 load in place of what a (virtual) monitor reports (`drm.edid_firmware=CONNECTOR:edid/FILE`,
-the file under /lib/firmware/edid/ in the initramfs). tools/vm-test uses it to give a VM
+the file under /lib/firmware/edid/ in the initramfs). tools/qemu/vm-test uses it to give a VM
 head the size of a small dense panel, so the daemon's `scale = auto` must pick scale 2.
 
-Usage: tools/make-edid.py WIDTH HEIGHT WIDTH_MM HEIGHT_MM > FILE
+Usage: tools/qemu/make-edid.py WIDTH HEIGHT WIDTH_MM HEIGHT_MM > FILE
 The mode's detailed timing (the preferred mode) uses CVT reduced-blanking margins at 60 Hz;
 the size goes in both the basic size (cm) and the detailed timing (mm).
 Standard library only.

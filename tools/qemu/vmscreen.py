@@ -1,4 +1,4 @@
-"""What tools/vm-test-check.py and tools/boot-test-check.py share: QEMU's monitor and
+"""What tools/qemu/vm-test-check.py and tools/qemu/boot-test-check.py share: QEMU's monitor and
 serial log, its `screendump` PPMs, and the default theme's bar geometry and colours.
 Standard library only.
 """

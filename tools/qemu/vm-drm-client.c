@@ -1,6 +1,6 @@
 /*
  * Stands in for a display manager taking the screen over from the splash, as GDM does
- * (tools/vm-test, configuration bochs-drm-handover): opens the DRM card and becomes its
+ * (tools/qemu/vm-test, configuration bochs-drm-handover): opens the DRM card and becomes its
  * master (the splash must have let go: `plymouth deactivate`), prints "master", waits for a
  * line on standard input, then shows one colour (RRGGBB, the second argument) in the first
  * connected connector's preferred mode, prints "drawn", and holds the card until killed (a

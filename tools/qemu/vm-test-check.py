@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Boots one tools/vm-test configuration under QEMU and checks the screens.
+"""Boots one tools/qemu/vm-test configuration under QEMU and checks the screens.
 
 The guest's init prints `GAUGE-STEP <name>` on the first serial port and waits for a line
 on the second; this script watches the serial log, takes the screen with the monitor's
@@ -110,7 +110,7 @@ class Checker:
         self.expect(lit > 200, f"{step}: no console text on screen ({lit} lit pixels sampled)")
 
 
-# The display manager's picture (tools/vm-drm-client.c draws 0x2040c0).
+# The display manager's picture (tools/qemu/vm-drm-client.c draws 0x2040c0).
 CLIENT_COLOUR = (0x20, 0x40, 0xC0)
 
 

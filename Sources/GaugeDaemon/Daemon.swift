@@ -17,6 +17,7 @@ package final class Daemon {
     private let screen: ProgressScreen
     private var server: SocketServer?
     private var frameTimer: FrameTimer?
+    /// When the frame timer ticks next (`scheduleFrames`, `tick`).
     private var pacer: FramePacer
     private var demoTimer: FrameTimer?
     private var signals: SignalSource?
@@ -48,8 +49,8 @@ package final class Daemon {
     private var demoStart = 0.0
     private var demoIndex = 0
     private let terminal: TerminalDisplay?
-    /// The DRM or fbdev display, which may come, go and change, and the VT under it (nil
-    /// for memory, terminal or none).
+    /// The DRM or fbdev display, which may come, go and change (nil for memory, terminal
+    /// or none); the `screenOwner` holds it too, with the VT under it.
     private let displays: DisplaySlot?
     private var device: (any DeviceDisplay)? { displays?.device }
     private var console: ConsoleVT? { screenOwner.console }

@@ -1,6 +1,7 @@
 import CPixman
 import GaugeProtocol
 import GaugeRender
+import GaugeSystem
 
 /// A framebuffer in ordinary memory: the headless display for tests, previews and
 /// screenshots (`--display memory:1920x1080:XRGB8888`).
@@ -174,6 +175,6 @@ extension MemoryDisplay {
 
     /// Plain ASCII digits only (no sign, no spaces), at most 9 of them.
     private static func decimal(_ text: Substring) -> Int? {
-        PlainDecimal.digits(text, maxDigits: 9).map { Int($0) }
+        DecimalDigits.value(text, maxDigits: 9).map { Int($0) }
     }
 }

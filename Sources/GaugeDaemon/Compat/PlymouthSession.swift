@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeSystem
 
 /// The server side of Plymouth's boot protocol (`ply-boot-protocol.h`) for one client
 /// connection: what the `plymouth` command, systemd-fsckd and update tools send to
@@ -202,7 +203,7 @@ package struct PlymouthSession: Sendable {
 
     /// plymouthd reads the value with `strtol` and takes only a whole 0...100.
     private static func percent(_ text: String) -> Int? {
-        guard let value = PlainDecimal.digits(text, maxDigits: 3), value <= 100 else { return nil }
+        guard let value = DecimalDigits.value(text, maxDigits: 3), value <= 100 else { return nil }
         return Int(value)
     }
 

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeProtocol
+import GaugeSystem
 
 /// systemd socket activation (`sd_listen_fds(3)`): the sockets systemd passes start at
 /// descriptor 3 and are announced by `LISTEN_PID` (must be this process) and `LISTEN_FDS`
@@ -34,6 +35,6 @@ package enum SocketActivation {
 
     /// A plain non-negative decimal: digits only, no sign, no spaces.
     private static func decimal(_ text: String?) -> Int64? {
-        text.flatMap { PlainDecimal.digits($0) }
+        text.flatMap { DecimalDigits.value($0) }
     }
 }

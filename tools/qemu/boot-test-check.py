@@ -600,6 +600,11 @@ def analyse(boot, exited, report):
     # When udev loads bochs-drm only after the probe (a slow, loaded host), the firmware's
     # framebuffer is the best device the boot had: that is what the splash must be on then.
     probe_at = next((float(text.split()[2]) for _, text in lines if text.startswith("GAUGE-PROBE uptime ")), None)
+    # The screen when the probe ran (the end of boot) is kept whatever the checks say: the
+    # package boots, which must not show the splash, are judged by it.
+    at_probe = [f for f in boot_frames if probe_at is not None and f.guest < probe_at]
+    if at_probe:
+        report.keep.setdefault(at_probe[-1].index, "the screen when the probe ran")
     drm_late = drm_ready is None or (probe_at is not None and drm_ready > probe_at)
     on_drm = shown_on is not None and shown_on.startswith("drm ") and "bochs" in shown_on
     on_efifb = shown_on is not None and shown_on.startswith("fbdev ") and "EFI VGA" in shown_on

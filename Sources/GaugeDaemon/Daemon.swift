@@ -109,8 +109,9 @@ package final class Daemon {
             display = try Self.openDisplay(options.display, log: log)
         }
         terminal = display as? TerminalDisplay
-        if displays != nil, options.vt != "none" {
-            console = ConsoleVT(path: options.vt, log: log)
+        let vtAtExit = options.vt == DaemonOptions.vtAtExit
+        if displays != nil, options.vt != "none", !(vtAtExit && displays?.device?.kind == .drm) {
+            console = ConsoleVT(path: vtAtExit ? nil : options.vt, log: log)
         }
         screen = ProgressScreen(theme: theme, display: display, scale: options.scale) { [log] in log.info($0) }
         if let display, device == nil {
@@ -223,6 +224,7 @@ package final class Daemon {
         let showing = handover.owner == .gauge && device != nil
         if showing {
             console?.takeGraphics()
+            watchConsoleHangup()
         } else if handover.owner != .gauge {
             screen.hide()
             displays?.release()
@@ -271,6 +273,13 @@ package final class Daemon {
         consoleQuestionTimer?.close()
         signals?.close()
         if let terminal { terminal.close() }
+        if retainOnExit, console == nil, options.vt == DaemonOptions.vtAtExit, displays != nil {
+            // `--vt at-exit`: the getty is gone by now; graphics mode before the frame
+            // is left on screen (copied into the console's buffer on kernels before 6.8).
+            let vt = ConsoleVT(log: log)
+            vt.takeGraphics()
+            console = vt
+        }
         displays?.close(retain: retainOnExit && handover.owner == .gauge)
         if retainOnExit {
             // The console stays in graphics mode so the kernel does not draw over the frame.
@@ -551,6 +560,31 @@ package final class Daemon {
             displays?.release(keepingFrame: true)
             console?.disableProcessSwitching()
         }
+    }
+
+    /// `--vt at-exit` with the VT taken (fbdev): a getty ending on it puts it in text mode
+    /// (the console draws its text over the frame) and hangs it up; the daemon opens it
+    /// again, takes graphics mode and draws a whole frame.
+    private func watchConsoleHangup() {
+        guard options.vt == DaemonOptions.vtAtExit, let console, console.isAvailable else { return }
+        let fd = console.descriptor
+        do throws(SystemError) {
+            try loop.register(fd, events: []) { [self] _ in consoleHungUp(fd) }
+        } catch {
+            log.info("cannot watch the console for a hangup: \(error)")
+        }
+    }
+
+    private func consoleHungUp(_ fd: Int32) {
+        loop.unregister(fd)
+        log.info("the console was hung up (a getty ended): taking it again")
+        console?.reopen()
+        if handover.owner == .gauge, device != nil {
+            console?.takeGraphics()
+            screen.invalidate()
+            scheduleFrames()
+        }
+        watchConsoleHangup()
     }
 
     // MARK: - Console questions

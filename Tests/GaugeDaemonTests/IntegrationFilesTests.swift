@@ -182,8 +182,9 @@ private func lines(_ text: String) -> [String] {
             let shutdown = try unit("gauged-\(name).service")
             #expect(shutdown.contains("ExecStart=/usr/bin/gauged --theme /etc/gauge/gauge.theme --plymouth-compat --shutdown --vt at-exit --title \"\(title)\""))
             // Not after the getty: it starts beside its stop, which leaves a DRM master's frame alone.
-            #expect(shutdown.contains("After=display-manager.service gauged.service gauged-quit.service"))
+            #expect(shutdown.contains("After=display-manager.service gauged.service"))
             #expect(!shutdown.contains { $0.hasPrefix("After=") && $0.contains("getty") }, "gauged-\(name).service waits for no getty")
+            #expect(!shutdown.contains { $0.hasPrefix("After=") && $0.contains("gauged-quit") }, "nor for gauged-quit, stopped after the getty")
             #expect(shutdown.contains("Before=systemd-\(name).service") && shutdown.contains("WantedBy=\(name).target"))
             #expect(shutdown.contains("DefaultDependencies=no"))
             #expect(service.contains { $0.hasPrefix("Also=") && $0.contains("gauged-\(name).service") }, "enabled with gauged.service")

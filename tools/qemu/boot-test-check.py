@@ -400,8 +400,8 @@ class Report:
 
 def poweroff_timeline(lines, step_poweroff):
     """From the shutdown's journal (boot-test-poweroff-probe): seconds after `systemctl
-    poweroff` at which the power-off screen's unit started, gauged was executed and drew
-    its first frame, and the getty's stop ended."""
+    poweroff` at which logind passed it on, the power-off screen's unit started, gauged was
+    executed and drew its first frame, and the getty's stop began and ended."""
     log = [text[len("GAUGE-OFFLOG "):] for _, text in lines if text.startswith("GAUGE-OFFLOG ")]
     if step_poweroff is None or not log:
         return "no shutdown journal"
@@ -412,7 +412,8 @@ def poweroff_timeline(lines, step_poweroff):
     first = next((j for j in log if re.search(r"first frame on .* ms after exec", j)), None)
     frame_at = monotonic(first) if first else None
     exec_ms = re.search(r"([\d.]+) ms after exec", first) if first else None
-    events = [("unit starts", at(r"Starting gauged-(poweroff|reboot|halt|kexec)\.service")),
+    events = [("logind asks systemd", at(r"The system will power off now")),
+              ("unit starts", at(r"Starting gauged-(poweroff|reboot|halt|kexec)\.service")),
               ("gauged exec", frame_at - float(exec_ms.group(1)) / 1000 if frame_at and exec_ms else None),
               ("first frame", frame_at),
               ("getty stopping", at(r"Stopping getty@tty1\.service")),

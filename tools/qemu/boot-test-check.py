@@ -672,6 +672,16 @@ def analyse(boot, exited, report):
                   f"({', '.join(sorted({f.kind for f in off}))})")
                  + ("" if console_before else
                     f"; the screen before it was {before_off[-1].label() if before_off else 'not sampled'}, not the console"))
+    # Not painted over: the getty's stop, beside the screen's start, resets and hangs up
+    # its VT and clears it; from its first frame to the power-off every screendump shows
+    # the splash.
+    later = off[position:] if first_off else []
+    covered = [f for f in later if f.kind != "splash"]
+    report.evidence(covered[0] if covered else None, "the power-off splash covered")
+    report.check(first_off is not None and not covered,
+                 "the power-off splash stays until the power goes (the getty's end does not cover it)",
+                 f"{len(later) - len(covered)} of {len(later)} screendumps from its first show it"
+                 + (f"; {', '.join(f'{f.guest - step_poweroff:.2f} s {f.kind}' for f in covered[:6])}" if covered else ""))
     # What it says: the daemon's own status during the power-off (a unit after
     # gauged-poweroff.service asks it), and on screen a title line and no message line.
     off_status = next((text[len("GAUGE-OFF status "):] for _, text in lines if text.startswith("GAUGE-OFF status ")), None)

@@ -69,4 +69,17 @@ package enum PlainDecimal {
         guard sawDigit else { return nil }
         return parseDouble(text)
     }
+
+    /// A whole number written as plain digits (no sign, point or spaces), at most
+    /// `maxDigits` of them (18, which always fit an `Int64`, at most); nil for anything
+    /// else. The one reader of digits-only fields (pids, counts, percentages, sizes).
+    package static func digits<S: StringProtocol>(_ text: S, maxDigits: Int = 18) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= min(maxDigits, 18) else { return nil }
+        var value: Int64 = 0
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
 }

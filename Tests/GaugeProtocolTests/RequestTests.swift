@@ -292,4 +292,16 @@ private func errorCode(_ line: String) -> ErrorCode? {
     func refuses(text: String) {
         #expect(PlainDecimal.parse(text) == nil)
     }
+
+    @Test func digitsReadWholeNumbersOnly() {
+        #expect(PlainDecimal.digits("0") == 0)
+        #expect(PlainDecimal.digits("007") == 7)
+        #expect(PlainDecimal.digits("999999999999999999") == 999_999_999_999_999_999)
+        #expect(PlainDecimal.digits("100", maxDigits: 3) == 100)
+        for text in ["", "+1", "-1", "1.0", " 1", "1 ", "1e3", "0x1", "٣", "1000"] {
+            #expect(PlainDecimal.digits(text, maxDigits: 3) == nil, "\(text)")
+        }
+        // 19 digits may not fit an Int64: never read, whatever maxDigits says.
+        #expect(PlainDecimal.digits("9999999999999999999", maxDigits: 30) == nil)
+    }
 }

@@ -37,8 +37,8 @@ import sys
 import threading
 import time
 
-from vmscreen import (ConsoleFont, Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, stop_qemu, swift_round,
-                      wait_for_sockets)
+from qemu import Qemu, SerialLog
+from vmscreen import ConsoleFont, Image, bar_rect, is_grey, is_orange, swift_round
 
 INTERVAL = 0.33       # seconds between screendumps
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
@@ -204,20 +204,9 @@ class Boot:
         os.makedirs(self.frames_dir, exist_ok=True)
         self.serial_path = os.path.join(args.work, "serial.log")
         self.report_path = os.path.join(args.work, "report.log")
-        mon = os.path.join(args.work, "mon.sock")
-        command = [
-            "qemu-system-x86_64", "-machine", "pc", "-accel", "tcg", "-smp", str(args.smp), "-m", "1024",
-            "-display", "none", "-nic", "none", "-no-reboot",
-            "-kernel", args.kernel, "-initrd", args.initrd, "-append", args.append,
-            "-drive", f"file={args.disk},format=raw,if=virtio",
-            "-monitor", f"unix:{mon},server=on,wait=off",
-            "-serial", f"file:{self.serial_path}", "-serial", f"file:{self.report_path}",
-        ] + args.qemu
-        out = os.path.join(args.work, "qemu.out")
-        self.started = time.monotonic()
-        self.process = subprocess.Popen(command, stdout=open(out, "wb"), stderr=subprocess.STDOUT)
-        wait_for_sockets(self.process, [mon], out)
-        self.monitor = Monitor(mon)
+        self.qemu = Qemu(args.work, args.kernel, args.initrd, args.append, memory=1024, smp=args.smp,
+                         serial=[self.serial_path, self.report_path], disks=[args.disk], nic=False, options=args.qemu)
+        self.started, self.process, self.monitor = self.qemu.started, self.qemu.process, self.qemu.monitor
         self.serial = SerialLog(self.report_path)
         self.frames = []
         self.splash_seen = False
@@ -287,7 +276,7 @@ class Boot:
             if entry is not None and entry[2] == 0:
                 self.asked = frame
                 for char in self.passphrase:
-                    self.monitor.command(f"sendkey {sendkey_name(char)}")
+                    self.monitor.sendkey(sendkey_name(char))
                 self.typed_at = self.now()
             return
         bullets = entry[2] if entry is not None else 0
@@ -295,14 +284,14 @@ class Boot:
         if bullets == len(self.passphrase) or self.now() - self.typed_at > 30:
             if bullets == len(self.passphrase):
                 self.full = frame
-            self.monitor.command("sendkey ret")
+            self.monitor.sendkey("ret")
             self.entered_at = self.now()
 
     def type(self, text, enter):
         for char in text:
-            self.monitor.command(f"sendkey {sendkey_name(char)}")
+            self.monitor.sendkey(sendkey_name(char))
         if enter:
-            self.monitor.command("sendkey ret")
+            self.monitor.sendkey("ret")
 
     def unlock(self, img, frame):
         """The encrypted root's question: a wrong passphrase once it shows, the right
@@ -344,7 +333,7 @@ class Boot:
             self.unlock_times["typed"], self.unlock_state = now, 1
         elif state == 1 and (bullets == len(self.wrong_pass) or now - self.unlock_times["typed"] > 30):
             self.unlock_frames["wrong-full"] = frame
-            self.monitor.command("sendkey ret")
+            self.monitor.sendkey("ret")
             self.unlock_times["wrong"], self.unlock_state = now, 2
         elif state == 2 and now - self.unlock_times["wrong"] >= 2 and entry is not None and bullets == 0:
             self.unlock_frames["retry"] = frame
@@ -354,7 +343,7 @@ class Boot:
             self.unlock_state = 4
         elif state == 3 and (bullets == len(self.root_pass) or now - self.unlock_times["typed"] > 30):
             self.unlock_frames["right-full"] = frame
-            self.monitor.command("sendkey ret")
+            self.monitor.sendkey("ret")
             self.unlock_times["right"], self.unlock_state = now, 4
 
     def read_serial(self):
@@ -375,7 +364,7 @@ class Boot:
     def stop(self):
         self.finished.set()
         self.reader.join(5)
-        stop_qemu(self.process, self.monitor)
+        self.qemu.stop()
 
 
 class Report:

@@ -163,6 +163,12 @@ class VM:
                 machine = ["qemu-system-arm", "-machine", "virt,highmem=off", "-cpu", "cortex-a15"]
             # One serial port on this board: the answers go on a virtio console (hvc0).
             ports = ["-serial", f"file:{self.serial}", "-device", "virtio-serial-pci", "-device", "virtconsole,chardev=ctl"]
+        elif args.machine == "vexpress-a9":
+            # Versatile Express with a Cortex-A9 tile: its PL111 CLCD (a vblank interrupt
+            # from a 60 Hz timer); four PL011 ports, the answers on the second (ttyAMA1).
+            # The board's AC97 codec gets no host audio.
+            machine = ["qemu-system-arm", "-machine", "vexpress-a9", "-audiodev", "none,id=silent"]
+            ports = ["-serial", f"file:{self.serial}", "-serial", "chardev:ctl"]
         else:
             machine = ["qemu-system-x86_64", "-machine", "pc"]
             ports = ["-serial", f"file:{self.serial}", "-serial", "chardev:ctl"]
@@ -211,9 +217,9 @@ def main():
     parser.add_argument("--initrd", required=True)
     parser.add_argument("--append", required=True)
     parser.add_argument("--expect", required=True, help='"drm XRGB8888": display kind and format in the log')
-    parser.add_argument("--machine", default="pc", choices=["pc", "virt-arm64", "virt-armhf"],
+    parser.add_argument("--machine", default="pc", choices=["pc", "virt-arm64", "virt-armhf", "vexpress-a9"],
                         help="pc: qemu-system-x86_64; virt-arm64: qemu-system-aarch64 -M virt; "
-                             "virt-armhf: qemu-system-arm -M virt")
+                             "virt-armhf: qemu-system-arm -M virt; vexpress-a9: qemu-system-arm -M vexpress-a9")
     parser.add_argument("--work", required=True)
     parser.add_argument("--results", required=True)
     parser.add_argument("--timeout", type=float, default=180)

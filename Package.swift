@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol", dependencies: ["GaugeSystem"]),
         .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG"]),
-        .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
+        .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
         // The update tools' and dialog's progress, translated into Gauge's requests (gaugectl's).
@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeTranslators", "CGaugeLinux", "CGaugeBus"]),
 
         .executableTarget(name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"]),
-        .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeRender", "GaugeDisplay", "CPixman"]),
+        .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeSystem", "GaugeRender", "GaugeDisplay", "CPixman"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 
         // Fuzzing of every parser: the targets and the built-in engine (run by the

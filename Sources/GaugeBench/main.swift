@@ -1,14 +1,11 @@
 import CGaugeLinux
 import GaugeRender
+import GaugeSystem
 
 // Render benchmark: prints what a frame costs against a memcpy of the same damage.
 // Run with: swift run -c release GaugeBench
 
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+func now() -> Double { MonotonicClock.now() }
 
 /// Median of `rounds` timings of `body` run `reps` times, per call, in microseconds.
 func measure(rounds: Int = 15, reps: Int, _ body: () -> Void) -> Double {

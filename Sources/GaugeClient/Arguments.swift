@@ -142,10 +142,9 @@ enum ArgumentParser {
         return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 
+    /// `-5` or `-.5` is a value (a negative number), not an option.
     private static func looksLikeNegativeNumber(_ argument: String) -> Bool {
-        let bytes = Array(argument.utf8)
-        guard bytes.count > 1, bytes[0] == UInt8(ascii: "-") else { return false }
-        return (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[1]) || bytes[1] == UInt8(ascii: ".")
+        argument.hasPrefix("-") && PlainDecimal.parse(argument) != nil
     }
 
     private static func helpTopic(_ rest: [String]) throws(UsageError) -> CommandSpec? {

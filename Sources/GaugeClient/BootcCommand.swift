@@ -64,7 +64,7 @@ enum BootcCommand {
             do throws(SystemError) {
                 return (try Syscall.open(path, flags: O_RDONLY | O_NOCTTY | O_CLOEXEC, mode: 0), nil)
             } catch {
-                printError("gaugectl: bootc: cannot open \(path): \(String(cString: CGL_strerror(error.errno)))")
+                printError("gaugectl: bootc: cannot open \(path): \(errnoText(error.errno))")
                 finish(.daemonError)
             }
         case .command(let command, let descriptor):
@@ -116,7 +116,7 @@ enum BootcCommand {
                 handle(reader.consume(buffer[..<count]), &translator)
                 continue
             case .failure(let error):
-                printError("gaugectl: bootc: cannot read the progress stream: \(String(cString: CGL_strerror(error.errno)))")
+                printError("gaugectl: bootc: cannot read the progress stream: \(errnoText(error.errno))")
             }
             break
         }

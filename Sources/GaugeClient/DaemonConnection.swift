@@ -25,11 +25,7 @@ struct Deadline {
         self.end = seconds.map { Self.now() &+ UInt64($0 * 1e9) }
     }
 
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    static func now() -> UInt64 { MonotonicClock.nanoseconds() }
 
     /// Milliseconds left for `poll` (rounded up, so a poll never ends early); -1 without
     /// a deadline; 0 once it has passed.
@@ -97,7 +93,7 @@ enum DaemonConnection {
     }
 
     static func failure(_ what: String, _ path: String, _ code: Int32) -> ConnectionFailure {
-        ConnectionFailure(message: "\(what) \(path): \(String(cString: CGL_strerror(code)))")
+        ConnectionFailure(message: "\(what) \(path): \(errnoText(code))")
     }
 
     /// Connects to `path` (`@name`: the abstract namespace, as the daemon's `--socket`

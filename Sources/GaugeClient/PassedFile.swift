@@ -27,7 +27,7 @@ struct PassedFile {
                 }
             }
         } catch {
-            printError("gaugectl: cannot open \(path): \(String(cString: CGL_strerror(error.errno)))")
+            printError("gaugectl: cannot open \(path): \(errnoText(error.errno))")
             return nil
         }
     }

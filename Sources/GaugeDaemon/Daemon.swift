@@ -17,6 +17,8 @@ package final class Daemon {
     private let screen: ProgressScreen
     private var server: SocketServer?
     private var frameTimer: FrameTimer?
+    /// When the frame timer ticks next (`scheduleFrames`, `tick`).
+    private var pacer: FramePacer
     private var demoTimer: FrameTimer?
     private var signals: SignalSource?
     private var compat: CompatInputs?
@@ -37,35 +39,29 @@ package final class Daemon {
     private var deactivatedByRoot = false
     /// The pid file `--ask` created, removed on exit.
     private var createdPIDFile: String?
-    /// Who has the screen: Gauge, the console (hide, a question) or a display manager.
-    private var handover = ScreenHandover()
+    /// Who has the screen: Gauge, the console (hide, a question) or a display manager,
+    /// and the display and VT acts that hand it over.
+    private let screenOwner: ScreenOwner
     private let notify = SystemdNotify.fromEnvironment()
     private var waiters: [ClientConnection] = []
-    private var framesRunning = false
     private var exitStatus: Int32 = 0
     private var retainOnExit = false
     private var demoStart = 0.0
     private var demoIndex = 0
     private let terminal: TerminalDisplay?
-    /// The DRM or fbdev display, which may come, go and change, and the VT under it (nil
-    /// for memory, terminal or none).
+    /// The DRM or fbdev display, which may come, go and change (nil for memory, terminal
+    /// or none); the `screenOwner` holds it too, with the VT under it.
     private let displays: DisplaySlot?
     private var device: (any DeviceDisplay)? { displays?.device }
-    private var console: ConsoleVT?
-    /// A frame was due while the display could not take one (a page flip pending).
-    private var frameOwed = false
+    private var console: ConsoleVT? { screenOwner.console }
+    private var handover: ScreenHandover { screenOwner.handover }
     private let daemonUID = geteuid()
-    /// The boot's estimated progress (`--boot`), until a client reports progress itself.
-    private var bootEstimate: BootEstimate?
-    /// This boot's steps, recorded at `quit` for the next boot (`--boot`).
-    private var bootRecord = BootRecord()
-    /// The boot's time, paused while a person is asked something (`updateBootPause`).
-    private var bootClock = BootClock()
+    /// The boot's estimated progress (`--boot`), until a client reports progress itself,
+    /// and the boot's steps for the next boot's history.
+    private var boot: BootEstimator
     /// A Plymouth client's `pause-progress`, until its `unpause-progress`.
     private var progressPausedByClient = false
     private var estimateTimer: FrameTimer?
-    /// The estimate's value last put on the bar, in tenths of a percent.
-    private var estimateShown = -1.0
     /// A client has set the message line: steps no longer show there.
     private var clientMessage = false
     /// The boot's messages and steps so far, for the details view (`--ask`, Escape).
@@ -109,10 +105,11 @@ package final class Daemon {
             display = try Self.openDisplay(options.display, log: log)
         }
         terminal = display as? TerminalDisplay
-        if displays != nil, options.vt != "none" {
-            console = ConsoleVT(path: options.vt, log: log)
-        }
+        let console = displays != nil && options.vt != "none" ? ConsoleVT(path: options.vt, log: log) : nil
         screen = ProgressScreen(theme: theme, display: display, scale: options.scale) { [log] in log.info($0) }
+        screenOwner = ScreenOwner(screen: screen, displays: displays, console: console, log: log)
+        pacer = FramePacer(fps: options.fps)
+        boot = BootEstimator(historyPath: options.bootHistoryPath, log: log)
         if let display, device == nil {
             log.info("display \(display.name), scale \(screen.scale.shortText)")
         } else if display == nil, displays == nil {
@@ -145,19 +142,47 @@ package final class Daemon {
     package func start() throws(DaemonError) {
         SignalSource.ignoreStraySignals()
         RootSwitch.markArgv0InInitrd(log: log)
-        let groupID = try options.group.map { name throws(DaemonError) in
+        let groupID = try Self.groupID(named: options.group)
+        let listener = try listen(groupID: groupID)
+        try takeFramesAndSignals()
+        displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
+        displays?.onFrameReady = { [self] in if pacer.owed { tick() } }
+        if options.psplashFIFO != nil || options.plymouth { startCompatInputs(groupID: groupID) }
+        // With questions asked on the screen and the pid file that tells systemd so, its
+        // password requests come here (through its Plymouth agent): the console need not
+        // take the screen for them.
+        if let directory = options.askPasswordDirectory, createdPIDFile == nil { watchPasswordRequests(in: directory) }
+        watchConsoleQuestions()
+        let showing = presentFirstFrame()
+        try serve(listener, groupID: groupID)
+        if showing { console?.enableProcessSwitching() }
+        log.info("listening on \(options.socketPath)")
+        scheduleFrames()
+        try? notify?.ready()
+    }
+
+    /// The id of `--group`, whose members may drive the daemon.
+    private static func groupID(named name: String?) throws(DaemonError) -> UInt32? {
+        try name.map { name throws(DaemonError) in
             guard let entry = getgrnam(name) else { throw DaemonError("unknown group '\(name)'") }
             return UInt32(entry.pointee.gr_gid)
         }
-        let listener: ListeningSocket
+    }
+
+    /// The socket systemd passed, or the one bound at `--socket`.
+    private func listen(groupID: UInt32?) throws(DaemonError) -> ListeningSocket {
         do {
-            listener = try ListeningSocket.passedOrBound(
+            return try ListeningSocket.passedOrBound(
                 path: options.socketPath, groupID: groupID, passed: SocketActivation.takeFromEnvironment())
         } catch {
             // Most reasons name the path already: say it once.
             let reason = "\(error)"
             throw DaemonError(reason.containsText(options.socketPath) ? "cannot listen: \(reason)" : "cannot listen on \(options.socketPath): \(reason)")
         }
+    }
+
+    /// The frame timer and the signals the loop handles.
+    private func takeFramesAndSignals() throws(DaemonError) {
         do {
             // Before anything can schedule a frame (the boot estimate does).
             frameTimer = try FrameTimer(loop: loop) { [self] _ in tick() }
@@ -171,66 +196,64 @@ package final class Daemon {
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
-        displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
-        displays?.onFrameReady = { [self] in if frameOwed { tick() } }
-        if options.psplashFIFO != nil || options.plymouth {
-            let compat = CompatInputs(
-                loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: groupID),
-                idleTimeout: options.idleTimeout
-            ) { [self] request, access in
-                guard refusal(of: request, from: nil, access: access) == nil else { return false }
-                _ = perform(request, from: nil, access: access)
-                return true
-            }
-            compat.hasActiveVT = console?.isAvailable == true
-            compat.onConsoleLent = { [self] in consoleQuestionAsked(by: nil) }
-            compat.onPauseProgress = { [self] paused in
-                progressPausedByClient = paused
-                updateBootPause()
-            }
-            if options.ask {
-                let desk = QuestionDesk(
-                    ttyPath: options.askFromInputDevices ? nil : options.askTTY ?? console?.path, keymapPath: options.keymapPath,
-                    loop: loop, log: log)
-                desk.onChange = { [self] in questionsChanged() }
-                compat.questions = desk
-                questions = desk
-            }
-            self.compat = compat
-            // Another splash may hold these; the native socket still serves, so log and go on.
-            do throws(DaemonError) {
-                if let path = options.psplashFIFO { try compat.openPsplashFIFO(path: path) }
-            } catch {
-                log.info("\(error)")
-            }
-            do throws(DaemonError) {
-                if options.plymouth {
-                    try compat.openPlymouthSocket()
-                    if questions != nil, let path = options.plymouthPIDFile { writePIDFile(path) }
-                }
-            } catch {
-                log.info("\(error)")
-            }
+    }
+
+    /// psplash's FIFO and Plymouth's socket (`--psplash-fifo`, `--plymouth`), with
+    /// Plymouth's questions asked on the screen (`--ask`).
+    private func startCompatInputs(groupID: UInt32?) {
+        let compat = CompatInputs(
+            loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: groupID),
+            idleTimeout: options.idleTimeout
+        ) { [self] request, access in
+            guard refusal(of: request, from: nil, access: access) == nil else { return false }
+            _ = perform(request, from: nil, access: access)
+            return true
         }
-        // With questions asked on the screen and the pid file that tells systemd so, its
-        // password requests come here (through its Plymouth agent): the console need not
-        // take the screen for them.
-        if let directory = options.askPasswordDirectory, createdPIDFile == nil { watchPasswordRequests(in: directory) }
-        watchConsoleQuestions()
+        compat.hasActiveVT = screenOwner.hasVT
+        compat.onConsoleLent = { [self] in consoleQuestionAsked(by: nil) }
+        compat.onPauseProgress = { [self] paused in
+            progressPausedByClient = paused
+            updateBootPause()
+        }
+        if options.ask {
+            let desk = QuestionDesk(
+                ttyPath: options.askFromInputDevices ? nil : options.askTTY ?? console?.path, keymapPath: options.keymapPath,
+                loop: loop, log: log)
+            desk.onChange = { [self] in questionsChanged() }
+            compat.questions = desk
+            questions = desk
+        }
+        self.compat = compat
+        // Another splash may hold these; the native socket still serves, so log and go on.
+        do throws(DaemonError) {
+            if let path = options.psplashFIFO { try compat.openPsplashFIFO(path: path) }
+        } catch {
+            log.info("\(error)")
+        }
+        do throws(DaemonError) {
+            if options.plymouth {
+                try compat.openPlymouthSocket()
+                if questions != nil, let path = options.plymouthPIDFile { writePIDFile(path) }
+            }
+        } catch {
+            log.info("\(error)")
+        }
+    }
+
+    /// The title and mode asked for, the boot estimate, and the first frame, on the
+    /// screen unless the console keeps it; whether it shows on a device.
+    private func presentFirstFrame() -> Bool {
         if let title = options.title { screen.setTitle(title) }
         if options.shutdown { screen.setMode(.indeterminate) }
         if options.boot { startBootEstimate() }
-        let showing = handover.owner == .gauge && device != nil
-        if showing {
-            console?.takeGraphics()
-        } else if handover.owner != .gauge {
-            screen.hide()
-            displays?.release()
-            log.info("a password request is waiting: the console keeps the screen")
-        }
+        let showing = screenOwner.takeForFirstFrame()
         questions?.screenShown = handover.owner == .gauge
         noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
+        return showing
+    }
 
+    /// Takes connections on `listener`, and starts the demo (`--demo`).
+    private func serve(_ listener: ListeningSocket, groupID: UInt32?) throws(DaemonError) {
         var configuration = SocketServerConfiguration()
         configuration.maxClients = options.maxClients
         configuration.privilegedReserve = min(4, options.maxClients / 4)
@@ -253,10 +276,6 @@ package final class Daemon {
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
-        if showing { console?.enableProcessSwitching() }
-        log.info("listening on \(options.socketPath)")
-        scheduleFrames()
-        try? notify?.ready()
     }
 
     /// The display and the console first, the connections last: a client waiting for
@@ -271,14 +290,7 @@ package final class Daemon {
         consoleQuestionTimer?.close()
         signals?.close()
         if let terminal { terminal.close() }
-        displays?.close(retain: retainOnExit && handover.owner == .gauge)
-        if retainOnExit {
-            // The console stays in graphics mode so the kernel does not draw over the frame.
-            log.info("leaving the last frame on screen")
-            console?.disableProcessSwitching()
-        } else {
-            console?.restore()
-        }
+        screenOwner.close(retain: retainOnExit)
         compat?.close()
         server?.close()
         if let path = createdPIDFile { PIDFile.remove(path, ifNaming: getpid()) }
@@ -320,9 +332,7 @@ package final class Daemon {
     private func updateBootPause() {
         let paused = progressPausedByClient || questions?.questions.current != nil
             || handover.passwordPending || handover.consoleQuestion
-        guard paused != bootClock.isPaused else { return }
-        bootClock.setPaused(paused, at: MonotonicClock.now())
-        if bootEstimate != nil { log.info(paused ? "the boot waits for a person: its estimate holds" : "the boot's estimate goes on") }
+        boot.setPaused(paused, at: MonotonicClock.now())
     }
 
     /// The details view, while asked for (Escape) and no question is on screen.
@@ -397,12 +407,36 @@ package final class Daemon {
         return refusal
     }
 
-    /// Carries out a request the access policy allowed.
+    /// Carries out a request the access policy allowed: one that reads, or acts outside
+    /// the picture, here; one that may change the picture in `change`, and a frame soon.
     private func perform(_ request: Request, from client: ClientConnection?, access: Access) -> ReplyAction {
         let now = MonotonicClock.now()
-        var reply: Reply = .ok(nil)
-        // Whether the picture may change; requests that only read need no frame.
-        var changes = true
+        switch request {
+        case .jobs(let value):
+            boot.jobsDone(value / 100)
+            updateBootEstimate()
+        case .theme(let settings) where settings.isEmpty: return .reply(Reply.ok(activeThemeJSON()).encoded)
+        case .newRoot(let path): return Self.reply(enterNewRoot(path))
+        case .ping: break
+        case .status: return .reply(Reply.ok(statusJSON(at: now)).encoded)
+        case .wait: return wait(for: client, at: now)
+        case .snapshot(let path): return Self.reply(snapshot(toPath: path, at: now))
+        case .snapshotToPassedFile: return Self.reply(snapshotToPassedFile(from: client, at: now))
+        case .quit(let retain): quit(retain: retain, at: now)
+        case .progress, .message, .title, .step, .mode, .state, .theme, .reload, .show, .hide, .deactivate, .reactivate:
+            let error = change(request, access: access, at: now)
+            scheduleFrames()
+            return Self.reply(error)
+        }
+        return Self.reply(nil)
+    }
+
+    private static func reply(_ error: ProtocolError?) -> ReplyAction {
+        .reply((error.map { Reply.err($0) } ?? Reply.ok(nil)).encoded)
+    }
+
+    /// Carries out a request that may change the picture; the error to answer, if any.
+    private func change(_ request: Request, access: Access, at now: Double) -> ProtocolError? {
         switch request {
         case .progress(let value, let message):
             endBootEstimate(because: "a client reports progress")
@@ -414,98 +448,101 @@ package final class Daemon {
             screen.setMessage(text)
             noteMessage(text)
         case .title(let text): screen.setTitle(text)
-        case .step(let name):
-            questions?.checkKeyboard()
-            // Gauge's own units (gauged-poweroff.service showing this very screen,
-            // gauged-ask-password.service taking a question to it) are no step to show.
-            guard !Self.isGaugeUnit(name) else { break }
-            noteMessage(name)
-            let bootTime = bootClock.time(at: now)
-            if access.mayRecordBootSteps { bootRecord.step(name, at: bootTime) }
-            bootEstimate?.step(name, at: bootTime)
-            if !clientMessage { screen.setMessage(name) }
-        case .jobs(let value):
-            changes = false
-            bootEstimate?.jobsDone(value / 100)
-            updateBootEstimate()
+        case .step(let name): step(name, access: access, at: now)
         case .mode(let mode): screen.setMode(mode)
         case .state(let state, let message):
             if state == .success || state == .failure { endBootEstimate(because: "a client ended the work") }
             if let message { clientMessage = !message.isEmpty }
             screen.setState(state, message: message, at: now)
             noteMessage(message)
-        case .theme(let settings) where settings.isEmpty:
-            changes = false
-            reply = .ok(activeThemeJSON())
-        case .theme(let settings):
-            do throws(ProtocolError) {
-                for setting in try screen.applyTheme(settings) {
-                    themeSettings.removeAll { $0.key == setting.key }
-                    themeSettings.append((setting.key, setting.value))
-                }
-            } catch {
-                reply = .err(error)
-            }
-        case .reload:
-            if let error = reloadTheme() { reply = .err(error) }
-        case .show:
-            if handover.deactivated {
-                reply = .err(ProtocolError(.state, "deactivated: a display manager has the display; reactivate takes it back"))
-            }
-            updateHandover { $0.hiddenByRequest = false }
+        case .theme(let settings): return applyTheme(settings)
+        case .reload: return reloadTheme()
+        case .show: return show()
         case .hide: updateHandover { $0.hiddenByRequest = true }
         case .deactivate:
             deactivatedByRoot = access.isRoot
             updateHandover { $0.deactivated = true }
         case .reactivate: updateHandover { $0.deactivated = false }
-        case .newRoot(let path):
-            changes = false
-            if let error = enterNewRoot(path) { reply = .err(error) }
-        case .ping: changes = false
-        case .status:
-            reply = .ok(statusJSON(at: now))
-            changes = false
-        case .wait:
-            changes = false
-            if screen.model.mode == .indeterminate {
-                reply = .err(Self.waitIndeterminate)
-                break
-            }
-            // Settled is not enough: with the frame timer armed, a change may still be
-            // waiting for the tick that presents it. The tick replies once it has.
-            if let client, !screen.isSettled(at: now) || framesRunning {
-                waiters.append(client)
-                scheduleFrames()
-                return .deferred
-            }
-        case .snapshot(let path):
-            changes = false
-            do throws(ProtocolError) {
-                try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPath: path)
-            } catch {
-                reply = .err(error)
-            }
-        case .snapshotToPassedFile:
-            changes = false
-            guard let fd = client?.takePassedDescriptor() else {
-                reply = .err(ProtocolError(.syntax, "snapshot - needs a file descriptor sent with the line (gaugectl snapshot FILE sends one)"))
-                break
-            }
-            defer { Syscall.close(fd) }
-            do throws(ProtocolError) {
-                try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPassed: fd)
-            } catch {
-                reply = .err(error)
-            }
-        case .quit(let retain):
-            changes = false
-            retainOnExit = retain
-            log.info(retain ? "quit (retain) requested" : "quit requested")
-            if options.boot { saveBootHistory(endingAt: bootClock.time(at: now)) }
-            loop.execute { [loop] in loop.stop() }
+        case .jobs, .newRoot, .ping, .status, .wait, .snapshot, .snapshotToPassedFile, .quit: break
         }
-        if changes { scheduleFrames() }
-        return .reply(reply.encoded)
+        return nil
+    }
+
+    /// A step of the boot (a unit systemd started): on the message line unless a client
+    /// set it, in the details view, and into the boot's estimate and history.
+    private func step(_ name: String, access: Access, at now: Double) {
+        questions?.checkKeyboard()
+        // Gauge's own units (gauged-poweroff.service showing this very screen,
+        // gauged-ask-password.service taking a question to it) are no step to show.
+        guard !Self.isGaugeUnit(name) else { return }
+        noteMessage(name)
+        boot.step(name, at: now, recorded: access.mayRecordBootSteps)
+        if !clientMessage { screen.setMessage(name) }
+    }
+
+    /// `theme KEY=VALUE...`: applied to the screen, and kept for `theme` alone.
+    private func applyTheme(_ settings: [ThemeSetting]) -> ProtocolError? {
+        do throws(ProtocolError) {
+            for setting in try screen.applyTheme(settings) {
+                themeSettings.removeAll { $0.key == setting.key }
+                themeSettings.append((setting.key, setting.value))
+            }
+        } catch {
+            return error
+        }
+        return nil
+    }
+
+    /// `show`: the splash back unless a display manager has the display.
+    private func show() -> ProtocolError? {
+        let refusal = handover.deactivated
+            ? ProtocolError(.state, "deactivated: a display manager has the display; reactivate takes it back") : nil
+        updateHandover { $0.hiddenByRequest = false }
+        return refusal
+    }
+
+    /// `wait`: answered by `tick` once the bar shows its value, at once if it does.
+    private func wait(for client: ClientConnection?, at now: Double) -> ReplyAction {
+        if screen.model.mode == .indeterminate { return Self.reply(Self.waitIndeterminate) }
+        // Settled is not enough: with the frame timer armed, a change may still be
+        // waiting for the tick that presents it. The tick replies once it has.
+        if let client, !screen.isSettled(at: now) || pacer.running {
+            waiters.append(client)
+            scheduleFrames()
+            return .deferred
+        }
+        return Self.reply(nil)
+    }
+
+    private func snapshot(toPath path: String, at now: Double) -> ProtocolError? {
+        do throws(ProtocolError) {
+            try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPath: path)
+        } catch {
+            return error
+        }
+        return nil
+    }
+
+    /// `snapshot -`: into the file descriptor passed with the line.
+    private func snapshotToPassedFile(from client: ClientConnection?, at now: Double) -> ProtocolError? {
+        guard let fd = client?.takePassedDescriptor() else {
+            return ProtocolError(.syntax, "snapshot - needs a file descriptor sent with the line (gaugectl snapshot FILE sends one)")
+        }
+        defer { Syscall.close(fd) }
+        do throws(ProtocolError) {
+            try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPassed: fd)
+        } catch {
+            return error
+        }
+        return nil
+    }
+
+    /// `quit`: the boot's history saved (`--boot`), and the loop ends after this turn.
+    private func quit(retain: Bool, at now: Double) {
+        retainOnExit = retain
+        log.info(retain ? "quit (retain) requested" : "quit requested")
+        if options.boot { boot.saveHistory(endingAt: now) }
+        loop.execute { [loop] in loop.stop() }
     }
 
     /// `wait` waits for the bar to show its value; in indeterminate mode there is none.
@@ -514,43 +551,12 @@ package final class Daemon {
 
     /// Changes a reason to give the screen up, and hands it over when its owner changes.
     private func updateHandover(_ change: (inout ScreenHandover) -> Void) {
-        let before = handover.owner
-        change(&handover)
-        let after = handover.owner
+        let changed = screenOwner.change(change)
         updateBootPause()
-        guard after != before else { return }
-        log.info("screen: \(before.rawValue) → \(after.rawValue)")
-        questions?.screenShown = after == .gauge
+        guard changed else { return }
+        questions?.screenShown = handover.owner == .gauge
         updateConsoleQuestionTimer()
-        switch after {
-        case .gauge:
-            // Back from the text console or from a display manager: graphics mode, VT
-            // switches signalled again, DRM master, and a whole frame.
-            // No graphics mode while there is no device: the console stays readable.
-            if device != nil { console?.takeGraphics() }
-            do throws(DisplayError) {
-                try displays?.acquire()
-            } catch {
-                log.info("cannot take the display back: \(error)")
-            }
-            // A device may have come while the screen was given up.
-            if device != nil {
-                console?.takeGraphics()
-                console?.enableProcessSwitching()
-            }
-            screen.show()
-        case .console:
-            screen.hide()
-            displays?.release()
-            console?.releaseText()
-        case .displayManager:
-            // Stop drawing and let go of DRM master and VT switching; our last frame stays
-            // on screen and the console in graphics mode, so neither black nor text shows
-            // before the display manager's first frame.
-            screen.hide()
-            displays?.release(keepingFrame: true)
-            console?.disableProcessSwitching()
-        }
+        screenOwner.handOver()
     }
 
     // MARK: - Console questions
@@ -630,7 +636,7 @@ package final class Daemon {
                 if watch.update() { passwordRequestsChanged() }
             }
             askPassword = watch
-            handover.passwordPending = watch.isPending
+            screenOwner.handover.passwordPending = watch.isPending
         } catch {
             log.info("cannot watch \(directory) for password requests: \(error)")
         }
@@ -656,11 +662,7 @@ package final class Daemon {
         log.info("moved into the new root \(path)")
         // The real root's history is the newest (the initramfs holds a copy from when it
         // was built, if any).
-        if bootEstimate != nil {
-            let kept = bootEstimate?.history != nil
-            let history = loadBootHistory(otherwise: kept ? "the initramfs's history stays" : "the bar follows a first boot's curve")
-            if history != nil { bootEstimate?.replaceHistory(history) }
-        }
+        boot.enteredNewRoot()
         // Paths resolve in the new root from now on; a watch on an ancestor in the old
         // root would never see the real one.
         if let watch = askPassword {
@@ -675,7 +677,7 @@ package final class Daemon {
 
     /// The bar follows the boot's estimate from now on, updated four times a second.
     private func startBootEstimate() {
-        bootEstimate = BootEstimate(history: loadBootHistory())
+        boot.start()
         do {
             let timer = try FrameTimer(loop: loop) { [self] _ in updateBootEstimate() }
             try timer.start(fps: 4)
@@ -687,50 +689,17 @@ package final class Daemon {
     }
 
     private func updateBootEstimate() {
-        guard var estimate = bootEstimate else { return }
         let now = MonotonicClock.now()
-        let percent = (estimate.value(at: bootClock.time(at: now)) * 1000).rounded(.down) / 10
-        bootEstimate = estimate
-        guard percent != estimateShown else { return }
-        estimateShown = percent
+        guard let percent = boot.valueToShow(at: now) else { return }
         screen.setProgress(percent, message: nil, at: now)
         scheduleFrames()
     }
 
     private func endBootEstimate(because reason: String) {
-        guard bootEstimate != nil else { return }
-        bootEstimate = nil
+        guard boot.isRunning else { return }
+        boot.end(because: reason)
         estimateTimer?.close()
         estimateTimer = nil
-        log.info("\(reason): the boot estimate stops")
-    }
-
-    /// The history at `--boot-history`; nil (and the log says why, and what happens
-    /// `otherwise`) when there is none or it cannot be used.
-    private func loadBootHistory(otherwise: String = "the bar follows a first boot's curve") -> BootHistory? {
-        let (history, problem) = BootHistory.load(options.bootHistoryPath)
-        if let problem {
-            log.info("boot history not used: \(problem); \(otherwise)")
-        } else if let history {
-            log.info("boot history: \(history.steps.count) steps, \(PlainDecimal.format(history.duration.rounded())) s")
-        } else {
-            log.info("no boot history yet (\(options.bootHistoryPath)): the bar follows a first boot's curve")
-        }
-        return history
-    }
-
-    /// This boot, ended at boot time `now` (`bootClock`), becomes the next boot's history.
-    private func saveBootHistory(endingAt now: Double) {
-        guard let history = bootRecord.history(endingAt: now) else {
-            log.info("boot history not saved: a boot of \(PlainDecimal.format(now.rounded())) s is no guide")
-            return
-        }
-        do throws(SystemError) {
-            try history.save(to: options.bootHistoryPath)
-            log.info("boot history saved: \(history.steps.count) steps, \(PlainDecimal.format((now * 10).rounded() / 10)) s")
-        } catch {
-            log.info("cannot save the boot history: \(error)")
-        }
     }
 
     package func statusJSON(at time: Double) -> String {
@@ -800,13 +769,22 @@ package final class Daemon {
 
     /// Draws a frame soon if anything may have changed; the timer runs only while needed.
     private func scheduleFrames() {
-        guard !framesRunning else { return }
+        guard let timing = pacer.wake() else { return }
+        pacer.running = arm(timing)
+    }
+
+    /// Arms the frame timer as the pacer says; false (and a log line) when it cannot be.
+    private func arm(_ timing: FramePacer.Timing) -> Bool {
         do {
-            // From a still screen, draw the change at once rather than a period later.
-            try frameTimer?.start(fps: Double(options.fps), immediately: true)
-            framesRunning = true
+            switch timing {
+            case .rate(let fps, let immediately): try frameTimer?.start(fps: fps, immediately: immediately)
+            case .steps(let period, let first): try frameTimer?.start(period: period, first: first)
+            case .idle: frameTimer?.stop()
+            }
+            return true
         } catch {
             log.info("cannot arm the frame timer: \(error)")
+            return false
         }
     }
 
@@ -814,7 +792,7 @@ package final class Daemon {
         let now = MonotonicClock.now()
         let presented = screen.renderFrame(at: now)
         noteFirstFrame(presented: presented)
-        frameOwed = !presented
+        pacer.owed = !presented
         displays?.checkDevice()
         // `wait` replies once the settled state is on the display, not merely computed.
         let indeterminate = screen.model.mode == .indeterminate
@@ -824,32 +802,13 @@ package final class Daemon {
             let reply = indeterminate ? Reply.err(Self.waitIndeterminate) : Reply.ok(nil)
             for client in ready { client.complete(reply: reply.encoded) }
         }
+        guard presented else { return }
         // While a question is on the screen the clock runs on, so its field is drawn on
         // every tick rather than at each key (`ProgressScreen.renderFrame`).
-        if presented, !screen.isAnimating(at: now), waiters.isEmpty, !screen.isQuestionShown {
-            frameTimer?.stop()
-            framesRunning = false
-        } else if presented {
-            pace(at: now)
-        }
-    }
-
-    /// While only the stripes move, ticks fall just after each step of a pixel (35 a
-    /// second with the default theme), and while only a circles or ring indicator moves,
-    /// just after each of its frames (50 a second), rather than at the frame rate: every
-    /// wakeup presents a frame. Faster changes than `--fps`, and everything else, tick at
-    /// `--fps`.
-    private func pace(at now: Double) {
-        do {
-            if let steps = screen.frameSteps(at: now), steps.period >= 1 / Double(options.fps) {
-                // A little after the step, so the picture computed at the tick has moved.
-                try frameTimer?.start(period: steps.period, first: steps.next + steps.period / 50)
-            } else {
-                try frameTimer?.start(fps: Double(options.fps))
-            }
-        } catch {
-            log.info("cannot arm the frame timer: \(error)")
-        }
+        let timing = pacer.afterFrame(
+            animating: screen.isAnimating(at: now), keepTicking: !waiters.isEmpty || screen.isQuestionShown
+        ) { screen.frameSteps(at: now) }
+        _ = arm(timing)
     }
 
     /// Logs once how long after exec the first frame reached a display device: the
@@ -883,21 +842,10 @@ package final class Daemon {
             if (try? terminal.resize()) == true { screen.replaceDisplay(terminal) }
             screen.invalidate()
             scheduleFrames()
-        case ConsoleVT.releaseSignal where console?.isAvailable == true:
-            // Switching to another VT: let it have the screen, then acknowledge.
-            if screen.visible { displays?.release() }
-            console?.acknowledgeRelease()
-        case ConsoleVT.acquireSignal where console?.isAvailable == true:
-            console?.acknowledgeAcquire()
-            if screen.visible, let displays {
-                do throws(DisplayError) {
-                    try displays.acquire()
-                } catch {
-                    log.info("cannot take the display back: \(error)")
-                }
-                screen.invalidate()
-                scheduleFrames()
-            }
+        case ConsoleVT.releaseSignal where screenOwner.hasVT:
+            screenOwner.vtReleased()
+        case ConsoleVT.acquireSignal where screenOwner.hasVT:
+            if screenOwner.vtAcquired() { scheduleFrames() }
         case SIGTERM, SIGINT, SIGHUP:
             // SIGHUP on the terminal display: the terminal is gone. systemd's last killing
             // spree ends a shutdown screen: keep its frame.
@@ -915,16 +863,9 @@ package final class Daemon {
     /// drawn on it whole, at once. With none left for good the console gets the screen.
     private func displayChanged(to next: (any DeviceDisplay)?, settled: Bool) {
         screen.replaceDisplay(next)
-        frameOwed = false
+        pacer.owed = false
         updateConsoleQuestionTimer()
-        guard handover.owner == .gauge else { return }
-        if next != nil {
-            console?.takeGraphics()
-            console?.enableProcessSwitching()
-        } else if settled {
-            console?.releaseText()
-        }
-        scheduleFrames()
+        if screenOwner.deviceChanged(to: next, settled: settled) { scheduleFrames() }
     }
 
     /// How `--display` picks a kernel device; nil for the displays that are not one.

@@ -28,20 +28,20 @@ package func probeDisplayDriver(_ node: DeviceNode) -> Result<String, DisplayErr
     do throws(SystemError) {
         fd = try Syscall.open(node.path, flags: flags)
     } catch {
-        return .failure(DisplayError("\(node.kind.rawValue) \(node.path): cannot open: \(DRMDisplay.errnoText(error.errno))"))
+        return .failure(DisplayError("\(node.kind.rawValue) \(node.path): cannot open: \(errnoText(error.errno))"))
     }
     defer { Syscall.close(fd) }
     switch node.kind {
     case .drm:
         guard let version = drmGetVersion(fd) else {
-            return .failure(DisplayError("drm \(node.path): no driver version (\(DRMDisplay.errnoText()))"))
+            return .failure(DisplayError("drm \(node.path): no driver version (\(errnoText()))"))
         }
         defer { drmFreeVersion(version) }
         return .success(version.pointee.name.map { String(cString: $0) } ?? "unknown")
     case .fbdev:
         var fixed = fb_fix_screeninfo()
         guard CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) == 0 else {
-            return .failure(DisplayError("fbdev \(node.path): not a framebuffer (\(DRMDisplay.errnoText()))"))
+            return .failure(DisplayError("fbdev \(node.path): not a framebuffer (\(errnoText()))"))
         }
         return .success(framebufferID(fixed))
     }

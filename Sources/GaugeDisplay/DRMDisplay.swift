@@ -78,7 +78,7 @@ package final class DRMDisplay: DeviceDisplay {
         do throws(SystemError) {
             fd = try Syscall.open(path, flags: O_RDWR | O_NONBLOCK)
         } catch {
-            throw DisplayError("drm \(path): cannot open: \(DRMDisplay.errnoText(error.errno))")
+            throw DisplayError("drm \(path): cannot open: \(errnoText(error.errno))")
         }
         self.fd = fd
         var status = stat()
@@ -94,6 +94,53 @@ package final class DRMDisplay: DeviceDisplay {
             }
         }
 
+        try Self.claim(fd: fd, path: path)
+        driver = Self.driverName(fd: fd)
+
+        guard let resources = drmModeGetResources(fd) else {
+            throw DisplayError("drm \(path): not a modesetting device (\(errnoText()))")
+        }
+        defer { drmModeFreeResources(resources) }
+        let crtcs = Array(UnsafeBufferPointer(start: resources.pointee.crtcs, count: Int(resources.pointee.count_crtcs)))
+        let (connectors, encoders, modeInfos, millimetres) = Self.probe(fd: fd, resources: resources.pointee)
+
+        let plan: DRMHeadPlan
+        switch DRMHeadPlan.make(connectors: connectors, encoders: encoders, crtcs: crtcs) {
+        case .success(let made): plan = made
+        case .failure(let error): throw DisplayError("drm \(path) (\(driver)): \(error.message)")
+        }
+        for head in plan.heads { saved.append(drmModeGetCrtc(fd, head.crtc)) }
+        let modes = plan.heads.map { modeInfos[$0.connector]![$0.modeIndex] }
+        noVBlank = Self.lacksVBlank(fd: fd, crtc: plan.heads[0].crtc)
+        format = try Self.makeBuffers(fd: fd, path: path, driver: driver, modes: modes, count: noVBlank ? 1 : 2, into: &made)
+        summary = ""
+        built = true
+        skipped = plan.skipped
+        if noVBlank { flipping = false }
+        for (index, head) in plan.heads.enumerated() {
+            let mm = millimetres[head.connector]!
+            heads.append(DRMHead(
+                card: self, connector: head.connector, name: head.connectorName, crtc: head.crtc,
+                mode: modes[index], saved: saved[index], buffers: made[index],
+                physicalSize: mm.0 > 0 && mm.1 > 0 ? (mm.0, mm.1) : nil,
+                panelOrientation: Self.panelOrientation(fd: fd, connector: head.connector)))
+        }
+        // Asks once, off screen, whether the driver wants DirtyFB, so the summary says so.
+        let spare = heads[0].buffers[heads[0].buffers.count - 1]
+        markDirty(spare, Rect(x: 0, y: 0, width: 1, height: 1))
+        summary = describe()
+    }
+
+    /// Whether the driver has no vblank events (no page flips to wait for: one buffer
+    /// per head, drawn in place).
+    private static func lacksVBlank(fd: Int32, crtc: UInt32) -> Bool {
+        var sequence: UInt64 = 0
+        var nanoseconds: UInt64 = 0
+        return drmCrtcGetSequence(fd, crtc, &sequence, &nanoseconds) != 0 && errno == EOPNOTSUPP
+    }
+
+    /// Checks the card has dumb buffers and makes this process its DRM master.
+    private static func claim(fd: Int32, path: String) throws(DisplayError) {
         var capability: UInt64 = 0
         guard drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &capability) == 0, capability != 0 else {
             throw DisplayError("drm \(path): no dumb buffer support")
@@ -101,20 +148,21 @@ package final class DRMDisplay: DeviceDisplay {
         // Root opening a card nobody holds is master already; this fails when someone
         // else (a compositor, X, another splash) is.
         if drmSetMaster(fd) != 0 {
-            throw DisplayError("drm \(path): cannot become DRM master (\(Self.errnoText())): the card is in use")
+            throw DisplayError("drm \(path): cannot become DRM master (\(errnoText())): the card is in use")
         }
-        driver = Self.driverName(fd: fd)
+    }
 
-        guard let resources = drmModeGetResources(fd) else {
-            throw DisplayError("drm \(path): not a modesetting device (\(Self.errnoText()))")
-        }
-        defer { drmModeFreeResources(resources) }
-        let crtcs = Array(UnsafeBufferPointer(start: resources.pointee.crtcs, count: Int(resources.pointee.count_crtcs)))
+    /// The card's connectors (with their modes and physical sizes) and encoders, as
+    /// `DRMHeadPlan` takes them.
+    private static func probe(fd: Int32, resources: drmModeRes) -> (
+        connectors: [DRMHeadPlan.Connector], encoders: [DRMHeadPlan.Encoder], modes: [UInt32: [drmModeModeInfo]],
+        millimetres: [UInt32: (Int, Int)]
+    ) {
         var connectors: [DRMHeadPlan.Connector] = []
         var modeInfos: [UInt32: [drmModeModeInfo]] = [:]
         var millimetres: [UInt32: (Int, Int)] = [:]
-        for index in 0..<Int(resources.pointee.count_connectors) {
-            guard let connector = Self.connector(fd: fd, id: resources.pointee.connectors[index]) else { continue }
+        for index in 0..<Int(resources.count_connectors) {
+            guard let connector = Self.connector(fd: fd, id: resources.connectors[index]) else { continue }
             defer { drmModeFreeConnector(connector) }
             let c = connector.pointee
             let modes = Array(UnsafeBufferPointer(start: c.modes, count: Int(c.count_modes)))
@@ -136,41 +184,36 @@ package final class DRMDisplay: DeviceDisplay {
                 nonDesktop: Self.isNonDesktop(fd: fd, connector: c.connector_id)))
         }
         var encoders: [DRMHeadPlan.Encoder] = []
-        for index in 0..<Int(resources.pointee.count_encoders) {
-            guard let encoder = drmModeGetEncoder(fd, resources.pointee.encoders[index]) else { continue }
+        for index in 0..<Int(resources.count_encoders) {
+            guard let encoder = drmModeGetEncoder(fd, resources.encoders[index]) else { continue }
             encoders.append(DRMHeadPlan.Encoder(
                 id: encoder.pointee.encoder_id, crtc: encoder.pointee.crtc_id,
                 possibleCrtcs: encoder.pointee.possible_crtcs))
             drmModeFreeEncoder(encoder)
         }
+        return (connectors, encoders, modeInfos, millimetres)
+    }
 
-        let plan: DRMHeadPlan
-        switch DRMHeadPlan.make(connectors: connectors, encoders: encoders, crtcs: crtcs) {
-        case .success(let made): plan = made
-        case .failure(let error): throw DisplayError("drm \(path) (\(driver)): \(error.message)")
-        }
-        for head in plan.heads { saved.append(drmModeGetCrtc(fd, head.crtc)) }
-        let modes = plan.heads.map { modeInfos[$0.connector]![$0.modeIndex] }
-        var sequence: UInt64 = 0
-        var nanoseconds: UInt64 = 0
-        noVBlank = drmCrtcGetSequence(fd, plan.heads[0].crtc, &sequence, &nanoseconds) != 0 && errno == EOPNOTSUPP
-        let bufferCount = noVBlank ? 1 : 2
-
+    /// `count` buffers for each mode, in the first pixel format the card takes (its
+    /// preferred depth first); the format.
+    private static func makeBuffers(
+        fd: Int32, path: String, driver: String, modes: [drmModeModeInfo], count bufferCount: Int, into made: inout [[DumbBuffer]]
+    ) throws(DisplayError) -> PixelFormat {
         var preferredDepth: UInt64 = 0
         _ = drmGetCap(fd, UInt64(DRM_CAP_DUMB_PREFERRED_DEPTH), &preferredDepth)
         var chosen: PixelFormat?
         var refusals: [String] = []
-        for candidate in Self.formatOrder(preferredDepth: Int(preferredDepth)) {
+        for candidate in formatOrder(preferredDepth: Int(preferredDepth)) {
             do throws(DisplayError) {
                 for mode in modes {
                     made.append(try (0..<bufferCount).map { _ throws(DisplayError) in
-                        try Self.makeBuffer(fd: fd, width: Int(mode.hdisplay), height: Int(mode.vdisplay), format: candidate)
+                        try makeBuffer(fd: fd, width: Int(mode.hdisplay), height: Int(mode.vdisplay), format: candidate)
                     })
                 }
                 chosen = candidate
                 break
             } catch {
-                for buffer in made.joined() { Self.destroy(buffer, fd: fd) }
+                for buffer in made.joined() { destroy(buffer, fd: fd) }
                 made = []
                 refusals.append(error.message)
             }
@@ -178,24 +221,7 @@ package final class DRMDisplay: DeviceDisplay {
         guard let chosen else {
             throw DisplayError("drm \(path) (\(driver)): no dumb framebuffer: \(refusals.joined(separator: "; "))")
         }
-        format = chosen
-        summary = ""
-
-        built = true
-        skipped = plan.skipped
-        if noVBlank { flipping = false }
-        for (index, head) in plan.heads.enumerated() {
-            let mm = millimetres[head.connector]!
-            heads.append(DRMHead(
-                card: self, connector: head.connector, name: head.connectorName, crtc: head.crtc,
-                mode: modes[index], saved: saved[index], buffers: made[index],
-                physicalSize: mm.0 > 0 && mm.1 > 0 ? (mm.0, mm.1) : nil,
-                panelOrientation: Self.panelOrientation(fd: fd, connector: head.connector)))
-        }
-        // Asks once, off screen, whether the driver wants DirtyFB, so the summary says so.
-        let spare = heads[0].buffers[heads[0].buffers.count - 1]
-        markDirty(spare, Rect(x: 0, y: 0, width: 1, height: 1))
-        summary = describe()
+        return chosen
     }
 
     deinit {
@@ -263,7 +289,7 @@ package final class DRMDisplay: DeviceDisplay {
                 isGone = true
                 throw DisplayError("drm \(path): the device is gone")
             default:
-                throw DisplayError("drm \(path): page flip failed on \(head.connectorName): \(Self.errnoText(failure))")
+                throw DisplayError("drm \(path): page flip failed on \(head.connectorName): \(errnoText(failure))")
             }
         }
         head.damage.presented(changed: area)
@@ -330,7 +356,7 @@ package final class DRMDisplay: DeviceDisplay {
         guard !closed else { throw DisplayError("drm \(path): closed") }
         guard !isActive else { return }
         if drmSetMaster(fd) != 0 {
-            throw DisplayError("drm \(path): cannot take DRM master back: \(Self.errnoText())")
+            throw DisplayError("drm \(path): cannot take DRM master back: \(errnoText())")
         }
         isActive = true
         // A flip queued before the release that has not completed yet still counts: its
@@ -388,7 +414,7 @@ package final class DRMDisplay: DeviceDisplay {
         var connector = head.connector
         var mode = head.mode
         guard drmModeSetCrtc(fd, head.crtc, fb, 0, 0, &connector, 1, &mode) == 0 else {
-            let reason = "cannot set \(Self.modeText(mode)) on \(head.connectorName): \(Self.errnoText())"
+            let reason = "cannot set \(Self.modeText(mode)) on \(head.connectorName): \(errnoText())"
             head.dark = true
             skipped.append(reason)
             summary = describe()
@@ -402,7 +428,7 @@ package final class DRMDisplay: DeviceDisplay {
         var connector = head.connector
         var mode = head.mode
         if drmModeSetCrtc(fd, head.crtc, fb, 0, 0, &connector, 1, &mode) != 0 {
-            throw DisplayError("drm \(path): cannot show our buffer on \(head.connectorName): \(Self.errnoText())")
+            throw DisplayError("drm \(path): cannot show our buffer on \(head.connectorName): \(errnoText())")
         }
     }
 
@@ -420,7 +446,7 @@ package final class DRMDisplay: DeviceDisplay {
                 result = drmModeSetCrtc(fd, saved.pointee.crtc_id, 0, 0, 0, nil, 0, nil)
             }
             if result != 0 {
-                problems.append("drm \(path): cannot give \(head.connectorName) back its console picture: \(Self.errnoText())")
+                problems.append("drm \(path): cannot give \(head.connectorName) back its console picture: \(errnoText())")
             }
         }
     }
@@ -433,9 +459,9 @@ package final class DRMDisplay: DeviceDisplay {
         guard !closed, isFlipPending else { return }
         let refresh: Int64 = heads.map { Int64($0.mode.vrefresh) }.filter { $0 > 0 }.min() ?? 60
         let vblank: Int64 = (1000 + refresh - 1) / refresh
-        let deadline: Int64 = Self.monotonicMilliseconds() + 2 * vblank + 1
+        let deadline: Int64 = MonotonicClock.milliseconds() + 2 * vblank + 1
         while isFlipPending {
-            let left = deadline - Self.monotonicMilliseconds()
+            let left = deadline - MonotonicClock.milliseconds()
             guard left > 0 else { break }
             guard let ready = try? Syscall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: Int32(left)) else { break }
             if ready != 0 { handleEvents() }
@@ -451,11 +477,6 @@ package final class DRMDisplay: DeviceDisplay {
         return problems
     }
 
-    private static func monotonicMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
 
     /// Tells the driver which part of `buffer` changed, for drivers that copy to the
     /// screen only when told. Stops asking once the driver says it has no use for it.
@@ -550,7 +571,7 @@ package final class DRMDisplay: DeviceDisplay {
             map = try Syscall.mapShared(fd, length: buffer.size, offset: Int64(offset))
         } catch {
             destroy(buffer, fd: fd)
-            throw DisplayError("\(format.rawValue) buffer map: \(DRMDisplay.errnoText(error.errno))")
+            throw DisplayError("\(format.rawValue) buffer map: \(errnoText(error.errno))")
         }
         // Not cleared: no buffer is shown before a frame has drawn all of it (the first
         // frame sets the mode, and every buffer starts stale over the whole screen).
@@ -619,7 +640,4 @@ package final class DRMDisplay: DeviceDisplay {
         "\(mode.hdisplay)x\(mode.vdisplay)@\(mode.vrefresh)"
     }
 
-    static func errnoText(_ code: Int32 = errno) -> String {
-        String(cString: strerror(code))
-    }
 }

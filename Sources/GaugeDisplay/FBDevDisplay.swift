@@ -66,7 +66,7 @@ package final class FBDevDisplay: DeviceDisplay {
         var fixed = fb_fix_screeninfo()
         guard CGL_ioctl_ptr(fd, CGL_FBIOGET_VSCREENINFO, &variable) == 0,
               CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) == 0 else {
-            throw DisplayError("fbdev \(path): not a framebuffer (\(DRMDisplay.errnoText()))")
+            throw DisplayError("fbdev \(path): not a framebuffer (\(errnoText()))")
         }
         let driver = framebufferID(fixed)
         guard fixed.type == FB_TYPE_PACKED_PIXELS,
@@ -100,7 +100,7 @@ package final class FBDevDisplay: DeviceDisplay {
         do throws(SystemError) {
             fd = try Syscall.open(path, flags: O_RDWR)
         } catch {
-            throw DisplayError("fbdev \(path): cannot open: \(DRMDisplay.errnoText(error.errno))")
+            throw DisplayError("fbdev \(path): cannot open: \(errnoText(error.errno))")
         }
         var mapped = false
         defer { if !mapped { Syscall.close(fd) } }
@@ -112,7 +112,7 @@ package final class FBDevDisplay: DeviceDisplay {
         do throws(SystemError) {
             map = try Syscall.mapShared(fd, length: mapSize)
         } catch {
-            throw DisplayError("fbdev \(path) (\(driver)): cannot map \(mapSize) bytes: \(DRMDisplay.errnoText(error.errno))")
+            throw DisplayError("fbdev \(path) (\(driver)): cannot map \(mapSize) bytes: \(errnoText(error.errno))")
         }
         mapped = true
         self.fd = fd

@@ -1,5 +1,7 @@
 import CPixman
+import GaugeProtocol
 import GaugeRender
+import GaugeSystem
 
 /// A framebuffer in ordinary memory: the headless display for tests, previews and
 /// screenshots (`--display memory:1920x1080:XRGB8888`).
@@ -173,9 +175,6 @@ extension MemoryDisplay {
 
     /// Plain ASCII digits only (no sign, no spaces), at most 9 of them.
     private static func decimal(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-            return nil
-        }
-        return Int(text)
+        DecimalDigits.value(text, maxDigits: 9).map { Int($0) }
     }
 }

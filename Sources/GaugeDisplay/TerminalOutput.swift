@@ -26,7 +26,7 @@ final class TerminalOutput {
         do throws(SystemError) {
             st = try Syscall.fstat(callerFD)
         } catch {
-            throw DisplayError("terminal: output fd \(callerFD): \(Self.errnoText(error.errno))")
+            throw DisplayError("terminal: output fd \(callerFD): \(errnoText(error.errno))")
         }
         self.callerFD = callerFD
         if st.isType(S_IFREG) {
@@ -44,13 +44,13 @@ final class TerminalOutput {
         do throws(SystemError) {
             flags = try Syscall.fcntl(callerFD, F_GETFL)
         } catch {
-            throw DisplayError("terminal: output fd \(callerFD): \(Self.errnoText(error.errno))")
+            throw DisplayError("terminal: output fd \(callerFD): \(errnoText(error.errno))")
         }
         if flags & O_NONBLOCK == 0 {
             do throws(SystemError) {
                 _ = try Syscall.fcntl(callerFD, F_SETFL, flags | O_NONBLOCK)
             } catch {
-                throw DisplayError("terminal: cannot make output fd \(callerFD) non-blocking: \(Self.errnoText(error.errno))")
+                throw DisplayError("terminal: cannot make output fd \(callerFD) non-blocking: \(errnoText(error.errno))")
             }
             savedFlags = flags
         } else {
@@ -95,7 +95,7 @@ final class TerminalOutput {
             case .success:
                 break
             case .failure(let failed):
-                let error = DisplayError("terminal: write failed: \(Self.errnoText(failed.errno))")
+                let error = DisplayError("terminal: write failed: \(errnoText(failed.errno))")
                 failure = error
                 replacePending(with: [])
                 throw error
@@ -110,11 +110,11 @@ final class TerminalOutput {
     func finish(with bytes: [UInt8], timeoutMilliseconds: Int) {
         replacePending(with: bytes)
         if failure == nil {
-            let deadline = Self.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+            let deadline = MonotonicClock.milliseconds() + Int64(timeoutMilliseconds)
             while !isIdle {
                 do { try flush() } catch { break }
                 if isIdle { break }
-                let left = deadline - Self.monotonicMilliseconds()
+                let left = deadline - MonotonicClock.milliseconds()
                 if left <= 0 { break }
                 _ = try? Syscall.poll(fd, events: Int16(POLLOUT), timeoutMilliseconds: Int32(min(left, Int64(Int32.max))))
             }
@@ -137,14 +137,5 @@ final class TerminalOutput {
         }
     }
 
-    static func errnoText(_ code: Int32 = errno) -> String {
-        String(cString: strerror(code))
-    }
 
-    /// 64 bits: in a 32-bit `Int` the milliseconds since boot overflow after 24.8 days.
-    private static func monotonicMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
 }

@@ -1,5 +1,6 @@
 import CGaugeFuzz
 import CGaugeLinux
+import GaugeSystem
 
 /// The built-in engine: random mutations of a corpus that starts from the target's seeds
 /// and keeps every input that made an event the probe had not seen (semantic coverage:
@@ -247,11 +248,7 @@ package struct MutationFuzzer {
 
     // MARK: - Helpers
 
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    static func now() -> Double { MonotonicClock.now() }
 
     static func hash(_ text: String) -> UInt64 {
         text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }

@@ -96,10 +96,22 @@ final class EntryLayer {
                 radius: min(Double(fieldHeight) / 2, max(layout.radius, 2 * layout.scale)))
             field = (mask, fieldRect)
         }
-        let padding = fieldHeight / 2
+        layOutAnswer(next.field, in: fieldRect)
+        capsNotice = notice.map { image in
+            (image, Rect(x: (layout.width - image.width) / 2, y: fieldRect.maxY + gap, width: image.width, height: image.height))
+        }
+        rect = fieldRect.union(prompt?.rect ?? .zero).union(capsNotice?.rect ?? .zero).intersection(screen)
+        return old.union(rect)
+    }
+
+    /// The answer inside the field: a dot per character typed for a password (as many as
+    /// fit), the text itself otherwise.
+    private func layOutAnswer(_ answer: ScreenModel.Entry.Field, in fieldRect: Rect) {
+        let size = layout.messageSize
+        let padding = fieldRect.height / 2
         echo = nil
         dots = []
-        switch next.field {
+        switch answer {
         case .hidden(let count):
             let diameter = max(2, Int((Double(size) * 0.55).rounded()))
             let step = diameter + max(2, diameter * 2 / 3)
@@ -121,11 +133,6 @@ final class EntryLayer {
                                     width: image.width, height: image.height))
             }
         }
-        capsNotice = notice.map { image in
-            (image, Rect(x: (layout.width - image.width) / 2, y: fieldRect.maxY + gap, width: image.width, height: image.height))
-        }
-        rect = fieldRect.union(prompt?.rect ?? .zero).union(capsNotice?.rect ?? .zero).intersection(screen)
-        return old.union(rect)
     }
 
     /// Draws the layer over what is under it, within `clip`.

@@ -79,43 +79,7 @@ struct Layout: Equatable {
     init(theme: Theme, width: Int, height: Int, scale: Double, metrics: Metrics, logoSize: (width: Int, height: Int)? = nil,
          fixedLogo: Rect? = nil) {
         var notes: [String] = []
-        var chosen: Plan?
-        // Full gaps at the scale asked for, then narrower gaps, then smaller scales.
-        var attempts: [(scale: Double, gaps: Double)] = [(scale, 1), (scale, 0.5)]
-        var s = scale
-        while s * 0.85 > Self.leastScale + 1e-9 {
-            s *= 0.85
-            attempts.append((s, 0.5))
-        }
-        if scale > Self.leastScale { attempts.append((Self.leastScale, 0.5)) }
-        for attempt in attempts {
-            let plan = Plan(theme: theme, width: width, height: height, scale: attempt.scale, gapFactor: attempt.gaps, metrics: metrics,
-                            drop: [], below: fixedLogo)
-            if plan.fits {
-                chosen = plan
-                if attempt.gaps < 1 { notes.append("gaps between elements narrowed to fit \(width)x\(height)") }
-                if attempt.scale < scale {
-                    notes.append("drawn at scale \(Self.twoDecimals(attempt.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
-                }
-                break
-            }
-        }
-        if chosen == nil {
-            let least = attempts.last!
-            var drop: Set<Plan.Element> = []
-            for element in [Plan.Element.question, .title, .message] {
-                drop.insert(element)
-                let plan = Plan(theme: theme, width: width, height: height, scale: least.scale, gapFactor: least.gaps, metrics: metrics,
-                                drop: drop, below: fixedLogo)
-                chosen = plan
-                if plan.fits { break }
-            }
-            notes.append("drawn at scale \(Self.twoDecimals(least.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
-            for element in [Plan.Element.question, .title, .message] where drop.contains(element) {
-                notes.append("\(element.rawValue) dropped: no room on \(width)x\(height)")
-            }
-        }
-        let plan = chosen!
+        let plan = Self.plan(theme: theme, width: width, height: height, scale: scale, metrics: metrics, below: fixedLogo, notes: &notes)
         self.width = width
         self.height = height
         self.scale = plan.scale
@@ -149,43 +113,10 @@ struct Layout: Equatable {
         messageTop = plan.messageTop
         messageLines = plan.messageLines
 
-        // The logo: centred at `logoCenter` within the room above the splash, shrunk
-        // (keeping its shape) to fit there, and gone when that leaves under 16 pixels.
-        var logo = Rect.zero
         var question = plan.question
-        if let fixedLogo {
-            logo = fixedLogo
-        } else if let logoSize, logoSize.width > 0, logoSize.height > 0 {
-            let scaledBy = plan.scale / scale
-            let natural = (w: max(1, Int((Double(logoSize.width) * scaledBy).rounded())),
-                           h: max(1, Int((Double(logoSize.height) * scaledBy).rounded())))
-            // In the plain style the question's slot is above the title: the logo leaves
-            // room for it when it keeps at least half its size doing so; else it takes the
-            // room and gives way while a question shows.
-            let minimum = min(16 * plan.scale, Double(min(natural.w, natural.h)))
-            let besideQuestionMinimum = max(minimum, Double(min(natural.w, natural.h)) / 2)
-            func fitIn(_ bottom: Int) -> (room: Rect, fit: Double) {
-                let room = Rect(x: plan.safe.x, y: plan.safe.y, width: plan.safe.width, height: bottom - plan.safe.y)
-                let fit = min(1, Double(room.width) / Double(natural.w), Double(max(0, room.height)) / Double(natural.h))
-                return (room, fit)
-            }
-            var (room, fit) = fitIn(plan.splashTop - plan.gap)
-            if theme.style == .plain, !question.isEmpty {
-                let besideQuestion = fitIn(plan.splashTop - 2 * plan.gap - question.height)
-                if Double(min(natural.w, natural.h)) * besideQuestion.fit >= besideQuestionMinimum { (room, fit) = besideQuestion }
-            }
-            if Double(min(natural.w, natural.h)) * fit < minimum || room.height <= 0 {
-                notes.append("logo dropped: \(logoSize.width)x\(logoSize.height) has no room above the splash on \(width)x\(height)")
-            } else {
-                let w = max(1, Int((Double(natural.w) * fit).rounded(.down)))
-                let h = max(1, Int((Double(natural.h) * fit).rounded(.down)))
-                if w != logoSize.width || h != logoSize.height, fit < 1 {
-                    notes.append("logo shrunk from \(logoSize.width)x\(logoSize.height) to \(w)x\(h) to fit \(width)x\(height)")
-                }
-                let cy = Int((Double(height) * theme.logoCenter).rounded())
-                let y = min(max(room.y, cy - h / 2), room.maxY - h)
-                logo = Rect(x: (width - w) / 2, y: y, width: w, height: h)
-            }
+        var logo = fixedLogo ?? .zero
+        if fixedLogo == nil, let logoSize {
+            logo = Self.logo(of: logoSize, plan: plan, theme: theme, width: width, height: height, scale: scale, notes: &notes)
         }
         if theme.style == .plain, !question.isEmpty, !logo.isEmpty {
             // The question below the logo when there is room between it and the title.
@@ -196,6 +127,88 @@ struct Layout: Equatable {
         logoWhileAsking = !question.isEmpty && !logo.intersects(question.insetBy(dx: 0, dy: -plan.gap))
         if !logoWhileAsking, !logo.isEmpty { notes.append("logo hidden while a question shows: no room for both on \(width)x\(height)") }
         self.notes = notes
+    }
+
+    /// The first plan that fits: full gaps at the scale asked for, then narrower gaps,
+    /// then smaller scales; at the least scale, the question, title and message dropped in
+    /// turn until it fits. `notes` says what gave way.
+    private static func plan(theme: Theme, width: Int, height: Int, scale: Double, metrics: Metrics, below: Rect?,
+                             notes: inout [String]) -> Plan {
+        var chosen: Plan?
+        // Full gaps at the scale asked for, then narrower gaps, then smaller scales.
+        var attempts: [(scale: Double, gaps: Double)] = [(scale, 1), (scale, 0.5)]
+        var s = scale
+        while s * 0.85 > leastScale + 1e-9 {
+            s *= 0.85
+            attempts.append((s, 0.5))
+        }
+        if scale > leastScale { attempts.append((leastScale, 0.5)) }
+        for attempt in attempts {
+            let plan = Plan(theme: theme, width: width, height: height, scale: attempt.scale, gapFactor: attempt.gaps, metrics: metrics,
+                            drop: [], below: below)
+            if plan.fits {
+                chosen = plan
+                if attempt.gaps < 1 { notes.append("gaps between elements narrowed to fit \(width)x\(height)") }
+                if attempt.scale < scale {
+                    notes.append("drawn at scale \(twoDecimals(attempt.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
+                }
+                break
+            }
+        }
+        if chosen == nil {
+            let least = attempts.last!
+            var drop: Set<Plan.Element> = []
+            for element in [Plan.Element.question, .title, .message] {
+                drop.insert(element)
+                let plan = Plan(theme: theme, width: width, height: height, scale: least.scale, gapFactor: least.gaps, metrics: metrics,
+                                drop: drop, below: below)
+                chosen = plan
+                if plan.fits { break }
+            }
+            notes.append("drawn at scale \(twoDecimals(least.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
+            for element in [Plan.Element.question, .title, .message] where drop.contains(element) {
+                notes.append("\(element.rawValue) dropped: no room on \(width)x\(height)")
+            }
+        }
+        return chosen!
+    }
+
+    /// The logo's place: centred at `logoCenter` within the room above the splash, shrunk
+    /// (keeping its shape) to fit there, and gone (empty) when that leaves under 16 pixels.
+    private static func logo(of logoSize: (width: Int, height: Int), plan: Plan, theme: Theme, width: Int, height: Int,
+                             scale: Double, notes: inout [String]) -> Rect {
+        guard logoSize.width > 0, logoSize.height > 0 else { return .zero }
+        let question = plan.question
+        let scaledBy = plan.scale / scale
+        let natural = (w: max(1, Int((Double(logoSize.width) * scaledBy).rounded())),
+                       h: max(1, Int((Double(logoSize.height) * scaledBy).rounded())))
+        // In the plain style the question's slot is above the title: the logo leaves
+        // room for it when it keeps at least half its size doing so; else it takes the
+        // room and gives way while a question shows.
+        let minimum = min(16 * plan.scale, Double(min(natural.w, natural.h)))
+        let besideQuestionMinimum = max(minimum, Double(min(natural.w, natural.h)) / 2)
+        func fitIn(_ bottom: Int) -> (room: Rect, fit: Double) {
+            let room = Rect(x: plan.safe.x, y: plan.safe.y, width: plan.safe.width, height: bottom - plan.safe.y)
+            let fit = min(1, Double(room.width) / Double(natural.w), Double(max(0, room.height)) / Double(natural.h))
+            return (room, fit)
+        }
+        var (room, fit) = fitIn(plan.splashTop - plan.gap)
+        if theme.style == .plain, !question.isEmpty {
+            let besideQuestion = fitIn(plan.splashTop - 2 * plan.gap - question.height)
+            if Double(min(natural.w, natural.h)) * besideQuestion.fit >= besideQuestionMinimum { (room, fit) = besideQuestion }
+        }
+        if Double(min(natural.w, natural.h)) * fit < minimum || room.height <= 0 {
+            notes.append("logo dropped: \(logoSize.width)x\(logoSize.height) has no room above the splash on \(width)x\(height)")
+            return .zero
+        }
+        let w = max(1, Int((Double(natural.w) * fit).rounded(.down)))
+        let h = max(1, Int((Double(natural.h) * fit).rounded(.down)))
+        if w != logoSize.width || h != logoSize.height, fit < 1 {
+            notes.append("logo shrunk from \(logoSize.width)x\(logoSize.height) to \(w)x\(h) to fit \(width)x\(height)")
+        }
+        let cy = Int((Double(height) * theme.logoCenter).rounded())
+        let y = min(max(room.y, cy - h / 2), room.maxY - h)
+        return Rect(x: (width - w) / 2, y: y, width: w, height: h)
     }
 
     /// The smallest scale the layout draws at to make room (text of 8 pixels at the
@@ -263,7 +276,6 @@ struct Layout: Equatable {
         /// `fixed`: a rectangle the splash stays below (the firmware's logo).
         init(theme: Theme, width: Int, height: Int, scale: Double, gapFactor: Double, metrics: Metrics, drop: Set<Element>, below fixed: Rect?) {
             self.scale = scale
-            func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
             let box = theme.style == .box
             let marginX = max(px(8), Int((Double(width) * theme.overscan).rounded()))
             let marginY = max(px(8), Int((Double(height) * theme.overscan).rounded()))
@@ -307,59 +319,90 @@ struct Layout: Equatable {
             messageLines = drop.contains(.message) ? 0 : 2
             let messageHeight = messageLines == 0 ? 0 : 2 * messageLine + Int((Double(messageSize) * 0.2).rounded())
             let questionHeight = drop.contains(.question) ? 0 : Layout.questionHeight(messageSize: messageSize, gap: gap, metrics: metrics)
-            let fieldWidth = w1
             radius = min(theme.cornerRadius * scale, Double(barHeight) / 2)
 
+            let heights = Heights(
+                top: top, row: rowHeight, title: titleLine, messageLine: messageLine, message: messageHeight,
+                question: questionHeight, label: showLabel ? labelLine : nil)
             if box {
-                textMaxWidth = w1
-                let badgeHeight = showLabel ? Layout.badgeHeight(labelSize: labelSize, scale: scale) : 0
-                let titleBlock = titleLine == 0 ? 0 : titleLine + gap
-                let oneLine = messageLines == 0 ? 0 : gap + messageLine
-                let twoLines = messageLines == 0 ? 0 : gap + messageHeight
-                let inner = titleBlock + badgeHeight + gap / 2 + rowHeight
-                let panelHeight = padding + inner + oneLine + padding
-                let panelMaxHeight = padding + inner + twoLines + padding
-                let panelWidth = w1 + 2 * padding
-                let below = questionHeight == 0 ? 0 : gap + questionHeight
-                if panelMaxHeight + below > safe.maxY - top || panelWidth > safe.width { fits = false }
-                let centred = (height - panelHeight) / 2
-                let y = max(top, min(centred, safe.maxY - below - panelMaxHeight))
-                panel = Rect(x: (width - panelWidth) / 2, y: y, width: panelWidth, height: panelHeight)
-                panelMax = Rect(x: panel.x, y: y, width: panelWidth, height: panelMaxHeight)
-                let rowTop = y + padding + titleBlock + badgeHeight + gap / 2
-                row = Rect(x: panel.x, y: rowTop, width: panelWidth, height: rowHeight)
-                titleTop = titleLine == 0 ? nil : y + padding
-                messageTop = messageLines == 0 ? nil : row.maxY + gap
-                if questionHeight > 0 {
-                    question = Rect(x: (width - fieldWidth) / 2, y: panelMax.maxY + gap, width: fieldWidth, height: questionHeight)
-                }
-                splashTop = panel.y
+                placeInPanel(heights, barWidth: w1, width: width, height: height)
             } else {
-                textMaxWidth = max(1, safe.width - 2 * px(8))
-                let labelAbove = showLabel && theme.labelPosition == .above ? labelLine + inset : 0
-                let labelBelow = showLabel && theme.labelPosition == .below ? labelLine + inset : 0
-                let above = (titleLine == 0 ? 0 : titleLine + gap) + labelAbove
-                let below = labelBelow + (messageHeight == 0 ? 0 : gap + messageHeight)
-                let asking = questionHeight == 0 ? 0 : questionHeight + gap
-                // A question above the title needs no room when a fixed logo is above the
-                // splash: it goes between the two when there is room, else the logo gives way.
-                let asked = top > safe.y ? 0 : asking
-                if asked + above + rowHeight + below > safe.maxY - top { fits = false }
-                let centreY = Int((Double(height) * theme.barCenter).rounded())
-                let rowTop = max(top + asked + above, min(centreY - rowHeight / 2, safe.maxY - below - rowHeight))
-                row = Rect(x: safe.x, y: rowTop, width: safe.width, height: rowHeight)
-                titleTop = titleLine == 0 ? nil : rowTop - labelAbove - gap - titleLine
-                messageTop = messageHeight == 0 ? nil : row.maxY + labelBelow + gap
-                splashTop = rowTop - above
-                if questionHeight > 0 {
-                    // Where the eye is: about the middle of the screen, above the title.
-                    let top = max(safe.y, min(height / 2 - questionHeight / 2, splashTop - gap - questionHeight))
-                    question = Rect(x: (width - fieldWidth) / 2, y: top, width: fieldWidth, height: questionHeight)
-                }
+                placeOnScreen(heights, barWidth: w1, theme: theme, width: width, height: height)
             }
             bar = Rect(x: (width - w1) / 2, y: row.y + (row.height - barHeight) / 2, width: w1, height: barHeight)
             indicator = Rect(x: bar.x + bar.width / 2 - indicatorSide / 2, y: bar.y + bar.height / 2 - indicatorSide / 2,
                              width: indicatorSide, height: indicatorSide)
+        }
+
+        /// `v` pixels at this plan's scale, at least 1.
+        private func px(_ v: Double) -> Int { max(1, Int((v * scale).rounded())) }
+
+        /// The heights of the splash's rows at this plan's scale (0: dropped), and `top`,
+        /// where the splash may start.
+        struct Heights {
+            var top: Int
+            var row: Int
+            var title: Int
+            var messageLine: Int
+            /// The message's two lines (0 when dropped).
+            var message: Int
+            var question: Int
+            /// A line of the label; nil without one.
+            var label: Int?
+        }
+
+        /// The box style: title, value badge, bar row and message inside a panel
+        /// centred on the screen, the question below it.
+        private mutating func placeInPanel(_ h: Heights, barWidth: Int, width: Int, height: Int) {
+            textMaxWidth = barWidth
+            let badgeHeight = h.label != nil ? Layout.badgeHeight(labelSize: labelSize, scale: scale) : 0
+            let titleBlock = h.title == 0 ? 0 : h.title + gap
+            let oneLine = messageLines == 0 ? 0 : gap + h.messageLine
+            let twoLines = messageLines == 0 ? 0 : gap + h.message
+            let inner = titleBlock + badgeHeight + gap / 2 + h.row
+            let panelHeight = padding + inner + oneLine + padding
+            let panelMaxHeight = padding + inner + twoLines + padding
+            let panelWidth = barWidth + 2 * padding
+            let below = h.question == 0 ? 0 : gap + h.question
+            if panelMaxHeight + below > safe.maxY - h.top || panelWidth > safe.width { fits = false }
+            let centred = (height - panelHeight) / 2
+            let y = max(h.top, min(centred, safe.maxY - below - panelMaxHeight))
+            panel = Rect(x: (width - panelWidth) / 2, y: y, width: panelWidth, height: panelHeight)
+            panelMax = Rect(x: panel.x, y: y, width: panelWidth, height: panelMaxHeight)
+            let rowTop = y + padding + titleBlock + badgeHeight + gap / 2
+            row = Rect(x: panel.x, y: rowTop, width: panelWidth, height: h.row)
+            titleTop = h.title == 0 ? nil : y + padding
+            messageTop = messageLines == 0 ? nil : row.maxY + gap
+            if h.question > 0 {
+                question = Rect(x: (width - barWidth) / 2, y: panelMax.maxY + gap, width: barWidth, height: h.question)
+        }
+            splashTop = panel.y
+        }
+
+        /// The plain style: the bar row at `barCenter`, the title above it, the message
+        /// below, the question above the title.
+        private mutating func placeOnScreen(_ h: Heights, barWidth: Int, theme: Theme, width: Int, height: Int) {
+            textMaxWidth = max(1, safe.width - 2 * px(8))
+            let labelAbove = theme.labelPosition == .above ? h.label.map { $0 + inset } ?? 0 : 0
+            let labelBelow = theme.labelPosition == .below ? h.label.map { $0 + inset } ?? 0 : 0
+            let above = (h.title == 0 ? 0 : h.title + gap) + labelAbove
+            let below = labelBelow + (h.message == 0 ? 0 : gap + h.message)
+            let asking = h.question == 0 ? 0 : h.question + gap
+            // A question above the title needs no room when a fixed logo is above the
+            // splash: it goes between the two when there is room, else the logo gives way.
+            let asked = h.top > safe.y ? 0 : asking
+            if asked + above + h.row + below > safe.maxY - h.top { fits = false }
+            let centreY = Int((Double(height) * theme.barCenter).rounded())
+            let rowTop = max(h.top + asked + above, min(centreY - h.row / 2, safe.maxY - below - h.row))
+            row = Rect(x: safe.x, y: rowTop, width: safe.width, height: h.row)
+            titleTop = h.title == 0 ? nil : rowTop - labelAbove - gap - h.title
+            messageTop = h.message == 0 ? nil : row.maxY + labelBelow + gap
+            splashTop = rowTop - above
+            if h.question > 0 {
+                // Where the eye is: about the middle of the screen, above the title.
+                let top = max(safe.y, min(height / 2 - h.question / 2, splashTop - gap - h.question))
+                question = Rect(x: (width - barWidth) / 2, y: top, width: barWidth, height: h.question)
+        }
         }
     }
 }

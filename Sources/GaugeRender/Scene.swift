@@ -625,15 +625,7 @@ package final class Scene {
     /// The percentage label: right-aligned inside the fill, or just past its head when the
     /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
     private func updateLabel(shown: Double, hidden: Bool) -> Rect {
-        if !theme.showLabel || hidden {
-            guard label.image != nil || !label.rect.isEmpty || badge != nil else { return .zero }
-            let old = label.rect.union(badge?.rect ?? .zero)
-            badge = nil
-            label = TextLine()
-            labelValue = -1
-            bar.setLabel(mask: nil, color: labelColor, rect: .zero)
-            return old
-        }
+        if !theme.showLabel || hidden { return removeLabel() }
         guard shown != labelValue else { return .zero }
         labelValue = shown
         let newText = LabelFormat.text(theme.labelFormat, value: shown, max: 100)
@@ -650,15 +642,38 @@ package final class Scene {
             bar.setLabel(mask: nil, color: labelColor, rect: .zero)
             return old
         }
-        let b = barLayout.bar
-        let inset = layout.labelInset
-        let w = image.width, h = image.height
-        let centredY = b.y + (b.height - h) / 2
-        let color: Color
-        let rect: Rect
         if theme.style == .box {
             return updateBadge(image: image, old: old.union(badge?.rect ?? .zero))
         }
+        let (rect, color) = labelPlacement(width: image.width, height: image.height)
+        guard textChanged || rect != label.rect || color != labelColor else { return .zero }
+        label.rect = rect
+        labelColor = color
+        if theme.labelPosition == .inside {
+            bar.setLabel(mask: image.mask, color: color, rect: rect)
+        }
+        return old.union(rect)
+    }
+
+    /// The label gone (hidden, or `label=off`); the area it and the badge covered.
+    private func removeLabel() -> Rect {
+        guard label.image != nil || !label.rect.isEmpty || badge != nil else { return .zero }
+        let old = label.rect.union(badge?.rect ?? .zero)
+        badge = nil
+        label = TextLine()
+        labelValue = -1
+        bar.setLabel(mask: nil, color: labelColor, rect: .zero)
+        return old
+    }
+
+    /// Where a label of `w` by `h` pixels goes for the theme's label position, and its
+    /// colour.
+    private func labelPlacement(width w: Int, height h: Int) -> (rect: Rect, color: Color) {
+        let b = barLayout.bar
+        let inset = layout.labelInset
+        let centredY = b.y + (b.height - h) / 2
+        let color: Color
+        let rect: Rect
         switch theme.labelPosition {
         case .inside:
             let fillRight = b.x + bar.fillWidth
@@ -677,13 +692,7 @@ package final class Scene {
             default: rect = Rect(x: b.maxX + 2 * inset, y: centredY, width: w, height: h)
             }
         }
-        guard textChanged || rect != label.rect || color != labelColor else { return .zero }
-        label.rect = rect
-        labelColor = color
-        if theme.labelPosition == .inside {
-            bar.setLabel(mask: image.mask, color: color, rect: rect)
-        }
-        return old.union(rect)
+        return (rect, color)
     }
 
     private func draw(_ line: TextLine, color: Color, into dst: PixmanImage, clip: Rect) {

@@ -93,13 +93,7 @@ package enum PIDFile {
     package static func parsePID(_ bytes: [UInt8]) -> Int32? {
         var digits = bytes[...]
         while let last = digits.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: " ") { digits = digits.dropLast() }
-        guard !digits.isEmpty, digits.count <= 10 else { return nil }
-        var value: Int64 = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-        }
-        guard value > 0, value <= Int64(Int32.max) else { return nil }
+        guard let value = DecimalDigits.value(of: digits, maxDigits: 10), value > 0, value <= Int64(Int32.max) else { return nil }
         return Int32(value)
     }
 

@@ -17,11 +17,17 @@ package struct SystemError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     package var description: String {
-        "\(operation): \(String(cString: CGL_strerror(errno)))"
+        "\(operation): \(errnoText(errno))"
     }
 
     /// The peer went away: nothing to report beyond closing the connection.
     package var isDisconnect: Bool {
         errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN || errno == ECONNABORTED
     }
+}
+
+/// The C library's text for error number `code` ("No such file or directory"): the one
+/// way every message names an errno.
+package func errnoText(_ code: Int32 = CGL_errno()) -> String {
+    String(cString: CGL_strerror(code))
 }

@@ -37,8 +37,8 @@ import sys
 import threading
 import time
 
-from vmscreen import (ConsoleFont, Image, Monitor, SerialLog, bar_rect, is_grey, is_orange, stop_qemu, swift_round,
-                      wait_for_sockets)
+from qemu import Qemu, SerialLog
+from vmscreen import ConsoleFont, Image, bar_rect, is_grey, is_orange, swift_round
 
 INTERVAL = 0.33       # seconds between screendumps
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
@@ -201,20 +201,9 @@ class Boot:
         os.makedirs(self.frames_dir, exist_ok=True)
         self.serial_path = os.path.join(args.work, "serial.log")
         self.report_path = os.path.join(args.work, "report.log")
-        mon = os.path.join(args.work, "mon.sock")
-        command = [
-            "qemu-system-x86_64", "-machine", "pc", "-accel", "tcg", "-smp", str(args.smp), "-m", "1024",
-            "-display", "none", "-nic", "none", "-no-reboot",
-            "-kernel", args.kernel, "-initrd", args.initrd, "-append", args.append,
-            "-drive", f"file={args.disk},format=raw,if=virtio",
-            "-monitor", f"unix:{mon},server=on,wait=off",
-            "-serial", f"file:{self.serial_path}", "-serial", f"file:{self.report_path}",
-        ] + args.qemu
-        out = os.path.join(args.work, "qemu.out")
-        self.started = time.monotonic()
-        self.process = subprocess.Popen(command, stdout=open(out, "wb"), stderr=subprocess.STDOUT)
-        wait_for_sockets(self.process, [mon], out)
-        self.monitor = Monitor(mon)
+        self.qemu = Qemu(args.work, args.kernel, args.initrd, args.append, memory=1024, smp=args.smp,
+                         serial=[self.serial_path, self.report_path], disks=[args.disk], nic=False, options=args.qemu)
+        self.started, self.process, self.monitor = self.qemu.started, self.qemu.process, self.qemu.monitor
         self.serial = SerialLog(self.report_path)
         self.frames = []
         self.splash_seen = False
@@ -284,7 +273,7 @@ class Boot:
             if entry is not None and entry[2] == 0:
                 self.asked = frame
                 for char in self.passphrase:
-                    self.monitor.command(f"sendkey {sendkey_name(char)}")
+                    self.monitor.sendkey(sendkey_name(char))
                 self.typed_at = self.now()
             return
         bullets = entry[2] if entry is not None else 0
@@ -292,14 +281,14 @@ class Boot:
         if bullets == len(self.passphrase) or self.now() - self.typed_at > 30:
             if bullets == len(self.passphrase):
                 self.full = frame
-            self.monitor.command("sendkey ret")
+            self.monitor.sendkey("ret")
             self.entered_at = self.now()
 
     def type(self, text, enter):
         for char in text:
-            self.monitor.command(f"sendkey {sendkey_name(char)}")
+            self.monitor.sendkey(sendkey_name(char))
         if enter:
-            self.monitor.command("sendkey ret")
+            self.monitor.sendkey("ret")
 
     def unlock(self, img, frame):
         """The encrypted root's question: a wrong passphrase once it shows, the right
@@ -341,7 +330,7 @@ class Boot:
             self.unlock_times["typed"], self.unlock_state = now, 1
         elif state == 1 and (bullets == len(self.wrong_pass) or now - self.unlock_times["typed"] > 30):
             self.unlock_frames["wrong-full"] = frame
-            self.monitor.command("sendkey ret")
+            self.monitor.sendkey("ret")
             self.unlock_times["wrong"], self.unlock_state = now, 2
         elif state == 2 and now - self.unlock_times["wrong"] >= 2 and entry is not None and bullets == 0:
             self.unlock_frames["retry"] = frame
@@ -351,7 +340,7 @@ class Boot:
             self.unlock_state = 4
         elif state == 3 and (bullets == len(self.root_pass) or now - self.unlock_times["typed"] > 30):
             self.unlock_frames["right-full"] = frame
-            self.monitor.command("sendkey ret")
+            self.monitor.sendkey("ret")
             self.unlock_times["right"], self.unlock_state = now, 4
 
     def read_serial(self):
@@ -372,7 +361,7 @@ class Boot:
     def stop(self):
         self.finished.set()
         self.reader.join(5)
-        stop_qemu(self.process, self.monitor)
+        self.qemu.stop()
 
 
 class Report:
@@ -611,6 +600,11 @@ def analyse(boot, exited, report):
     # When udev loads bochs-drm only after the probe (a slow, loaded host), the firmware's
     # framebuffer is the best device the boot had: that is what the splash must be on then.
     probe_at = next((float(text.split()[2]) for _, text in lines if text.startswith("GAUGE-PROBE uptime ")), None)
+    # The screen when the probe ran (the end of boot) is kept whatever the checks say: the
+    # package boots, which must not show the splash, are judged by it.
+    at_probe = [f for f in boot_frames if probe_at is not None and f.guest < probe_at]
+    if at_probe:
+        report.keep.setdefault(at_probe[-1].index, "the screen when the probe ran")
     drm_late = drm_ready is None or (probe_at is not None and drm_ready > probe_at)
     on_drm = shown_on is not None and shown_on.startswith("drm ") and "bochs" in shown_on
     on_efifb = shown_on is not None and shown_on.startswith("fbdev ") and "EFI VGA" in shown_on

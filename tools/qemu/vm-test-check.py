@@ -10,12 +10,11 @@ Standard library only.
 import argparse
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import time
 
-from vmscreen import Monitor, SerialLog, bar_rect, is_black, is_grey, is_orange, swift_round, stop_qemu, wait_for_sockets
+from qemu import BOARDS, Qemu, SerialLog
+from vmscreen import bar_rect, is_black, is_grey, is_orange, swift_round
 
 
 class Checker:
@@ -154,36 +153,11 @@ class VM:
         # (device, head, scale) for each head checked; none: the one screen at scale 1.
         self.heads = [(d, int(h), int(s)) for d, h, s in (spec.split(":") for spec in args.head)]
         self.serial = os.path.join(work, "serial.log")
-        mon, ctl = os.path.join(work, "mon.sock"), os.path.join(work, "ctl.sock")
-        if args.machine in ("virt-arm64", "virt-armhf"):
-            if args.machine == "virt-arm64":
-                machine = ["qemu-system-aarch64", "-machine", "virt", "-cpu", "cortex-a57"]
-            else:
-                # Debian's armmp kernel has no LPAE: the board's PCI windows below 4 GiB.
-                machine = ["qemu-system-arm", "-machine", "virt,highmem=off", "-cpu", "cortex-a15"]
-            # One serial port on this board: the answers go on a virtio console (hvc0).
-            ports = ["-serial", f"file:{self.serial}", "-device", "virtio-serial-pci", "-device", "virtconsole,chardev=ctl"]
-        elif args.machine == "vexpress-a9":
-            # Versatile Express with a Cortex-A9 tile: its PL111 CLCD (a vblank interrupt
-            # from a 60 Hz timer); four PL011 ports, the answers on the second (ttyAMA1).
-            # The board's AC97 codec gets no host audio.
-            machine = ["qemu-system-arm", "-machine", "vexpress-a9", "-audiodev", "none,id=silent"]
-            ports = ["-serial", f"file:{self.serial}", "-serial", "chardev:ctl"]
-        else:
-            machine = ["qemu-system-x86_64", "-machine", "pc"]
-            ports = ["-serial", f"file:{self.serial}", "-serial", "chardev:ctl"]
-        command = machine + [
-            "-accel", "tcg", "-m", "512", "-display", "none",
-            "-no-reboot", "-kernel", args.kernel, "-initrd", args.initrd, "-append", args.append,
-            "-monitor", f"unix:{mon},server=on,wait=off",
-            "-chardev", f"socket,id=ctl,path={ctl},server=on,wait=off",
-        ] + ports + args.qemu
-        out = os.path.join(work, "qemu.out")
-        self.process = subprocess.Popen(command, stdout=open(out, "wb"), stderr=subprocess.STDOUT)
-        wait_for_sockets(self.process, [mon, ctl], out)
-        self.monitor = Monitor(mon)
-        self.control = socket.socket(socket.AF_UNIX)
-        self.control.connect(ctl)
+        # The answers go on the second serial port, or a virtio console (hvc0) on a board
+        # with one.
+        self.qemu = Qemu(work, args.kernel, args.initrd, args.append, board=args.machine, serial=[self.serial],
+                         control=True, options=args.qemu)
+        self.monitor, self.control = self.qemu.monitor, self.qemu.control
         self.log = SerialLog(self.serial)
 
     def screendump(self, path):
@@ -207,7 +181,7 @@ class VM:
         self.control.sendall(b"go\n")
 
     def stop(self):
-        stop_qemu(self.process, self.monitor)
+        self.qemu.stop()
 
 
 def main():
@@ -217,9 +191,10 @@ def main():
     parser.add_argument("--initrd", required=True)
     parser.add_argument("--append", required=True)
     parser.add_argument("--expect", required=True, help='"drm XRGB8888": display kind and format in the log')
-    parser.add_argument("--machine", default="pc", choices=["pc", "virt-arm64", "virt-armhf", "vexpress-a9"],
-                        help="pc: qemu-system-x86_64; virt-arm64: qemu-system-aarch64 -M virt; "
-                             "virt-armhf: qemu-system-arm -M virt; vexpress-a9: qemu-system-arm -M vexpress-a9")
+    parser.add_argument("--machine", default="pc", choices=sorted(BOARDS),
+                        help="the board (tools/qemu/qemu.py's BOARDS): pc: qemu-system-x86_64; "
+                             "virt-arm64: qemu-system-aarch64 -M virt; virt-armhf: qemu-system-arm -M virt; "
+                             "vexpress-a9: qemu-system-arm -M vexpress-a9")
     parser.add_argument("--work", required=True)
     parser.add_argument("--results", required=True)
     parser.add_argument("--timeout", type=float, default=180)
@@ -278,7 +253,7 @@ def main():
                 sampling.append((time.time(), check.share(shot, (bx + 14, by + 6, fw - 28, 12), is_orange) >= 0.9))
                 continue
             if not new:
-                if vm.process.poll() is not None:
+                if not vm.qemu.running():
                     new = vm.lines()
                     if not new:
                         check.expect(False, f"QEMU exited early (steps seen: {steps})")
@@ -350,7 +325,7 @@ def main():
                 elif step == "ask":
                     typed = args.typed
                     for key in args.keys.split():
-                        vm.monitor.command(f"sendkey {key}")
+                        vm.monitor.sendkey(key)
                     # One bullet per key under the bar, then Enter.
                     deadline, bullets = time.time() + 30, 0
                     while time.time() < deadline:
@@ -362,14 +337,14 @@ def main():
                     shots.append(shot)
                     check.expect(bullets == len(typed), f"ask: {bullets} bullets on screen for {len(typed)} keys")
                     check.bar(shot, step, 100)
-                    vm.monitor.command("sendkey ret")
+                    vm.monitor.sendkey("ret")
                     asked = typed
                 elif step == "details":
                     # Nothing asked: Escape shows the messages so far at the top, Escape
                     # again takes them away; the bar stays.
                     check.expect(details_text(shot) == 0, "details: text at the top before Escape")
                     for want, what in ((True, "shown"), (False, "hidden")):
-                        vm.monitor.command("sendkey esc")
+                        vm.monitor.sendkey("esc")
                         deadline = time.time() + 30
                         while time.time() < deadline:
                             shot = vm.screendump(os.path.join(args.work, f"details-{what}.ppm"))

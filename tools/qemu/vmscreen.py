@@ -1,12 +1,10 @@
-"""What tools/qemu/vm-test-check.py and tools/qemu/boot-test-check.py share: QEMU's monitor and
-serial log, its `screendump` PPMs, and the default theme's bar geometry and colours.
-Standard library only.
+"""What the harnesses read on QEMU's screens (tools/qemu/vm-test-check.py,
+tools/qemu/boot-test-check.py, tools/qemu/vm-bench-boot.py): the `screendump` PPMs, the
+default theme's bar geometry and colours, a text console's letters. QEMU itself is
+tools/qemu/qemu.py's. Standard library only.
 """
-import os
-import socket
 import gzip
 import struct
-import time
 import zlib
 
 # Default theme (Sources/GaugeRender/Theme.swift, Layout.swift) at scale 1.
@@ -101,87 +99,6 @@ def is_orange(p):
     r, g, b = p
     # (0.87, 0.55, 0.09) = (222, 140, 23), lighter to darker, stripes white at 20%.
     return r >= 150 and r > g + 30 and g > b + 40 and b <= 120
-
-
-class Monitor:
-    """QEMU's human monitor on a Unix socket (`-monitor unix:PATH,server=on,wait=off`)."""
-
-    def __init__(self, path):
-        self.socket = socket.socket(socket.AF_UNIX)
-        self.socket.connect(path)
-        self.read()
-
-    def read(self):
-        data = b""
-        self.socket.settimeout(30)
-        while not data.endswith(b"(qemu) "):
-            chunk = self.socket.recv(4096)
-            if not chunk:
-                raise RuntimeError("monitor closed")
-            data += chunk
-        return data
-
-    def command(self, text):
-        self.socket.sendall(text.encode() + b"\n")
-        return self.read()
-
-    def screendump(self, path, device=None, head=None):
-        """The screen now, as an Image (waits until QEMU has written the whole file); with
-        `device` (a -device id) and `head`, that head of that display device."""
-        if os.path.exists(path):
-            os.unlink(path)
-        self.command(f"screendump {path}" + (f" {device} {head}" if device is not None else ""))
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if os.path.exists(path) and os.path.getsize(path) > 20:
-                try:
-                    return Image(path)
-                except (ValueError, IndexError):
-                    pass
-            time.sleep(0.02)
-        raise RuntimeError(f"screendump {path} did not appear")
-
-
-def stop_qemu(process, monitor):
-    """Ends a QEMU still running: `quit` on the monitor, killed after 5 s."""
-    if process.poll() is None:
-        try:
-            monitor.socket.sendall(b"quit\n")
-            process.wait(5)
-        except Exception:
-            process.kill()
-            process.wait()
-
-
-class SerialLog:
-    """A serial port QEMU writes to a file (`-serial file:PATH`), read line by line."""
-
-    def __init__(self, path):
-        self.path = path
-        self.offset = 0
-        self.pending = b""
-
-    def lines(self):
-        """New complete lines of the log."""
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except FileNotFoundError:
-            return []
-        self.offset += len(data)
-        self.pending += data
-        *complete, self.pending = self.pending.split(b"\n")
-        return [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
-
-
-def wait_for_sockets(process, paths, log, seconds=20):
-    """Waits until QEMU has created its listening sockets."""
-    deadline = time.time() + seconds
-    while not all(os.path.exists(p) for p in paths):
-        if time.time() > deadline or process.poll() is not None:
-            raise RuntimeError("QEMU did not start: " + open(log, errors="replace").read())
-        time.sleep(0.05)
 
 
 class ConsoleFont:

@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeSystem
 
 /// The server side of Plymouth's boot protocol (`ply-boot-protocol.h`) for one client
 /// connection: what the `plymouth` command, systemd-fsckd and update tools send to
@@ -202,12 +203,8 @@ package struct PlymouthSession: Sendable {
 
     /// plymouthd reads the value with `strtol` and takes only a whole 0...100.
     private static func percent(_ text: String) -> Int? {
-        let bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count <= 3,
-            bytes.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-            let value = Int(text), (0...100).contains(value)
-        else { return nil }
-        return value
+        guard let value = DecimalDigits.value(text, maxDigits: 3), value <= 100 else { return nil }
+        return Int(value)
     }
 
     private static func describe(_ command: UInt8) -> String {

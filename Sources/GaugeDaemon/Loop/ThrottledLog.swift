@@ -1,3 +1,5 @@
+import GaugeSystem
+
 /// Log lines about what peers send (bad input, refused connections), rate-limited per
 /// source with a token bucket: a burst of `burst` lines, then `perSecond` lines a second.
 /// Lines over the limit are counted, not written; the next line the source may write is

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeProtocol
+import GaugeSystem
 
 /// Serves Plymouth's questions and keystroke watches (`gauged --ask`): keeps the askers'
 /// connections, whose answers are deferred until given, reads the keyboard while the

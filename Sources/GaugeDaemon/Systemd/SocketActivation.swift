@@ -1,4 +1,6 @@
 import CGaugeLinux
+import GaugeProtocol
+import GaugeSystem
 
 /// systemd socket activation (`sd_listen_fds(3)`): the sockets systemd passes start at
 /// descriptor 3 and are announced by `LISTEN_PID` (must be this process) and `LISTEN_FDS`
@@ -33,12 +35,6 @@ package enum SocketActivation {
 
     /// A plain non-negative decimal: digits only, no sign, no spaces.
     private static func decimal(_ text: String?) -> Int64? {
-        guard let text, !text.isEmpty, text.utf8.count <= 18 else { return nil }
-        var value: Int64 = 0
-        for byte in text.utf8 {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-        }
-        return value
+        text.flatMap { DecimalDigits.value($0) }
     }
 }

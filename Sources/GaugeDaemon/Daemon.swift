@@ -105,9 +105,8 @@ package final class Daemon {
             display = try Self.openDisplay(options.display, log: log)
         }
         terminal = display as? TerminalDisplay
-        let console = displays != nil && options.vt != "none" ? ConsoleVT(path: options.vt, log: log) : nil
         screen = ProgressScreen(theme: theme, display: display, scale: options.scale) { [log] in log.info($0) }
-        screenOwner = ScreenOwner(screen: screen, displays: displays, console: console, log: log)
+        screenOwner = ScreenOwner(screen: screen, displays: displays, vt: options.vt, log: log)
         pacer = FramePacer(fps: options.fps)
         boot = BootEstimator(historyPath: options.bootHistoryPath, log: log)
         if let display, device == nil {
@@ -247,6 +246,7 @@ package final class Daemon {
         if options.shutdown { screen.setMode(.indeterminate) }
         if options.boot { startBootEstimate() }
         let showing = screenOwner.takeForFirstFrame()
+        if showing { watchConsoleHangup() }
         questions?.screenShown = handover.owner == .gauge
         noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
         return showing
@@ -557,6 +557,25 @@ package final class Daemon {
         questions?.screenShown = handover.owner == .gauge
         updateConsoleQuestionTimer()
         screenOwner.handOver()
+    }
+
+    /// `--vt at-exit` with the VT taken (fbdev): a getty ending on it puts it in text mode
+    /// (the console draws its text over the frame) and hangs it up; the daemon takes it
+    /// again and draws a whole frame.
+    private func watchConsoleHangup() {
+        guard screenOwner.consoleAtExit, let console, console.isAvailable else { return }
+        let fd = console.descriptor
+        do throws(SystemError) {
+            try loop.register(fd, events: []) { [self] _ in consoleHungUp(fd) }
+        } catch {
+            log.info("cannot watch the console for a hangup: \(error)")
+        }
+    }
+
+    private func consoleHungUp(_ fd: Int32) {
+        loop.unregister(fd)
+        if screenOwner.consoleHungUp() { scheduleFrames() }
+        watchConsoleHangup()
     }
 
     // MARK: - Console questions

@@ -22,8 +22,17 @@ package struct DaemonOptions: Equatable, Sendable {
     /// Forced rotation in degrees (overrides the theme's).
     package var rotate: Int?
     package var verbose = false
-    /// `none` leaves the VT alone; nil uses the active one.
+    /// `none` leaves the VT alone; `at-exit` (`vtAtExit`, shutdown screens) leaves it alone
+    /// under a DRM card until an exit that keeps the frame; nil uses the active one.
     package var vt: String?
+    /// `--vt at-exit`: for a screen started while a getty may still hold the VT. As DRM
+    /// master the daemon's frame stays on the CRTCs whatever the VT does, so the getty's
+    /// end (text mode, already the VT's, then a hangup) changes nothing visible; the VT
+    /// is put in graphics mode only as the daemon exits keeping its frame, so the
+    /// console does not draw over it. On fbdev, where the console draws on the very
+    /// framebuffer, the active VT is taken from the start, and opened and taken again
+    /// after its hangup, the frame redrawn whole.
+    package static let vtAtExit = "at-exit"
     package var maxClients = 64
     /// Seconds a connection may hold a slot without sending anything; nil: no limit.
     package var idleTimeout: Double? = 300
@@ -81,7 +90,7 @@ package struct DaemonOptions: Equatable, Sendable {
         ("--fps N", "frame rate while something moves (default 60)"),
         ("--scale N", "1 or 2 (default: the theme's scale, auto: from each head's size and density)"),
         ("--rotate DEGREES", "0, 90, 180 or 270: turn the picture for a panel on its side"),
-        ("--vt TTY|none", "the console to put in graphics mode (default: the active VT)"),
+        ("--vt TTY|none|at-exit", "the console to put in graphics mode (default: the active VT); at-exit: the active VT, under a DRM card only as the daemon exits keeping its frame (shutdown screens started while a getty may still hold it)"),
         ("--max-clients N", "clients served at once (default 64; the last few are kept for root)"),
         ("--idle-timeout S", "close connections silent for S seconds (default 300; 0: never)"),
         ("--psplash-fifo [PATH]", "also read psplash commands (PROGRESS n, MSG text, QUIT) from a FIFO (default /run/psplash_fifo)"),

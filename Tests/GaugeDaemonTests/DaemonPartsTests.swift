@@ -107,7 +107,7 @@ struct DaemonPartsTests {
         let card = try #require(devices.display("/dev/dri/card0"))
         let screen = ProgressScreen(theme: Theme(), display: slot.device) { _ in }
         let lines = HotplugFixture.LogLines()
-        let owner = ScreenOwner(screen: screen, displays: slot, console: nil, log: Log(sink: { lines.all.append($0) }))
+        let owner = ScreenOwner(screen: screen, displays: slot, vt: "none", log: Log(sink: { lines.all.append($0) }))
         #expect(owner.takeForFirstFrame())
         #expect(screen.renderFrame(at: 1))
 
@@ -132,5 +132,18 @@ struct DaemonPartsTests {
         ])
         owner.close(retain: true)
         #expect(card.closed)
+    }
+
+    @Test("--vt at-exit leaves the VT alone under a DRM card: no console while running")
+    func atExitTakesNoConsoleUnderDRM() throws {
+        let devices = try FakeDevices()
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
+        let loop = try EventLoop()
+        let slot = DisplaySlot(policy: .best, devices: devices.environment, loop: loop, log: .silent)
+        let screen = ProgressScreen(theme: Theme(), display: slot.device) { _ in }
+        let owner = ScreenOwner(screen: screen, displays: slot, vt: DaemonOptions.vtAtExit, log: .silent)
+        #expect(owner.consoleAtExit && owner.console == nil && !owner.hasVT)
+        #expect(owner.takeForFirstFrame())
+        #expect(screen.renderFrame(at: 1))
     }
 }

@@ -276,6 +276,27 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         #expect(!samples.contains { $0.state == .running && $0.target > 20 }, "the dead installation's value is back")
     }
 
+    /// fwupd going away mid-update: the update is closed out in failure, so the next one
+    /// starts from 0 again.
+    @Test func fwupdStoppedMidUpdateClosesItOut() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        var fwupd: ReplayService? = try ReplayService(
+            bus: bus, name: "org.freedesktop.fwupd", path: "/", interface: "org.freedesktop.fwupd",
+            properties: ["Status:u:change", "Percentage:u:change"])
+        try fwupd?.send("set", "Status", "1")
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "fwupd", "--address", bus.address, "--stall", "0", "--creep", "0",
+        ])
+        defer { _ = client.terminate() }
+        try fwupd?.send("set", "Status", "5")
+        try fwupd?.send("set", "Percentage", "60")
+        try daemon.waitForStatus { $0.state == .running && $0.message == "Writing firmware" }
+        fwupd = nil
+        let closed = try daemon.waitForStatus(seconds: 10) { $0.state != .running }
+        #expect(closed.state == .failure && closed.message == "Update interrupted: fwupd stopped", "\(closed.json())")
+    }
+
     /// fwupd (or whoever owns its name) sending 200 signals of 1 MB while gaugectl reads
     /// its first properties: gaugectl keeps a bounded queue of them, not all of them.
     @Test func aFloodOfLargeSignalsDuringTheFirstReadsKeepsGaugectlSmall() throws {

@@ -218,6 +218,11 @@ private let bootcUpgrade: [(line: String, target: Double, message: String)] = [
         #expect(failed.status == 4, "\(failed.stderr)")
         var status = try daemon.status()
         #expect(status.state == .failure && status.message == "sh failed (exit status 4)" && status.target == 30, "\(status.json())")
+        // Killed by a signal: the shell's 128 + N, and the signal named.
+        let killed = try gaugectl(socket + ["gauge", "--", "/bin/sh", "-c", "echo 40; kill -TERM $$"])
+        #expect(killed.status == 128 + SIGTERM, "\(killed.stderr)")
+        status = try daemon.status()
+        #expect(status.state == .failure && status.message == "sh was killed by signal \(SIGTERM)" && status.target == 40, "\(status.json())")
         let missing = try gaugectl(socket + ["gauge", "--", "no-such-installer-command"])
         #expect(missing.status == 127 && missing.stderr.contains("cannot run no-such-installer-command"), "\(missing.stderr)")
         let ok = try gaugectl(socket + ["gauge", "--", "/bin/sh", "-c", "echo 60"])

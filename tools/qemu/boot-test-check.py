@@ -43,6 +43,9 @@ from vmscreen import ConsoleFont, Image, bar_rect, is_grey, is_orange, swift_rou
 INTERVAL = 0.33       # seconds between screendumps
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
 EARLY_INTERVAL = 0.1  # until the first splash frame (when it comes is a figure)
+# The power-off splash within a frame or two of sampling after what no screen can skip
+# (section 7): the first 6 screendumps after `systemctl poweroff`.
+POWEROFF_FRAMES = 6
 POOL_MARGIN = 0.5     # gauged started this long before the kernel's random pool was ready
 GETTY_BAR = 0.70      # the bar's value at least when the getty comes, a first boot's too
 # A byte at most this is dark (the background is black; every channel of a lit pixel is
@@ -384,6 +387,29 @@ class Report:
             self.keep.setdefault(frame.index, why)
 
 
+def poweroff_times(lines):
+    """From the shutdown's journal (boot-test-poweroff-probe): when logind passed
+    `systemctl poweroff` on, the power-off screen's unit started, gauged was executed and
+    drew its first frame, and the getty's stop began and ended (guest seconds, None for
+    what the journal lacks); empty without the journal."""
+    log = [text[len("GAUGE-OFFLOG "):] for _, text in lines if text.startswith("GAUGE-OFFLOG ")]
+    if not log:
+        return {}
+
+    def at(pattern):
+        return next((monotonic(j) for j in log if re.search(pattern, j) and monotonic(j) is not None), None)
+
+    first = next((j for j in log if re.search(r"first frame on .* ms after exec", j)), None)
+    frame_at = monotonic(first) if first else None
+    exec_ms = re.search(r"([\d.]+) ms after exec", first) if first else None
+    return {"logind asks systemd": at(r"The system will power off now"),
+            "unit starts": at(r"Starting gauged-(poweroff|reboot|halt|kexec)\.service"),
+            "gauged exec": frame_at - float(exec_ms.group(1)) / 1000 if frame_at and exec_ms else None,
+            "first frame": frame_at,
+            "getty stopping": at(r"Stopping getty@tty1\.service"),
+            "getty stopped": at(r"Stopped getty@tty1\.service")}
+
+
 def monotonic(line):
     """The seconds of a `journalctl -o short-monotonic` line, or None."""
     m = re.match(r"\[\s*(\d+\.\d+)\]", line)
@@ -613,11 +639,16 @@ def analyse(boot, exited, report):
                  f"gaugectl status says: {shown_on}; bochs-drm registered at {drm_ready} s, the probe ran at {probe_at} s")
 
     # 7. The splash shows while powering off, titled "Powering off" with no message line
-    # (no unit's name); how soon after `systemctl poweroff` is a figure: systemd stops the
-    # getty first (0.9 s in emulation, whose hangup a screen started before would lose),
-    # then the screen's start takes 0.8 s, so it came 6 to 14 frames (1.8-4.4 s) after it.
-    # Only a splash that comes after the console counts: one left over from before
-    # (a daemon that should not be running) proves nothing about power-off.
+    # (no unit's name), within a frame or two of sampling after what no screen can skip.
+    # In emulation `systemctl poweroff` reaches systemd through logind in 0.1-0.25 s,
+    # systemd starts the screen's unit 0.3-0.5 s later (its first pass over the shutdown's
+    # jobs), and gauged draws 0.35-0.5 s after its exec: 1.0-1.4 s, the 4th or 5th of the
+    # screendumps taken every 0.33 s; a frame or two more makes POWEROFF_FRAMES (6, about
+    # 2 s). Waiting for the getty's stop (0.9 s) and a shell before gauged, it came on
+    # frame 3 to 14 (1.0-4.4 s), or never. Since frame counts follow the host's load, the
+    # journal says whether anything waited: the screen's unit must start before the
+    # getty's stop ends. Only a splash that comes after the console counts: one left over
+    # from before (a daemon that should not be running) proves nothing about power-off.
     off = [f for f in boot_frames if step_poweroff is not None and f.guest >= step_poweroff]
     before_off = [f for f in boot_frames if step_poweroff is not None and f.guest < step_poweroff]
     shown = [f for f in off if f.kind == "splash"]
@@ -630,13 +661,31 @@ def analyse(boot, exited, report):
                   f"{first_off.guest - step_poweroff:.2f} s, frame {position + 1} of {len(off)} after it "
                   f"({', '.join(f'{f.guest - step_poweroff:.2f} s {f.kind}' for f in off[:6])})"
                   if first_off else f"never, in {len(off)} frames ({', '.join(sorted({f.kind for f in off}))})")
-    report.check(first_off is not None and console_before,
-                 "the splash shows while powering off",
+    timeline = poweroff_times(lines)
+    report.figure("power-off, where the time went",
+                  ", ".join(f"{name} {t - step_poweroff:+.2f} s" if t is not None and step_poweroff is not None
+                            else f"{name} ?" for name, t in timeline.items()) if timeline else "no shutdown journal")
+    unit_at, getty_end = timeline.get("unit starts"), timeline.get("getty stopped")
+    report.check(unit_at is not None and getty_end is not None and unit_at < getty_end,
+                 "the power-off screen's unit starts before the getty's stop ends (it waits for nothing)",
+                 f"unit started at {unit_at} s, the getty stopped at {getty_end} s (the shutdown's journal)")
+    report.check(first_off is not None and console_before and position < POWEROFF_FRAMES,
+                 f"the splash shows while powering off, within {POWEROFF_FRAMES} screendumps of `systemctl poweroff`",
                  (f"first on frame {position + 1} of {len(off)} after it, {first_off.guest - step_poweroff:.2f} s"
                   if first_off else f"none of {len(off)} frames after `systemctl poweroff` show it "
                   f"({', '.join(sorted({f.kind for f in off}))})")
                  + ("" if console_before else
                     f"; the screen before it was {before_off[-1].label() if before_off else 'not sampled'}, not the console"))
+    # Not painted over: the getty's stop, beside the screen's start, resets and hangs up
+    # its VT and clears it; from its first frame to the power-off every screendump shows
+    # the splash.
+    later = off[position:] if first_off else []
+    covered = [f for f in later if f.kind != "splash"]
+    report.evidence(covered[0] if covered else None, "the power-off splash covered")
+    report.check(first_off is not None and not covered,
+                 "the power-off splash stays until the power goes (the getty's end does not cover it)",
+                 f"{len(later) - len(covered)} of {len(later)} screendumps from its first show it"
+                 + (f"; {', '.join(f'{f.guest - step_poweroff:.2f} s {f.kind}' for f in covered[:6])}" if covered else ""))
     # What it says: the daemon's own status during the power-off (a unit after
     # gauged-poweroff.service asks it), and on screen a title line and no message line.
     off_status = next((text[len("GAUGE-OFF status "):] for _, text in lines if text.startswith("GAUGE-OFF status ")), None)

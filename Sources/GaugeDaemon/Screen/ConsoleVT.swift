@@ -26,6 +26,9 @@ package final class ConsoleVT {
 
     package var isAvailable: Bool { fd >= 0 }
 
+    /// The open tty (-1 without one), to watch for its hangup.
+    package var descriptor: Int32 { fd }
+
     /// Opens `path`, or the active VT (found through `/dev/tty0`) when nil.
     package init(path: String? = nil, log: Log) {
         self.log = log
@@ -59,6 +62,25 @@ package final class ConsoleVT {
         var state = vt_stat()
         try Syscall.ioctl(console, CGL_VT_GETSTATE, &state, "VT_GETSTATE /dev/tty0")
         return "/dev/tty\(state.v_active)"
+    }
+
+    /// Opens the same tty again after a hangup (a getty's end hangs its VT up: every
+    /// ioctl on the old descriptor then fails with `EIO`), in graphics mode again if it was.
+    /// VT switching is not taken again.
+    package func reopen() {
+        guard let path, isAvailable else { return }
+        let wasGraphics = inGraphics
+        Syscall.close(fd)
+        fd = -1
+        inGraphics = false
+        savedVTMode = nil
+        do throws(SystemError) {
+            fd = try Syscall.open(path, flags: O_RDWR | O_NOCTTY | O_NONBLOCK)
+        } catch {
+            log.info("console: cannot open \(path) again: \(error)")
+            return
+        }
+        if wasGraphics { takeGraphics() }
     }
 
     /// Graphics mode: the kernel stops drawing the text console.

@@ -11,14 +11,23 @@ final class ScreenOwner {
     /// The DRM or fbdev display, which may come, go and change (nil for memory, terminal
     /// or none).
     let displays: DisplaySlot?
-    /// The VT under a device display.
-    let console: ConsoleVT?
+    /// The VT under a device display (with `--vt at-exit` on DRM, none until the exit).
+    private(set) var console: ConsoleVT?
+    /// `--vt at-exit`: the VT is left alone while a DRM card shows the frame, taken on
+    /// fbdev and taken again after a getty's hangup.
+    let consoleAtExit: Bool
     private let log: Log
 
-    init(screen: ProgressScreen, displays: DisplaySlot?, console: ConsoleVT?, log: Log) {
+    /// `vt` is `--vt`'s value: a tty, `none`, `at-exit`, or nil for the active VT.
+    init(screen: ProgressScreen, displays: DisplaySlot?, vt: String?, log: Log) {
         self.screen = screen
         self.displays = displays
-        self.console = console
+        consoleAtExit = vt == DaemonOptions.vtAtExit
+        if displays == nil || vt == "none" || (consoleAtExit && displays?.device?.kind == .drm) {
+            console = nil
+        } else {
+            console = ConsoleVT(path: consoleAtExit ? nil : vt, log: log)
+        }
         self.log = log
     }
 
@@ -118,9 +127,27 @@ final class ScreenOwner {
         return true
     }
 
+    /// The console was hung up (a getty on it ended, putting it in text mode):
+    /// opened and taken again; whether a whole frame is due.
+    func consoleHungUp() -> Bool {
+        log.info("the console was hung up (a getty ended): taking it again")
+        console?.reopen()
+        guard handover.owner == .gauge, device != nil else { return false }
+        console?.takeGraphics()
+        screen.invalidate()
+        return true
+    }
+
     /// On exit: the display closed, its last frame kept when `retain` and Gauge has the
     /// screen; the console given back, or left in graphics mode under a kept frame.
     func close(retain: Bool) {
+        if retain, console == nil, consoleAtExit, displays != nil {
+            // The getty is gone by now: graphics mode before the frame is left on screen
+            // (copied into the console's buffer on kernels before 6.8).
+            let vt = ConsoleVT(log: log)
+            vt.takeGraphics()
+            console = vt
+        }
         displays?.close(retain: retain && handover.owner == .gauge)
         if retain {
             // The console stays in graphics mode so the kernel does not draw over the frame.

@@ -30,6 +30,11 @@ BOARDS = {
     "virt-arm64": Board("qemu-system-aarch64", ["-machine", "virt", "-cpu", "cortex-a57"], 1),
     # Debian's armmp kernel has no LPAE: the board's PCI windows below 4 GiB.
     "virt-armhf": Board("qemu-system-arm", ["-machine", "virt,highmem=off", "-cpu", "cortex-a15"], 1),
+    # Versatile Express with a Cortex-A9 tile: its PL111 CLCD raises a vblank interrupt
+    # from a 60 Hz timer; four PL011 ports (the control channel on the second, ttyAMA1).
+    # Its device tree comes with the kernel (-dtb among the caller's options); the
+    # board's AC97 codec gets no host audio.
+    "vexpress-a9": Board("qemu-system-arm", ["-machine", "vexpress-a9", "-audiodev", "none,id=silent"], 4),
 }
 
 

@@ -193,7 +193,8 @@ def main():
     parser.add_argument("--expect", required=True, help='"drm XRGB8888": display kind and format in the log')
     parser.add_argument("--machine", default="pc", choices=sorted(BOARDS),
                         help="the board (tools/qemu/qemu.py's BOARDS): pc: qemu-system-x86_64; "
-                             "virt-arm64: qemu-system-aarch64 -M virt; virt-armhf: qemu-system-arm -M virt")
+                             "virt-arm64: qemu-system-aarch64 -M virt; virt-armhf: qemu-system-arm -M virt; "
+                             "vexpress-a9: qemu-system-arm -M vexpress-a9")
     parser.add_argument("--work", required=True)
     parser.add_argument("--results", required=True)
     parser.add_argument("--timeout", type=float, default=180)

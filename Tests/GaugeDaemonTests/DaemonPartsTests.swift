@@ -134,6 +134,22 @@ struct DaemonPartsTests {
         #expect(card.closed)
     }
 
+    @Test("what goes wrong giving the screen back (a restore the card refused) reaches the log")
+    func aFailedRestoreIsLogged() throws {
+        let devices = try FakeDevices()
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
+        let loop = try EventLoop()
+        let lines = HotplugFixture.LogLines()
+        let slot = DisplaySlot(policy: .best, devices: devices.environment, loop: loop, log: Log(sink: { lines.all.append($0) }))
+        let card = try #require(devices.display("/dev/dri/card0"))
+        let problem = "drm /dev/dri/card0: cannot give Virtual-1 back its console picture: Device or resource busy"
+        card.problemOnRelease = problem
+        slot.release()
+        #expect(lines.all.filter { $0.contains(problem) }.count == 1)
+        slot.close(retain: false)
+        #expect(lines.all.filter { $0.contains(problem) }.count == 2)
+    }
+
     @Test("--vt at-exit leaves the VT alone under a DRM card: no console while running")
     func atExitTakesNoConsoleUnderDRM() throws {
         let devices = try FakeDevices()

@@ -18,6 +18,10 @@ final class FakeDeviceDisplay: DeviceDisplay {
     var removed = false
     /// The next `present` fails with ENODEV.
     var failNextPresentAsGone = false
+    /// What a release, acquire or close goes wrong with where no caller gets an error
+    /// (a CRTC that would not take the console's picture back), for `takeProblems`.
+    var problemOnRelease: String?
+    private var problems: [String] = []
     private(set) var isGone = false
     private(set) var closed = false
     private(set) var abandoned = false
@@ -62,9 +66,22 @@ final class FakeDeviceDisplay: DeviceDisplay {
     func bytes() -> [UInt8] { Array(UnsafeRawBufferPointer(start: memory.base, count: memory.byteCount)) }
 
     func handleEvents() -> Bool { active }
-    func release(keepingFrame: Bool) { active = false }
+    func release(keepingFrame: Bool) {
+        active = false
+        if let problemOnRelease { problems.append(problemOnRelease) }
+    }
+
     func acquire() throws(DisplayError) { active = true }
-    func close(retain: Bool) { closed = true }
+
+    func close(retain: Bool) {
+        closed = true
+        if let problemOnRelease { problems.append(problemOnRelease) }
+    }
+
+    func takeProblems() -> [String] {
+        defer { problems = [] }
+        return problems
+    }
     func isPresent() -> Bool { !removed && !isGone }
 
     func abandon() {

@@ -47,7 +47,7 @@ let package = Package(
             name: "GaugeFuzz",
             dependencies: ["CGaugeFuzz", "CGaugeLinux", "GaugeSystem", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "GaugeDisplay", "GaugeDaemon"]
         ),
-        .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz", "CGaugeLinux"]),
+        .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz", "CGaugeLinux", "GaugeSystem", "GaugeProtocol"]),
 
         // A D-Bus service replaying an update tool's interface, for the D-Bus sources' tests.
         .executableTarget(name: "gauge-dbus-replay", dependencies: ["CSystemd"], path: "Tests/DBusReplay"),

@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "GaugeClientTests", dependencies: ["GaugeProtocol", "GaugeTranslators"]),
         .testTarget(
             name: "GaugeRenderTests",
-            dependencies: ["GaugeSystem", "GaugeRender", "GaugeDisplay"],
+            dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay"],
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),

@@ -33,11 +33,11 @@ let package = Package(
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
         // The update tools' and dialog's progress, translated into Gauge's requests (gaugectl's).
-        .target(name: "GaugeTranslators", dependencies: ["GaugeSystem", "GaugeProtocol"]),
+        .target(name: "GaugeTranslators", dependencies: ["GaugeProtocol"]),
         .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeTranslators", "CGaugeLinux", "CGaugeBus"]),
 
         .executableTarget(name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"]),
-        .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeSystem", "GaugeRender", "GaugeDisplay", "CPixman"]),
+        .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeSystem", "GaugeRender"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 
         // Fuzzing of every parser: the targets and the built-in engine (run by the
@@ -60,7 +60,7 @@ let package = Package(
             dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay"],
             resources: [.copy("Golden")]
         ),
-        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),
+        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeDisplay", "GaugeRender"]),
         .testTarget(
             name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "GaugeDisplay"],
             exclude: ["Keymaps"]),

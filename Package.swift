@@ -33,11 +33,11 @@ let package = Package(
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 
         // The update tools' and dialog's progress, translated into Gauge's requests (gaugectl's).
-        .target(name: "GaugeTranslators", dependencies: ["GaugeSystem", "GaugeProtocol"]),
+        .target(name: "GaugeTranslators", dependencies: ["GaugeProtocol"]),
         .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeTranslators", "CGaugeLinux", "CGaugeBus"]),
 
         .executableTarget(name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"]),
-        .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeSystem", "GaugeRender", "GaugeDisplay", "CPixman"]),
+        .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeSystem", "GaugeRender"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 
         // Fuzzing of every parser: the targets and the built-in engine (run by the
@@ -47,7 +47,7 @@ let package = Package(
             name: "GaugeFuzz",
             dependencies: ["CGaugeFuzz", "CGaugeLinux", "GaugeSystem", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "GaugeDisplay", "GaugeDaemon"]
         ),
-        .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz", "CGaugeLinux"]),
+        .executableTarget(name: "gauge-fuzz", dependencies: ["GaugeFuzz", "CGaugeFuzz", "CGaugeLinux", "GaugeSystem", "GaugeProtocol"]),
 
         // A D-Bus service replaying an update tool's interface, for the D-Bus sources' tests.
         .executableTarget(name: "gauge-dbus-replay", dependencies: ["CSystemd"], path: "Tests/DBusReplay"),
@@ -57,10 +57,10 @@ let package = Package(
         .testTarget(name: "GaugeClientTests", dependencies: ["GaugeProtocol", "GaugeTranslators"]),
         .testTarget(
             name: "GaugeRenderTests",
-            dependencies: ["GaugeSystem", "GaugeRender", "GaugeDisplay"],
+            dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay"],
             resources: [.copy("Golden")]
         ),
-        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeSystem", "GaugeDisplay", "GaugeRender"]),
+        .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeDisplay", "GaugeRender"]),
         .testTarget(
             name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "GaugeDisplay"],
             exclude: ["Keymaps"]),

@@ -1,5 +1,6 @@
 import CGaugeLinux
 import GaugeProtocol
+import GaugeSystem
 import GaugeTranslators
 
 /// An option of one command.
@@ -468,11 +469,9 @@ private func absolutePaths(_ value: String, list: Bool) throws(UsageError) -> St
 /// `path` made absolute against the current directory.
 private func absolutePath(_ path: String) throws(UsageError) -> String {
     if path.hasPrefix("/") { return path }
-    guard let buffer = getcwd(nil, 0) else {
+    guard var directory = try? Syscall.currentDirectory() else {
         throw UsageError("cannot read the current directory; give an absolute path")
     }
-    defer { free(buffer) }
-    var directory = String(cString: buffer)
     var relative = Substring(path)
     while relative.hasPrefix("./") {
         relative = relative.dropFirst(2).drop { $0 == "/" }

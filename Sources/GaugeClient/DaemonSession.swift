@@ -3,9 +3,10 @@ import GaugeProtocol
 import GaugeTranslators
 import GaugeSystem
 
-/// One connection to the daemon kept open for many requests (`gauge`, `swupdate`):
-/// each request is sent and its reply line read within its own deadline. A failure
-/// closes the connection; the next request connects again.
+/// One connection to the daemon kept open for many requests (every long-running source's,
+/// through its `RequestStream`, and `systemd --boot-estimate`'s): each request is sent and
+/// its reply line read within its own deadline. A failure closes the connection; the next
+/// request connects again.
 final class DaemonSession {
     let socketPath: String
     let timeout: Double?
@@ -75,13 +76,14 @@ final class DaemonSession {
     }
 }
 
-/// Sends a stream of requests for `gauge` and `swupdate`, which must keep going when
-/// the daemon does not: an `err` reply is reported and the stream goes on; a lost
-/// daemon is reported once, its requests are dropped, and a new connection is tried at
-/// most once a second until one works. The first connection waits for a daemon that is
-/// still starting (unless `--no-wait`); later ones do not, so input keeps being read.
-/// After a reconnection (a restarted daemon knows nothing of the stream) the title and
-/// the message are sent again before the next request.
+/// Sends the requests of a long-running source (`gauge`, `swupdate`, `bootc`, `systemd`,
+/// `rauc`, `fwupd`), which must keep going when the daemon does not: an `err` reply is
+/// reported and the stream goes on; a lost daemon is reported once, its requests are
+/// dropped, and a new connection is tried at most once a second until one works. The
+/// first connection waits for a daemon that is still starting (unless `--no-wait`); later
+/// ones do not, so input keeps being read. After a reconnection (a restarted daemon knows
+/// nothing of the stream) the title and the message are sent again before the next
+/// request.
 final class RequestStream {
     let session: DaemonSession
     private let label: String

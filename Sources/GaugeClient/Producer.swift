@@ -15,12 +15,12 @@ struct Producer {
     /// returns it and the read end.
     static func start(_ command: [String], descriptor: Int32) throws(SystemError) -> (Producer, Int32) {
         let ends = try Syscall.pipe()
-        defer { _ = CGaugeLinux.close(ends.write) }
+        defer { Syscall.close(ends.write) }
         do throws(SystemError) {
             let pid = try Syscall.spawn(command, passing: (ends.write, descriptor))
             return (Producer(command: command, pid: pid), ends.read)
         } catch {
-            _ = CGaugeLinux.close(ends.read)
+            Syscall.close(ends.read)
             throw error
         }
     }

@@ -8,7 +8,7 @@ import GaugeSystem
 /// reconnects every second while SWUpdate is not there.
 enum SWUpdateCommand {
     static let defaultSocketPath = "/tmp/swupdateprog"
-    static let retrySeconds: UInt32 = 1
+    static let retryMilliseconds: Int32 = 1000
 
     static func run(
         progressSocket: String, layout: SWUpdateProgressMessage.Layout?, bar: HonestBar.Settings = HonestBar.Settings(),
@@ -30,7 +30,7 @@ enum SWUpdateCommand {
                     printError("gaugectl: swupdate: waiting for SWUpdate's progress socket \(progressSocket)")
                     waitingReported = true
                 }
-                sleep(retrySeconds)
+                _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: retryMilliseconds)
                 continue
             }
             printError("gaugectl: swupdate: connected to \(progressSocket)")
@@ -41,7 +41,7 @@ enum SWUpdateCommand {
             requests.complaints.flush()
             printError("gaugectl: swupdate: \(progressSocket) closed; reconnecting")
             waitingReported = true
-            sleep(retrySeconds)
+            _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: retryMilliseconds)
         }
     }
 
@@ -81,5 +81,5 @@ enum SWUpdateCommand {
 func unblockSignals() {
     var none = sigset_t()
     sigemptyset(&none)
-    sigprocmask(SIG_SETMASK, &none, nil)
+    _ = try? Syscall.signalMask(SIG_SETMASK, none)
 }

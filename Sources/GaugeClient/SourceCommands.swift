@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeSystem
 import GaugeTranslators
 
 /// The commands that follow an update tool's own progress reports and drive the bar
@@ -49,20 +50,20 @@ extension CommandSpec {
             var options = BootcCommand.Options()
             switch (arguments.values["--fd"], arguments.values["--file"]) {
             case (let text, nil) where arguments.command != nil:
-                let number = text.flatMap { Int32($0) } ?? 3
-                guard number >= 0, number < 1024 else {
+                let number: Int64? = if let text { DecimalDigits.value(text, maxDigits: 4) } else { 3 }
+                guard let number, number < 1024 else {
                     throw UsageError("--fd needs a descriptor number, not '\(text ?? "")'")
                 }
-                options.input = .command(arguments.command ?? [], descriptor: number)
+                options.input = .command(arguments.command ?? [], descriptor: Int32(number))
             case (_, _?) where arguments.command != nil:
                 throw UsageError("give --file or a COMMAND to run, not both")
             case (nil, nil):
                 break
             case (let text?, nil):
-                guard let number = Int32(text), number >= 0 else {
+                guard let number = DecimalDigits.value(text, maxDigits: 9) else {
                     throw UsageError("--fd needs a descriptor number, not '\(text)'")
                 }
-                options.input = number == 0 ? .standardInput : .descriptor(number)
+                options.input = number == 0 ? .standardInput : .descriptor(Int32(number))
             case (nil, let path?):
                 guard !path.isEmpty else { throw UsageError("--file needs a path") }
                 options.input = .path(path)

@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeSystem
 
 /// `gauged`'s command line.
 package struct DaemonOptions: Equatable, Sendable {
@@ -226,8 +227,8 @@ package struct DaemonOptions: Equatable, Sendable {
             return nil
         },
         "--fps": { options, value in
-            guard let value, let n = Int(value), (1...240).contains(n) else { return "--fps takes a whole number from 1 to 240" }
-            options.fps = n
+            guard let value, let n = DecimalDigits.value(value), (1...240).contains(n) else { return "--fps takes a whole number from 1 to 240" }
+            options.fps = Int(n)
             return nil
         },
         "--scale": { options, value in
@@ -236,8 +237,8 @@ package struct DaemonOptions: Equatable, Sendable {
             return nil
         },
         "--rotate": { options, value in
-            guard let value, let n = Int(value), [0, 90, 180, 270].contains(n) else { return "--rotate takes 0, 90, 180 or 270" }
-            options.rotate = n
+            guard let value, let n = DecimalDigits.value(value), [0, 90, 180, 270].contains(n) else { return "--rotate takes 0, 90, 180 or 270" }
+            options.rotate = Int(n)
             return nil
         },
         "--vt": { options, value in
@@ -246,8 +247,8 @@ package struct DaemonOptions: Equatable, Sendable {
             return nil
         },
         "--max-clients": { options, value in
-            guard let value, let n = Int(value), (1...4096).contains(n) else { return "--max-clients takes a number from 1 to 4096" }
-            options.maxClients = n
+            guard let value, let n = DecimalDigits.value(value), (1...4096).contains(n) else { return "--max-clients takes a number from 1 to 4096" }
+            options.maxClients = Int(n)
             return nil
         },
         "--idle-timeout": { options, value in

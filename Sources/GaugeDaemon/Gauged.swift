@@ -25,7 +25,7 @@ package enum Gauged {
         case .run(let options):
             // The terminal display draws where stderr usually goes: its log lines wait
             // until the picture is gone, rather than draw over it.
-            let held = options.display == .terminal && isatty(2) == 1 ? HeldLines() : nil
+            let held = options.display == .terminal && Syscall.isTerminal(2) ? HeldLines() : nil
             var sink: Log.Sink = Log.standardError
             if let held { sink = { held.append($0) } }
             let log = Log(verbose: options.verbose, sink: sink)

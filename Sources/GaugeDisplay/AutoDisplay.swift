@@ -40,8 +40,10 @@ package func probeDisplayDriver(_ node: DeviceNode) -> Result<String, DisplayErr
         return .success(version.pointee.name.map { String(cString: $0) } ?? "unknown")
     case .fbdev:
         var fixed = fb_fix_screeninfo()
-        guard CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) == 0 else {
-            return .failure(DisplayError("fbdev \(node.path): not a framebuffer (\(errnoText()))"))
+        do throws(SystemError) {
+            try Syscall.ioctl(fd, CGL_FBIOGET_FSCREENINFO, &fixed, "FBIOGET_FSCREENINFO")
+        } catch {
+            return .failure(DisplayError("fbdev \(node.path): not a framebuffer (\(errnoText(error.errno)))"))
         }
         return .success(framebufferID(fixed))
     }
@@ -77,15 +79,11 @@ func framebufferID(_ fixed: fb_fix_screeninfo) -> String {
 
 /// The numbers N of the entries `<prefix>N` in `directory`, ascending (at most 256).
 private func numberedEntries(_ directory: String, prefix: String) -> [Int] {
-    guard let dir = opendir(directory) else { return [] }
-    defer { closedir(dir) }
+    guard let names = try? Syscall.directoryEntries(directory) else { return [] }
     var numbers: [Int] = []
-    while numbers.count < 256, let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-            String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        guard name.hasPrefix(prefix), let number = Int(name.dropFirst(prefix.count)), number >= 0 else { continue }
-        numbers.append(number)
+    for name in names where numbers.count < 256 && name.hasPrefix(prefix) {
+        guard let number = DecimalDigits.value(name.dropFirst(prefix.count), maxDigits: 9) else { continue }
+        numbers.append(Int(number))
     }
     return numbers.sorted()
 }

@@ -81,8 +81,7 @@ package final class DRMDisplay: DeviceDisplay {
             throw DisplayError("drm \(path): cannot open: \(errnoText(error.errno))")
         }
         self.fd = fd
-        var status = stat()
-        deviceNumber = fstat(fd, &status) == 0 ? DeviceNumber(UInt64(status.st_rdev)) : nil
+        deviceNumber = (try? Syscall.fstat(fd)).map { DeviceNumber(UInt64($0.st_rdev)) }
         var built = false
         var saved: [drmModeCrtcPtr?] = []
         var made: [[DumbBuffer]] = []

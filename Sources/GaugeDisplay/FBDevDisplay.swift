@@ -64,9 +64,11 @@ package final class FBDevDisplay: DeviceDisplay {
     private static func geometry(of fd: Int32, path: String) throws(DisplayError) -> Geometry {
         var variable = fb_var_screeninfo()
         var fixed = fb_fix_screeninfo()
-        guard CGL_ioctl_ptr(fd, CGL_FBIOGET_VSCREENINFO, &variable) == 0,
-              CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) == 0 else {
-            throw DisplayError("fbdev \(path): not a framebuffer (\(errnoText()))")
+        do throws(SystemError) {
+            try Syscall.ioctl(fd, CGL_FBIOGET_VSCREENINFO, &variable, "FBIOGET_VSCREENINFO")
+            try Syscall.ioctl(fd, CGL_FBIOGET_FSCREENINFO, &fixed, "FBIOGET_FSCREENINFO")
+        } catch {
+            throw DisplayError("fbdev \(path): not a framebuffer (\(errnoText(error.errno)))")
         }
         let driver = framebufferID(fixed)
         guard fixed.type == FB_TYPE_PACKED_PIXELS,
@@ -116,8 +118,7 @@ package final class FBDevDisplay: DeviceDisplay {
         }
         mapped = true
         self.fd = fd
-        var status = stat()
-        deviceNumber = fstat(fd, &status) == 0 ? DeviceNumber(UInt64(status.st_rdev)) : nil
+        deviceNumber = (try? Syscall.fstat(fd)).map { DeviceNumber(UInt64($0.st_rdev)) }
         self.map = map
         self.mapSize = mapSize
         self.width = width
@@ -132,7 +133,8 @@ package final class FBDevDisplay: DeviceDisplay {
         // screen already is, which changes nothing on screen.
         var probe = variable
         let twoPages = Int(variable.yres_virtual) >= 2 * height && mapSize >= 2 * height * stride
-        let pans = twoPages && fixed.ypanstep != 0 && CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &probe) == 0
+        let pans = twoPages && fixed.ypanstep != 0
+            && (try? Syscall.ioctl(fd, CGL_FBIOPAN_DISPLAY, &probe, "FBIOPAN_DISPLAY")) != nil
         let screen = Rect(x: 0, y: 0, width: width, height: height)
         pages = BufferDamage(count: pans ? 2 : 1, screen: screen)
         if pans {
@@ -141,7 +143,7 @@ package final class FBDevDisplay: DeviceDisplay {
         } else {
             startShadow(copying: nil)
         }
-        _ = CGL_ioctl_value(fd, CGL_FBIOBLANK, UInt(CGL_FB_BLANK_UNBLANK))
+        try? Syscall.ioctl(fd, CGL_FBIOBLANK, value: UInt(CGL_FB_BLANK_UNBLANK), "FBIOBLANK")
     }
 
     deinit {
@@ -217,13 +219,17 @@ package final class FBDevDisplay: DeviceDisplay {
             // The console may have panned while it had the screen.
             visibleOffset = currentOffset()
         }
-        _ = CGL_ioctl_value(fd, CGL_FBIOBLANK, UInt(CGL_FB_BLANK_UNBLANK))
+        try? Syscall.ioctl(fd, CGL_FBIOBLANK, value: UInt(CGL_FB_BLANK_UNBLANK), "FBIOBLANK")
     }
 
     package func isPresent() -> Bool {
         guard !closed, !isGone else { return false }
         var fixed = fb_fix_screeninfo()
-        if CGL_ioctl_ptr(fd, CGL_FBIOGET_FSCREENINFO, &fixed) != 0, errno == ENODEV { isGone = true }
+        do throws(SystemError) {
+            try Syscall.ioctl(fd, CGL_FBIOGET_FSCREENINFO, &fixed, "FBIOGET_FSCREENINFO")
+        } catch {
+            if error.errno == ENODEV { isGone = true }
+        }
         return !isGone
     }
 
@@ -245,7 +251,7 @@ package final class FBDevDisplay: DeviceDisplay {
         closed = true
         if pages.count == 2, !retain {
             var pan = savedVar
-            _ = CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan)
+            try? Syscall.ioctl(fd, CGL_FBIOPAN_DISPLAY, &pan, "FBIOPAN_DISPLAY")
         }
         Syscall.unmap(map, length: mapSize)
         shadow?.deallocate()
@@ -261,16 +267,20 @@ package final class FBDevDisplay: DeviceDisplay {
         var pan = savedVar
         pan.xoffset = 0
         pan.yoffset = UInt32(page * height)
-        if CGL_ioctl_ptr(fd, CGL_FBIOPAN_DISPLAY, &pan) == 0 { return true }
-        if errno == ENODEV { isGone = true }
-        return false
+        do throws(SystemError) {
+            try Syscall.ioctl(fd, CGL_FBIOPAN_DISPLAY, &pan, "FBIOPAN_DISPLAY")
+            return true
+        } catch {
+            if error.errno == ENODEV { isGone = true }
+            return false
+        }
     }
 
     /// The byte offset of the screen's first pixel in the mapping, from the driver's
     /// current pan offsets (0 if they cannot be read or lie outside the mapping).
     private func currentOffset() -> Int {
         var variable = fb_var_screeninfo()
-        guard CGL_ioctl_ptr(fd, CGL_FBIOGET_VSCREENINFO, &variable) == 0 else { return 0 }
+        guard (try? Syscall.ioctl(fd, CGL_FBIOGET_VSCREENINFO, &variable, "FBIOGET_VSCREENINFO")) != nil else { return 0 }
         let offset = Int(variable.yoffset) * stride + Int(variable.xoffset) * format.bytesPerPixel
         return offset + height * stride <= mapSize ? offset : 0
     }

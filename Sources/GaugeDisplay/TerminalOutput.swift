@@ -33,7 +33,7 @@ final class TerminalOutput {
             (fd, ownsFD, savedFlags) = (callerFD, false, nil)
             return
         }
-        if st.isType(S_IFCHR) && isatty(callerFD) == 1 {
+        if st.isType(S_IFCHR) && Syscall.isTerminal(callerFD) {
             if let reopened = try? Syscall.open("/proc/self/fd/\(callerFD)", flags: O_WRONLY | O_NOCTTY | O_NONBLOCK) {
                 (fd, ownsFD, savedFlags) = (reopened, true, nil)
                 return

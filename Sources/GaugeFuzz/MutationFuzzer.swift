@@ -95,15 +95,7 @@ package struct MutationFuzzer {
     private func save(_ input: [UInt8], to directory: String?, report: inout FuzzReport) {
         guard let directory else { return }
         let path = directory + "/failure-\(target.name)-\(seed)-\(report.executions)"
-        let fd = CGL_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var offset = 0
-        while offset < input.count {
-            let written = input[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written > 0 else { return }
-            offset += written
-        }
+        guard (try? FuzzFiles.write(input, to: path)) != nil else { return }
         report.savedPath = path
     }
 

@@ -30,8 +30,8 @@ package struct FirmwareLogo {
             }
             // A sysfs value: one line.
             let text = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self).trimmingSpaces
-            guard let value = Int(text), value >= 0 else { throw AssetError("firmware logo: \(directory)/\(name) holds \"\(text)\"") }
-            return value
+            guard let value = DecimalDigits.value(text, maxDigits: 9) else { throw AssetError("firmware logo: \(directory)/\(name) holds \"\(text)\"") }
+            return Int(value)
         }
         let status = try number("status")
         guard status & 1 == 1 else { throw AssetError("firmware logo: the firmware says it did not display it (status \(status))") }

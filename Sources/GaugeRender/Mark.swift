@@ -1,4 +1,5 @@
 import CPixman
+import GaugeProtocol
 
 /// The check and cross drawn beside the bar once the work has succeeded or failed.
 enum Mark {

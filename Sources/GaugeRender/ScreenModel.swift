@@ -1,14 +1,4 @@
-/// Whether the bar shows a known fraction or work of unknown length.
-package enum DisplayMode: String, CaseIterable, Sendable {
-    case determinate, indeterminate
-}
-
-/// Where the work stands.
-package enum RunState: String, CaseIterable, Sendable {
-    /// Nothing reported yet; the first progress makes it `running`.
-    case begin
-    case running, success, failure
-}
+import GaugeProtocol
 
 /// What the screen should show: the target value and how the shown value eases
 /// toward it, the texts, the mode and the state. Time is passed in, never read.

@@ -1,9 +1,18 @@
 import CGaugeLinux
 
-// Directories: the root switch (chroot, chdir), inotify on a directory, and listing one.
+// Directories: the current one, the root switch (chroot, chdir), inotify on a directory,
+// and listing one.
 extension Syscall {
     package static func chdir(_ path: String) throws(SystemError) {
         _ = try retrying("chdir", "chdir \(path)", { CGaugeLinux.chdir(path) })
+    }
+
+    /// The current working directory.
+    package static func currentDirectory() throws(SystemError) -> String {
+        if let plan = SyscallFaults.current, let injected = plan.take("getcwd") { throw SystemError("getcwd", errno: injected) }
+        guard let path = getcwd(nil, 0) else { throw SystemError("getcwd", errno: CGL_errno()) }
+        defer { free(path) }
+        return String(cString: path)
     }
 
     package static func chroot(_ path: String) throws(SystemError) {

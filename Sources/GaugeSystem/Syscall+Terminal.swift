@@ -8,6 +8,11 @@ extension Syscall {
         return settings
     }
 
+    /// Whether `fd` is a terminal: its settings can be read (what `isatty` asks).
+    package static func isTerminal(_ fd: Int32) -> Bool {
+        (try? terminalAttributes(fd)) != nil
+    }
+
     /// Changes a tty's settings at once (`TCSANOW`).
     package static func setTerminalAttributes(_ fd: Int32, _ settings: termios) throws(SystemError) {
         var settings = settings

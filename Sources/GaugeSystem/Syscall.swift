@@ -242,6 +242,16 @@ package enum Syscall {
         return value
     }
 
+    /// The pid, uid and gid of a socket's peer as the kernel recorded them at `connect`
+    /// (`SO_PEERCRED`).
+    package static func peerCredentials(_ fd: Int32) throws(SystemError) -> (pid: Int32, uid: UInt32, gid: UInt32) {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+        _ = try retrying("getsockopt", "getsockopt SO_PEERCRED", { CGL_peer_credentials(fd, &pid, &uid, &gid) })
+        return (pid, uid, gid)
+    }
+
     /// The supplementary groups of a socket's peer as the kernel recorded them at
     /// `connect` (`SO_PEERGROUPS`): no race with the peer exiting and its pid being reused.
     package static func peerGroups(_ fd: Int32) throws(SystemError) -> [UInt32] {

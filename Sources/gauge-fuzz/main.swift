@@ -1,6 +1,8 @@
 import CGaugeFuzz
 import CGaugeLinux
 import GaugeFuzz
+import GaugeProtocol
+import GaugeSystem
 
 // gauge-fuzz: the fuzz targets of every parser, run for as long as asked (tools/bench/fuzz).
 
@@ -24,8 +26,7 @@ let usage = """
     """
 
 func printError(_ text: String) {
-    var bytes = Array(text.utf8)
-    bytes.withUnsafeMutableBytes { _ = write(2, $0.baseAddress, $0.count) }
+    _ = Array(text.utf8).withUnsafeBytes { try? Syscall.write(2, $0) }
 }
 
 func fail(_ message: String) -> Never {
@@ -125,18 +126,18 @@ while !arguments.isEmpty {
         let name = value(after: argument)
         runLibFuzzer(name, arguments)
     case "--seconds":
-        guard let number = Double(value(after: argument)), number > 0 else { fail("--seconds needs a positive number") }
+        guard let number = PlainDecimal.parse(value(after: argument)), number > 0 else { fail("--seconds needs a positive number") }
         seconds = number
     case "--seed":
-        guard let number = UInt64(value(after: argument)) else { fail("--seed needs a whole number") }
-        seed = number
+        guard let number = DecimalDigits.value(value(after: argument)) else { fail("--seed needs a whole number") }
+        seed = UInt64(number)
     case "--runs":
-        guard let number = Int(value(after: argument)), number > 0 else { fail("--runs needs a positive whole number") }
-        runs = number
+        guard let number = DecimalDigits.value(value(after: argument)), number > 0 else { fail("--runs needs a positive whole number") }
+        runs = Int(number)
     case "--artifacts":
         artifacts = value(after: argument)
     case "--hang-seconds":
-        guard let number = Double(value(after: argument)), number > 0 else { fail("--hang-seconds needs a positive number") }
+        guard let number = PlainDecimal.parse(value(after: argument)), number > 0 else { fail("--hang-seconds needs a positive number") }
         hangSeconds = number
     case "-h", "--help":
         print(usage, terminator: "")
@@ -148,9 +149,7 @@ while !arguments.isEmpty {
 }
 
 let chosen = names.isEmpty ? FuzzTargets.all : names.map(target)
-var time = timespec()
-clock_gettime(CLOCK_REALTIME, &time)
-let runSeed = seed ?? (UInt64(time.tv_sec) &* 1_000_000_007 ^ UInt64(time.tv_nsec))
+let runSeed = seed ?? MonotonicClock.nanoseconds()
 gauge_fuzz_install(artifacts, hangSeconds)
 print("gauge-fuzz: seed \(runSeed), \(seconds) s per target, inputs that fail go to \(artifacts)")
 var failures = 0

@@ -312,6 +312,7 @@ private final class FakeDaemon: @unchecked Sendable {
         ["status", "--socket", "/x"], ["gauge", "--on-eof", "never"], ["--no-wait=1", "ping"], ["ping", "--no-wait"],
         ["--timeout", "abc", "ping"], ["--timeout", "-1", "ping"], ["--timeout"], ["--socket"],
         ["--bogus", "ping"], ["help", "frobnicate"], ["quit", "--retain=yes"],
+        ["bootc", "--fd", "+3"], ["bootc", "--fd", "x", "--", "true"], ["bootc", "--fd", "-0", "--", "true"],
     ] as [[String]])
     func usageErrorsExitTwo(arguments: [String]) throws {
         let run = try gaugectl(["--socket", "/nonexistent/gauged.sock"] + arguments)

@@ -11,6 +11,7 @@ import Testing
         #expect(BlockedCall.parse("-1 0x7ffd5b00 0x7f12\n") == nil)
         #expect(BlockedCall.parse("0 0x3 0x1\n") == nil, "too few arguments")
         #expect(BlockedCall.parse("0 3 0x1 0x0 0x0 0x0 0x0 0x0 0x0") == nil, "arguments are hex")
+        #expect(BlockedCall.parse("+0 0x3 0x1 0x0 0x0 0x0 0x0 0x0 0x0") == nil, "the number is digits only")
     }
 
     #if arch(x86_64)
@@ -41,6 +42,7 @@ import Testing
         #expect(ReadingSyscalls.controllingTTY(statLine: "7 (sh) S 1 7 7 \(136 << 8 | 300 & 0xFF | (300 & ~0xFF) << 12) 7")
             == DeviceNumber(major: 136, minor: 300))
         #expect(ReadingSyscalls.controllingTTY(statLine: "1 (init) S 0 1 1 0 -1") == nil, "no controlling tty")
+        #expect(ReadingSyscalls.controllingTTY(statLine: "1 (sh) S 0 1 1 +1025 -1") == nil, "tty_nr is digits only")
     }
 
     @Test func deviceNumbersDecodeAsTheKernelNumbersDevices() {

@@ -26,6 +26,20 @@ struct DaemonOptionsTests {
         #expect(drm.display == .drm(path: "/dev/dri/card1"))
     }
 
+    @Test("whole numbers are plain digits: a sign is refused with the option's reason")
+    func wholeNumbersAreDigits() {
+        #expect(DaemonOptions.parse(["--fps", "+5"]) == .error("--fps takes a whole number from 1 to 240"))
+        #expect(DaemonOptions.parse(["--rotate", "+90"]) == .error("--rotate takes 0, 90, 180 or 270"))
+        #expect(DaemonOptions.parse(["--rotate", "-0"]) == .error("--rotate takes 0, 90, 180 or 270"))
+        #expect(DaemonOptions.parse(["--max-clients", "+64"]) == .error("--max-clients takes a number from 1 to 4096"))
+        #expect(DaemonOptions.parse(["--fps", " 5"]) == .error("--fps takes a whole number from 1 to 240"))
+        guard case .run(let o) = DaemonOptions.parse(["--fps", "060", "--rotate", "0", "--max-clients", "4096"]) else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(o.fps == 60 && o.rotate == 0 && o.maxClients == 4096)
+    }
+
     @Test("boot flow options: shutdown screen, first title, password directory")
     func bootFlowOptions() {
         guard case .run(let o) = DaemonOptions.parse(["--shutdown", "--title", "Powering off", "--ask-password-dir=/tmp/asks"]) else {

@@ -379,8 +379,8 @@ func renderedFrame(
 
 /// A settled screen model: `value` reached, with these texts.
 func settledModel(
-    _ value: Double, message: String = "", title: String = "", mode: GaugeRender.DisplayMode = .determinate,
-    state: GaugeRender.RunState = .running
+    _ value: Double, message: String = "", title: String = "", mode: DisplayMode = .determinate,
+    state: RunState = .running
 ) -> ScreenModel {
     var model = ScreenModel()
     model.setTarget(value)

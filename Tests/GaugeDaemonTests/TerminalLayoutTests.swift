@@ -8,8 +8,8 @@ import Testing
 /// `--display terminal` on the smallest terminal anyone uses, 80x24 cells: every element
 /// of a finished screen is drawn whole, inside the picture.
 @Suite struct TerminalLayoutTests {
-    @Test(arguments: [GaugeProtocol.RunState.success, .failure])
-    func everyElementFitsAn80x24Terminal(state: GaugeProtocol.RunState) throws {
+    @Test(arguments: [RunState.success, .failure])
+    func everyElementFitsAn80x24Terminal(state: RunState) throws {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)

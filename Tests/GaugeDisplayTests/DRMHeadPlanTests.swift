@@ -1,3 +1,4 @@
+import Foundation
 @testable import GaugeDisplay
 import Testing
 
@@ -122,4 +123,17 @@ private func plan(_ connectors: [Plan.Connector], _ encoders: [Plan.Encoder], cr
     }
     #expect(drmCardPaths(directory: "/nonexistent").isEmpty)
     #expect(displayDeviceNodes(dri: "/nonexistent", dev: "/nonexistent").isEmpty)
+}
+
+/// Device nodes by their number, which is digits only: `card+1` or `fb-0` is no node.
+@Test func deviceNodesAreListedByTheirDigits() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nodes-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    for name in ["card10", "card2", "card0", "card+1", "card-3", "card", "card 4", "cardX", "renderD128", "fb1", "fb+0", "fb-0", "tty1"] {
+        #expect(FileManager.default.createFile(atPath: "\(directory)/\(name)", contents: nil))
+    }
+    #expect(drmCardPaths(directory: directory) == ["card0", "card2", "card10"].map { "\(directory)/\($0)" })
+    #expect(displayDeviceNodes(dri: directory, dev: directory).map(\.path)
+        == ["card0", "card2", "card10", "fb1"].map { "\(directory)/\($0)" })
 }

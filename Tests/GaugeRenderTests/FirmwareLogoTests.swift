@@ -93,6 +93,11 @@ private let picture: [[(UInt8, UInt8, UInt8)]] = [
         let rotated = try table(status: "3\n", x: 0, y: 0, image: bmp(picture))
         defer { try? FileManager.default.removeItem(atPath: rotated) }
         #expect(try FirmwareLogo.read(directory: rotated).rotation == 90)
+        let signed = try table(status: "+1\n", x: 0, y: 0, image: bmp(picture))
+        defer { try? FileManager.default.removeItem(atPath: signed) }
+        #expect(throws: AssetError("firmware logo: \(signed)/status holds \"+1\""), "sysfs writes digits only") {
+            try FirmwareLogo.read(directory: signed)
+        }
     }
 
     /// OVMF's logo as the boot test's VM shows it: 193x58 at 543,371 on 1280x800, here a

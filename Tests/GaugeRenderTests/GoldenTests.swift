@@ -1,5 +1,6 @@
 import Glibc
 import GaugeDisplay
+import GaugeProtocol
 import GaugeRender
 import Testing
 

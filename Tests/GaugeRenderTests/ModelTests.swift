@@ -1,3 +1,4 @@
+import GaugeProtocol
 import GaugeRender
 import Testing
 

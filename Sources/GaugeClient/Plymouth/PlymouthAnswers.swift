@@ -188,7 +188,7 @@ enum ConsolePrompt {
 
     private static func terminal() -> (Int32, owned: Bool)? {
         if let fd = try? Syscall.open("/dev/tty", flags: O_RDWR | O_NOCTTY) { return (fd, true) }
-        if isatty(0) == 1 { return (0, false) }
+        if Syscall.isTerminal(0) { return (0, false) }
         if let fd = try? Syscall.open("/dev/console", flags: O_RDWR | O_NOCTTY) { return (fd, true) }
         return nil
     }

@@ -17,7 +17,7 @@ enum RootSwitch {
 
     /// In an initrd, writes `@` over the first byte of argv[0]; the log line says so.
     static func markArgv0InInitrd(releaseFile: String = initrdReleasePath, log: Log) {
-        guard access(releaseFile, F_OK) == 0 else { return }
+        guard (try? Syscall.fileStatus(releaseFile)) != nil else { return }
         // argv as the kernel laid it out: /proc/PID/cmdline shows these very bytes.
         if CGL_argc() > 0, let argv = CGL_argv(), let first = argv[0], first[0] != 0 {
             first[0] = CChar(UInt8(ascii: "@"))

@@ -71,7 +71,8 @@ final class ConsoleReaders {
         var denied = 0
         var looked = 0
         for entry in entries {
-            guard let pid = Int32(entry), pid > 0, pid != ownPID else { continue }
+            guard let number = DecimalDigits.value(entry, maxDigits: 9), number > 0, Int32(number) != ownPID else { continue }
+            let pid = Int32(number)
             looked += 1
             guard let line = read("/proc/\(entry)/syscall", denied: &denied),
                 let call = BlockedCall.parse(String(decoding: line, as: UTF8.self)),
@@ -172,13 +173,13 @@ struct BlockedCall: Equatable {
 
     static func parse(_ line: String) -> BlockedCall? {
         let fields = line.split { $0 == " " || $0 == "\n" }
-        guard fields.count >= 7, let number = Int(fields[0]), number >= 0 else { return nil }
+        guard fields.count >= 7, let number = DecimalDigits.value(fields[0], maxDigits: 9) else { return nil }
         var arguments: [UInt64] = []
         for field in fields[1...6] {
             guard field.hasPrefix("0x"), let value = UInt64(field.dropFirst(2), radix: 16) else { return nil }
             arguments.append(value)
         }
-        return BlockedCall(number: number, arguments: arguments)
+        return BlockedCall(number: Int(number), arguments: arguments)
     }
 }
 
@@ -257,7 +258,7 @@ enum ReadingSyscalls {
         guard let close = statLine.utf8.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = statLine[statLine.index(after: close)...].split(separator: " ")
         // state, ppid, pgrp, session, tty_nr
-        guard fields.count > 4, let value = Int64(fields[4]), value > 0 else { return nil }
+        guard fields.count > 4, let value = DecimalDigits.value(fields[4]), value > 0 else { return nil }
         let raw = UInt64(value)
         return DeviceNumber(major: UInt32((raw >> 8) & 0xFFF), minor: UInt32((raw & 0xFF) | ((raw >> 12) & 0xFFF00)))
     }

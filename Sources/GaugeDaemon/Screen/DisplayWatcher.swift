@@ -25,7 +25,7 @@ package protocol DeviceEventSource: AnyObject {
 /// socket may drop; a device announced twice is looked at once (`settle`).
 package func systemDeviceEventSource() throws(SystemError) -> any DeviceEventSource {
     let kernel = KernelUevents(descriptor: try Syscall.ueventSocket(), kernelOnly: true)
-    guard access("/run/udev/control", F_OK) == 0, let monitor = UdevMonitor() else { return kernel }
+    guard (try? Syscall.fileStatus("/run/udev/control")) != nil, let monitor = UdevMonitor() else { return kernel }
     return try CombinedDeviceEvents([kernel, monitor])
 }
 

@@ -102,15 +102,15 @@ package final class ProgressScreen {
     /// The details view's lines (nil: hidden).
     package func setDetails(_ lines: [String]?) { model.details = lines }
 
-    package func setMode(_ mode: GaugeProtocol.DisplayMode) {
-        model.mode = mode == .determinate ? .determinate : .indeterminate
+    package func setMode(_ mode: DisplayMode) {
+        model.mode = mode
     }
 
     /// Success fills the bar; failure keeps it where it stopped. Both keep the message.
     /// Running again after an end, a bar still easing down to the new operation's value
     /// (`progress 0` just before) jumps there: the old bar empties in its own colours
     /// until the next operation runs, and a running bar is never shown going back.
-    package func setState(_ state: GaugeProtocol.RunState, message: String?, at time: Double) {
+    package func setState(_ state: RunState, message: String?, at time: Double) {
         switch state {
         case .begin: model.state = .begin
         case .running:
@@ -333,8 +333,7 @@ package final class ProgressScreen {
         return Status(
             target: Status.twoDecimals(model.target), shown: Status.twoDecimals(model.shown(at: time)),
             message: model.message, title: model.title,
-            mode: model.mode == .determinate ? .determinate : .indeterminate,
-            state: GaugeProtocol.RunState(rawValue: model.state.rawValue) ?? .running,
+            mode: model.mode, state: model.state,
             visible: visible, display: displayInfo ?? .none, fps: fps,
             animating: isAnimating(at: time), clients: clients, frames: framesPresented, stallTime: theme.stallTime)
     }

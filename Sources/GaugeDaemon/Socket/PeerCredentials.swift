@@ -1,4 +1,3 @@
-import CGaugeLinux
 import GaugeSystem
 
 /// Who is on the other end of a Unix socket, as the kernel recorded it at `connect`
@@ -19,12 +18,8 @@ package struct PeerCredentials: Equatable, Sendable, CustomStringConvertible {
     }
 
     package static func of(socket fd: Int32) throws(SystemError) -> PeerCredentials {
-        var credentials = PeerCredentials(pid: 0, uid: 0, gid: 0)
-        guard CGL_peer_credentials(fd, &credentials.pid, &credentials.uid, &credentials.gid) == 0 else {
-            throw .current("getsockopt SO_PEERCRED")
-        }
-        credentials.groups = try? Syscall.peerGroups(fd)
-        return credentials
+        let (pid, uid, gid) = try Syscall.peerCredentials(fd)
+        return PeerCredentials(pid: pid, uid: uid, gid: gid, groups: try? Syscall.peerGroups(fd))
     }
 
     package var description: String { "pid \(pid) uid \(uid) gid \(gid)" }

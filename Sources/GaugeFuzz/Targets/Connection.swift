@@ -99,7 +99,9 @@ final class ConnectionFixture {
     }
 
     /// Sends `input` in pieces from a new client, ends its writing side, and returns
-    /// everything the server sent until it closed the connection.
+    /// everything the server sent until it closed the connection. The client makes its
+    /// calls itself, not through `Syscall`: the faults planned for the server's calls
+    /// (`send` among them) must reach the server alone.
     func exchange(_ input: [UInt8]) throws(FuzzFailure) -> [UInt8] {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         try check(fd >= 0, "socket: errno \(errno)")

@@ -304,10 +304,17 @@ package final class DRMDisplay: DeviceDisplay {
         context.version = 2
         context.page_flip_handler = { _, _, _, _, userData in
             guard let userData else { return }
-            Unmanaged<DRMHead>.fromOpaque(userData).takeUnretainedValue().flipPending = false
+            let head = Unmanaged<DRMHead>.fromOpaque(userData).takeUnretainedValue()
+            if !head.flipPending { head.uncountedCompletions += 1 }
+            head.flipPending = false
         }
         // Non-blocking: with nothing to read this returns at once.
         _ = drmHandleEvent(fd, &context)
+        for head in heads where head.uncountedCompletions > 0 {
+            problems.append("drm \(path): a page flip did not match the count on \(head.connectorName): "
+                            + "\(head.uncountedCompletions) completion(s) with none pending")
+            head.uncountedCompletions = 0
+        }
         return !isFlipPending && isActive
     }
 

@@ -21,6 +21,9 @@ package final class DRMHead: Display {
     var damage: BufferDamage
     /// A page flip queued on this head's CRTC has not finished.
     var flipPending = false
+    /// Completions that came while no flip was counted as pending: a flip's count lost
+    /// (its completion could then be taken for the next flip's), for the log.
+    var uncountedCompletions = 0
     /// Our buffer is on the CRTC: this head's first frame has been presented.
     var lit = false
     /// The CRTC refused the mode: nothing this head draws is seen.

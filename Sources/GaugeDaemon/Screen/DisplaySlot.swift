@@ -266,8 +266,10 @@ package final class DisplaySlot {
         guard let device else { return }
         if events.contains(.hangup) || events.contains(.error) {
             drop(device, reason: "its descriptor hung up")
-        } else if device.handleEvents() {
-            onFrameReady()
+        } else {
+            let ready = device.handleEvents()
+            for problem in device.takeProblems() { log.info(problem) }
+            if ready { onFrameReady() }
         }
     }
 

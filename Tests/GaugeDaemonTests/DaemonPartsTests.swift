@@ -100,11 +100,7 @@ struct DaemonPartsTests {
 
     @Test("hide gives the device up and show takes it back; a display manager keeps the frame")
     func ownerHandsOver() throws {
-        let devices = try FakeDevices()
-        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
-        let loop = try EventLoop()
-        let slot = DisplaySlot(policy: .best, devices: devices.environment, loop: loop, log: .silent)
-        let card = try #require(devices.display("/dev/dri/card0"))
+        let (slot, card) = try OneCard.slot(log: .silent)
         let screen = ProgressScreen(theme: Theme(), display: slot.device) { _ in }
         let lines = HotplugFixture.LogLines()
         let owner = ScreenOwner(screen: screen, displays: slot, vt: "none", log: Log(sink: { lines.all.append($0) }))
@@ -136,12 +132,8 @@ struct DaemonPartsTests {
 
     @Test("what goes wrong giving the screen back (a restore the card refused) reaches the log")
     func aFailedRestoreIsLogged() throws {
-        let devices = try FakeDevices()
-        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
-        let loop = try EventLoop()
         let lines = HotplugFixture.LogLines()
-        let slot = DisplaySlot(policy: .best, devices: devices.environment, loop: loop, log: Log(sink: { lines.all.append($0) }))
-        let card = try #require(devices.display("/dev/dri/card0"))
+        let (slot, card) = try OneCard.slot(log: Log(sink: { lines.all.append($0) }))
         let problem = "drm /dev/dri/card0: cannot give Virtual-1 back its console picture: Device or resource busy"
         card.problemOnRelease = problem
         slot.release()
@@ -152,14 +144,22 @@ struct DaemonPartsTests {
 
     @Test("--vt at-exit leaves the VT alone under a DRM card: no console while running")
     func atExitTakesNoConsoleUnderDRM() throws {
-        let devices = try FakeDevices()
-        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
-        let loop = try EventLoop()
-        let slot = DisplaySlot(policy: .best, devices: devices.environment, loop: loop, log: .silent)
+        let (slot, _) = try OneCard.slot(log: .silent)
         let screen = ProgressScreen(theme: Theme(), display: slot.device) { _ in }
         let owner = ScreenOwner(screen: screen, displays: slot, vt: DaemonOptions.vtAtExit, log: .silent)
         #expect(owner.consoleAtExit && owner.console == nil && !owner.hasVT)
         #expect(owner.takeForFirstFrame())
         #expect(screen.renderFrame(at: 1))
+    }
+}
+
+/// One fake DRM card (320x240, bochs-drm) in a display slot of its own, for the screen
+/// owner's tests.
+private enum OneCard {
+    static func slot(log: Log) throws -> (DisplaySlot, FakeDeviceDisplay) {
+        let devices = try FakeDevices()
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: DeviceNumber(major: 226, minor: 0))
+        let slot = DisplaySlot(policy: .best, devices: devices.environment, loop: try EventLoop(), log: log)
+        return (slot, try #require(devices.display("/dev/dri/card0")))
     }
 }

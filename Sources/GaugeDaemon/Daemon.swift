@@ -757,7 +757,7 @@ package final class Daemon {
         var problems: [ThemeFile.Problem] = []
         var settings: [(key: String, value: String)] = []
         if let path = options.themePath {
-            problems = try ThemeFile.load(path, into: &theme, applied: &settings)
+            problems = try ThemeFile.load(path, into: &theme, applied: &settings, themes: options.themesDirectory)
         }
         if let degrees = options.rotate {
             settings.removeAll { $0.key == "rotation" }

@@ -17,6 +17,8 @@ package struct DaemonOptions: Equatable, Sendable {
     package var socketPath = "/run/gauge/gauged.sock"
     package var group: String?
     package var themePath: String?
+    /// Where a theme file's `base = NAME` is looked up (env `GAUGE_THEMES`).
+    package var themesDirectory = ThemeBase.directory
     package var fps = 60
     /// Forced scale; nil picks it from the display's physical size.
     package var scale: Double?
@@ -87,7 +89,7 @@ package struct DaemonOptions: Equatable, Sendable {
             + "memory:WxH[:FORMAT[:STRIDE]]: in memory (tests, snapshots). terminal: drawn in this terminal. none: no display"),
         ("--socket PATH", "listening socket (default /run/gauge/gauged.sock, env GAUGE_SOCKET)"),
         ("--group NAME", "members of this group may talk to the daemon too"),
-        ("--theme FILE", "theme file (key = value lines); SIGHUP or `reload` re-reads it"),
+        ("--theme FILE", "theme file (key = value lines; base = NAME builds it on a theme in /usr/share/gauge/themes, env GAUGE_THEMES); SIGHUP or `reload` re-reads it"),
         ("--fps N", "frame rate while something moves (default 60)"),
         ("--scale N", "1 or 2 (default: the theme's scale, auto: from each head's size and density)"),
         ("--rotate DEGREES", "0, 90, 180 or 270: turn the picture for a panel on its side"),
@@ -154,6 +156,7 @@ package struct DaemonOptions: Equatable, Sendable {
                 inline = String(name[name.index(after: eq)...])
                 name = String(name[..<eq])
             }
+        if let themes = environment["GAUGE_THEMES"], !themes.isEmpty { options.themesDirectory = themes }
             switch name {
             case "-h", "--help": return .help
             case "--version": return inline == nil ? .version : .error("--version takes no value")

@@ -9,6 +9,7 @@ package enum Gauged {
     package static func main(_ arguments: [String]) -> Never {
         var environment: [String: String] = [:]
         if let socket = getenv("GAUGE_SOCKET") { environment["GAUGE_SOCKET"] = String(cString: socket) }
+        if let themes = getenv("GAUGE_THEMES") { environment["GAUGE_THEMES"] = String(cString: themes) }
 
         switch DaemonOptions.parse(arguments, environment: environment, kernelCommandLine: kernelCommandLine()) {
         case .help:

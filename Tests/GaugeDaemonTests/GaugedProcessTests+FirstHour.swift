@@ -57,19 +57,19 @@ extension GaugedProcessTests {
         #expect(unknown.stderr.contains("font: no font of family 'Nope Sans' in style 'Regular'"), "\(unknown.stderr)")
     }
 
-    /// The sample theme works from the checkout: its logo is beside it.
+    /// The sample theme works from the checkout: its base is in data/themes, the logo beside them.
     @Test func theSampleThemeWorksFromTheCheckout() throws {
         let gauged = try BuiltBinary.require(BuiltBinary.gauged, "gauged")
         let directory = TemporaryDirectory()
         let socket = directory.appending("g.sock")
         let run = try runProgram(
             "/bin/sh",
-            ["-c", "cd \(ReadmeTests.repositoryRoot.path) && { \(gauged) --theme data/gauge.theme --display memory:320x240 --socket \(socket) & sleep 1; kill $!; wait; }"])
+            ["-c", "cd \(ReadmeTests.repositoryRoot.path) && { GAUGE_THEMES=data/themes \(gauged) --theme data/gauge.theme --display memory:320x240 --socket \(socket) & sleep 1; kill $!; wait; }"])
         #expect(run.stderr.contains("listening on"), "\(run.stderr)")
         // The sample's logo is the firmware's; where there is none (this machine may have
         // one), the log says so and the fallback is found.
         let lines = run.stderr.split(separator: "\n")
-        #expect(lines.filter { $0.contains("firmware logo: ") }.allSatisfy { $0.hasSuffix(" data/gauge-logo.png instead") },
+        #expect(lines.filter { $0.contains("firmware logo: ") }.allSatisfy { $0.hasSuffix(" data/themes/../gauge-logo.png instead") },
                 "the fallback is shown: \(run.stderr)")
         #expect(!lines.contains { $0.contains("instead; logo: ") || $0.hasPrefix("gauged: logo: ") }, "the logo is found: \(run.stderr)")
         #expect(!run.stderr.contains("theme:"), "\(run.stderr)")

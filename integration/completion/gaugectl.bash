@@ -76,7 +76,13 @@ _gaugectl() {
             fi
             ;;
         theme)
-            COMPREPLY=($(compgen -W "--help" -- "$cur"))
+            if [[ $prev == --set ]]; then
+                local themes=${GAUGE_THEMES:-/usr/share/gauge/themes} names=() path
+                for path in "$themes"/*.theme; do [[ -e $path ]] && path=${path##*/} && names+=("${path%.theme}"); done
+                COMPREPLY=($(compgen -W "${names[*]}" -- "$cur"))
+                return
+            fi
+            COMPREPLY=($(compgen -W "--list --set --rebuild-initramfs --help" -- "$cur"))
             ;;
         gauge)
             [[ $prev == --message || $prev == -m || $prev == --title || $prev == -t ]] && return

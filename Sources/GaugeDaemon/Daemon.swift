@@ -33,6 +33,12 @@ package final class Daemon {
     private var consoleQuestionSeen = 0.0
     /// Plymouth's questions, asked on the screen (`--ask`).
     private var questions: QuestionDesk?
+    /// Escape on the keyboards, on every boot (`--escape-input`): the details view and back.
+    private(set) var escapeWatch: EscapeWatch?
+    /// The details view as Escape on the `escapeWatch` left it (each press turns it over).
+    private var detailsByEscape = false
+    /// The questions' desk reads the VT while the splash shows, Escape included.
+    private var deskReadsEscape = false
     /// The question the screen was last told about (a new one shows a hidden splash).
     private var questionShown: PlymouthQuestions.Question?
     /// Root made the last `deactivate` (a display manager's), which a question does not undo.
@@ -152,6 +158,9 @@ package final class Daemon {
         // take the screen for them.
         if let directory = options.askPasswordDirectory, createdPIDFile == nil { watchPasswordRequests(in: directory) }
         watchConsoleQuestions()
+        if let directory = options.escapeInput {
+            escapeWatch = EscapeWatch(directory: directory, loop: loop, log: log) { [self] in escapePressed() }
+        }
         let showing = presentFirstFrame()
         try serve(listener, groupID: groupID)
         if showing { console?.enableProcessSwitching() }
@@ -215,9 +224,9 @@ package final class Daemon {
             updateBootPause()
         }
         if options.ask {
-            let desk = QuestionDesk(
-                ttyPath: options.askFromInputDevices ? nil : options.askTTY ?? console?.path, keymapPath: options.keymapPath,
-                loop: loop, log: log)
+            let ttyPath = options.askFromInputDevices ? nil : options.askTTY ?? console?.path
+            deskReadsEscape = ttyPath != nil
+            let desk = QuestionDesk(ttyPath: ttyPath, keymapPath: options.keymapPath, loop: loop, log: log)
             desk.onChange = { [self] in questionsChanged() }
             compat.questions = desk
             questions = desk
@@ -248,6 +257,7 @@ package final class Daemon {
         let showing = screenOwner.takeForFirstFrame()
         if showing { watchConsoleHangup() }
         questions?.screenShown = handover.owner == .gauge
+        updateEscapeWatch()
         noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
         return showing
     }
@@ -295,6 +305,8 @@ package final class Daemon {
         server?.close()
         if let path = createdPIDFile { PIDFile.remove(path, ifNaming: getpid()) }
         if let askPassword { loop.unregister(askPassword.fd) }
+        escapeWatch?.setActive(false)
+        escapeWatch = nil
     }
 
     // MARK: - Questions
@@ -323,6 +335,7 @@ package final class Daemon {
             screen.setEntry(nil)
         }
         updateBootPause()
+        updateEscapeWatch()
         showDetails()
         scheduleFrames()
     }
@@ -335,11 +348,26 @@ package final class Daemon {
         boot.setPaused(paused, at: MonotonicClock.now())
     }
 
-    /// The details view, while asked for (Escape) and no question is on screen.
+    /// The details view, while asked for (Escape, on the VT the questions read or on the
+    /// keyboards the `escapeWatch` reads) and no question is on screen.
     private func showDetails() {
-        guard let questions else { return }
-        let shown = questions.questions.detailsShown && questions.questions.current == nil
+        let asked = (questions?.questions.detailsShown ?? false) != detailsByEscape
+        let shown = asked && questions?.questions.current == nil
         screen.setDetails(shown ? bootMessages.lines : nil)
+    }
+
+    /// Escape is read from the keyboards while the splash is on screen, unless the
+    /// questions read the keys themselves (the VT, or the input devices while one waits).
+    private func updateEscapeWatch() {
+        let questionsRead = deskReadsEscape || questions?.isWaiting == true
+        escapeWatch?.setActive(handover.owner == .gauge && !questionsRead)
+    }
+
+    private func escapePressed() {
+        detailsByEscape.toggle()
+        log.info(detailsByEscape ? "Escape: the boot's messages shown" : "Escape: the splash shown again")
+        showDetails()
+        scheduleFrames()
     }
 
     /// A message or step for the details view.
@@ -555,6 +583,7 @@ package final class Daemon {
         updateBootPause()
         guard changed else { return }
         questions?.screenShown = handover.owner == .gauge
+        updateEscapeWatch()
         updateConsoleQuestionTimer()
         screenOwner.handOver()
     }

@@ -54,6 +54,11 @@ package struct DaemonOptions: Equatable, Sendable {
     /// The console keymap input devices are read with; nil: the one the initramfs hooks
     /// carry, if any, else the US layout.
     package var keymapPath: String?
+    /// The keyboards whose Escape shows and hides the boot's messages on every boot,
+    /// read without taking them from anyone (`EscapeWatch`); nil: none. `--boot` watches
+    /// `/dev/input` unless `--escape-input none` says otherwise.
+    package var escapeInput: String?
+    private var escapeInputGiven = false
     /// Created with `ask` so systemd's Plymouth password agent forwards its questions;
     /// nil creates none.
     package var plymouthPIDFile: String? = "/run/plymouth/pid"
@@ -104,6 +109,9 @@ package struct DaemonOptions: Equatable, Sendable {
             + "(default: refused, so the console asks)"),
         ("--ask-tty TTY|input",
          "read the keys for --ask from this tty instead, or from the keyboards under /dev/input (as with no VT)"),
+        ("--escape-input DIR|none",
+         "watch the keyboards under DIR for Escape, which shows the boot's messages and hides them again, without taking "
+            + "the keys from anyone (default with --boot: /dev/input; none otherwise)"),
         ("--keymap FILE",
          "the layout of keys read from /dev/input: a binary console keymap, as `loadkeys -b` writes it "
             + "(default /etc/gauge/keymap.bmap where the initramfs carries one, else US)"),
@@ -148,6 +156,7 @@ package struct DaemonOptions: Equatable, Sendable {
     ) -> ParseResult {
         var options = DaemonOptions()
         if let socket = environment["GAUGE_SOCKET"], !socket.isEmpty { options.socketPath = socket }
+        if let themes = environment["GAUGE_THEMES"], !themes.isEmpty { options.themesDirectory = themes }
         var i = 0
         while i < arguments.count {
             var name = arguments[i]
@@ -188,6 +197,7 @@ package struct DaemonOptions: Equatable, Sendable {
             }
             i += 1
         }
+        if options.boot, !options.escapeInputGiven { options.escapeInput = "/dev/input" }
         if options.ask, !options.plymouth { return .error("--ask needs --plymouth-compat: the questions come over Plymouth's socket") }
         if options.boot, options.plymouth, kernelCommandLine.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("gauge.ask=1") {
             options.ask = true
@@ -275,6 +285,12 @@ package struct DaemonOptions: Equatable, Sendable {
         "--ask-tty": { options, value in
             guard let value, value.hasPrefix("/") || value == "input" else { return "--ask-tty takes an absolute tty path or input" }
             if value == "input" { options.askFromInputDevices = true } else { options.askTTY = value }
+            return nil
+        },
+        "--escape-input": { options, value in
+            guard let value, value == "none" || value.hasPrefix("/") else { return "--escape-input takes an absolute directory or none" }
+            options.escapeInput = value == "none" ? nil : value
+            options.escapeInputGiven = true
             return nil
         },
         "--keymap": { options, value in

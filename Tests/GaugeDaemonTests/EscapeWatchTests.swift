@@ -1,0 +1,137 @@
+import Foundation
+import GaugeProtocol
+import GaugeRender
+import GaugeSystem
+import Glibc
+import Testing
+
+@testable import GaugeDaemon
+
+private final class Lines: @unchecked Sendable {
+    var all: [String] = []
+}
+
+/// A socket pair standing in for an input device (the uinput module is not there in every
+/// test environment): the daemon's end non-blocking, as the watch opens a device.
+private func fakeDevice() throws -> (daemonEnd: Int32, keyboard: Int32) {
+    var fds: [Int32] = [0, 0]
+    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+    try Syscall.makeNonBlockingAndCloseOnExec(fds[0])
+    return (fds[0], fds[1])
+}
+
+private func send(_ bytes: [UInt8], to fd: Int32) {
+    bytes.withUnsafeBytes { raw in _ = write(fd, raw.baseAddress, raw.count) }
+}
+
+@Suite("Escape on every boot (EscapeWatch)")
+struct EscapeWatchTests {
+    private let escape: UInt16 = 1
+
+    /// Only Escape going down counts: not its repeat or release, not other keys, nor other
+    /// kinds of event with code 1; a record split across reads counts once.
+    @Test func onlyEscapePressesCount() {
+        func presses(_ bytes: [UInt8], chunk: Int) -> Int {
+            var partial: [UInt8] = []
+            var total = 0
+            var index = 0
+            while index < bytes.count {
+                let end = min(bytes.count, index + chunk)
+                total += bytes[index..<end].withUnsafeBytes { EscapeWatch.escapePresses($0, partial: &partial) }
+                index = end
+            }
+            return total
+        }
+        let typing = tap(30) + tap(escape) + inputRecord(code: escape, value: 1) + inputRecord(code: escape, value: 2)
+            + inputRecord(code: escape, value: 0) + inputRecord(type: 4, code: 1, value: 1) + inputRecord(type: 2, code: 1, value: 1)
+            + tap(28) + tap(escape)
+        for chunk in [1, 7, EvdevKeymap.recordSize, 100, typing.count] {
+            #expect(presses(typing, chunk: chunk) == 3, "in reads of \(chunk) bytes")
+        }
+        #expect(presses(tap(30) + tap(28) + inputRecord(code: escape, value: 2), chunk: 24) == 0)
+    }
+
+    /// What has no EV_KEY bits (a socket, a regular file) is no keyboard with Escape.
+    @Test func onlyInputDevicesWithAnEscapeKeyAreRead() throws {
+        let device = try fakeDevice()
+        defer { close(device.daemonEnd); close(device.keyboard) }
+        #expect(!EscapeWatch.hasEscapeKey(device.daemonEnd))
+        let directory = TemporaryDirectory()
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: directory.appending("event0")))
+        let loop = try EventLoop()
+        let lines = Lines()
+        let watch = EscapeWatch(directory: directory.path, loop: loop, log: Log(sink: { lines.all.append($0) })) {}
+        watch.setActive(true)
+        defer { watch.setActive(false) }
+        #expect(watch.paths.isEmpty, "a regular file named event0 is not read")
+        #expect(lines.all.contains { $0.contains("escape: no keyboard under \(directory.path) yet") }, "\(lines.all)")
+    }
+
+    /// The daemon on a memory display: Escape on a keyboard shows the boot's messages
+    /// (pixels of the details view), Escape again the splash; hidden, no keyboard is read,
+    /// and shown again they are read once more. No `--ask`, no VT: nothing but the watch.
+    @Test func escapeShowsTheBootsMessagesAndBringsTheSplashBack() throws {
+        let directory = TemporaryDirectory()
+        let themePath = directory.appending("still.theme")
+        try "animate = false\ntransition_duration = 0\n".write(toFile: themePath, atomically: false, encoding: .utf8)
+        var options = DaemonOptions()
+        options.display = .memory(spec: "320x240")
+        options.socketPath = directory.appending("gauged.sock")
+        options.vt = "none"
+        options.themePath = themePath
+        options.escapeInput = directory.appending("input")
+        let lines = Lines()
+        let daemon = try Daemon(options: options, log: Log(sink: { lines.all.append($0) }))
+        try daemon.start()
+        defer { daemon.shutdown() }
+        let client = try TestClient(path: options.socketPath)
+        defer { client.close() }
+        func request(_ line: String) throws -> String {
+            let before = client.lines.count
+            client.send(line + "\n")
+            try #require(try pump(daemon.loop) { client.lines.count > before }, "no reply to \(line)")
+            return client.lines[before]
+        }
+        func waitForFrame(_ model: ScreenModel, _ what: String) throws {
+            var theme = Theme()
+            theme.animate = false
+            theme.transitionDuration = 0
+            let expected = try renderedFrame(model, theme: theme, width: 320, height: 240)
+            var differing = Int.max
+            let deadline = monotonicNow() + 30
+            while differing != 0, monotonicNow() < deadline {
+                let path = directory.appending("snap.png")
+                #expect(try request("snapshot \(path)") == "ok")
+                differing = differingPixels(try PNG.read(path), expected)
+                try pump(daemon.loop, for: 0.01)
+            }
+            #expect(differing == 0, "\(what): \(differing) pixels differ")
+        }
+        let watch = try #require(daemon.escapeWatch)
+        #expect(watch.isActive, "the splash shows: Escape is watched")
+        let device = try fakeDevice()
+        defer { close(device.keyboard) }
+        watch.attach(device.daemonEnd, path: "test-keyboard")
+
+        #expect(try request("progress 20 Checking disks") == "ok")
+        #expect(try request("step systemd-udevd.service") == "ok")
+        #expect(try request("progress 42 Mounting /home") == "ok")
+        let plain = settledModel(42, message: "Mounting /home")
+        try waitForFrame(plain, "the splash")
+        var details = plain
+        details.details = ["Checking disks", "systemd-udevd.service", "Mounting /home"]
+        send(tap(30) + tap(escape), to: device.keyboard)
+        try waitForFrame(details, "Escape: the boot's messages")
+        send(inputRecord(code: escape, value: 2) + tap(28), to: device.keyboard)
+        try pump(daemon.loop, for: 0.2)
+        try waitForFrame(details, "a held Escape's repeats and other keys change nothing")
+        send(tap(escape), to: device.keyboard)
+        try waitForFrame(plain, "Escape again: the splash")
+        #expect(lines.all.filter { $0.contains("Escape: the") }.count == 2, "\(lines.all)")
+
+        #expect(try request("hide") == "ok")
+        #expect(!watch.isActive && watch.paths.isEmpty, "hidden: no keyboard is read")
+        #expect(try request("show") == "ok")
+        #expect(watch.isActive, "shown again: Escape is watched again")
+    }
+}

@@ -399,6 +399,7 @@ def main():
         # something is asked).
         details = [] if "gauge.keys=input" in args.append else ["details"]
         ask = (["ask"] + details if "gauge.ask=1" in args.append
+               else ["details"] if "gauge.escape=1" in args.append
                else ["deactivated", "client"] if "gauge.handover=1" in args.append else [])
         check.expect(steps == first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last], f"steps seen: {steps}")
         if "gauge.ask=1" in args.append:

@@ -203,6 +203,8 @@ const uint32_t CGL_IN_DELETE_SELF = IN_DELETE_SELF;
 const uint32_t CGL_IN_MOVE_SELF = IN_MOVE_SELF;
 const uint32_t CGL_IN_ONLYDIR = IN_ONLYDIR;
 const uint32_t CGL_IN_IGNORED = IN_IGNORED;
+const uint32_t CGL_IN_OPEN = IN_OPEN;
+const uint32_t CGL_IN_MODIFY = IN_MODIFY;
 
 int CGL_inotify_init(int flags) { return inotify_init1(flags); }
 int CGL_inotify_add_watch(int fd, const char *path, uint32_t mask) { return inotify_add_watch(fd, path, mask); }

@@ -25,8 +25,13 @@ package final class Daemon {
     private var askPassword: AskPasswordWatch?
     /// Programs waiting to read the console the splash covers (`--question-tty`).
     private var consoleReaders: ConsoleReaders?
-    /// Looks for them four times a second while the splash covers the console, and ends
-    /// the console's turn once nobody has waited on it for `consoleQuestionGrace`.
+    /// Says when the console was opened or written, the only times a look is worth it.
+    private var consoleActivity: ConsoleActivityWatch?
+    /// Until when to look (`consoleLookWindow` after the last activity, and after start).
+    private var consoleLookUntil = 0.0
+    /// Looks for them four times a second while there is reason to (`consoleLookUntil`, a
+    /// question on the screen or the console's turn), and ends the console's turn once
+    /// nobody has waited on it for `consoleQuestionGrace`.
     private var consoleQuestionTimer: FrameTimer?
     /// When a program was last seen waiting on the console (or a refused question sent
     /// its caller there).
@@ -305,6 +310,7 @@ package final class Daemon {
         server?.close()
         if let path = createdPIDFile { PIDFile.remove(path, ifNaming: getpid()) }
         if let askPassword { loop.unregister(askPassword.fd) }
+        if let consoleActivity { loop.unregister(consoleActivity.fd) }
         escapeWatch?.setActive(false)
         escapeWatch = nil
     }
@@ -334,6 +340,7 @@ package final class Daemon {
         } else {
             screen.setEntry(nil)
         }
+        if (previous == nil) != (questionShown == nil) { updateConsoleQuestionTimer() }
         updateBootPause()
         updateEscapeWatch()
         showDetails()
@@ -629,14 +636,40 @@ package final class Daemon {
         } catch {
             log.info("cannot arm the console question timer: \(error); programs asking on the console are not noticed")
         }
+        if let readers = consoleReaders { watchConsoleActivity(readers.nodePaths) }
+        // Whoever already waits is found by a look at start.
+        consoleLookUntil = MonotonicClock.now() + Self.consoleLookWindow
         updateConsoleQuestionTimer()
     }
 
-    /// Runs while the splash covers a watched console, or the console has the screen for
-    /// a question; disarmed otherwise, so a screen given up makes no wakeups for it.
+    /// How long the processes are looked at after the console was opened or written: the
+    /// asker's wait follows its open or prompt within moments.
+    static let consoleLookWindow = 2.0
+
+    private func watchConsoleActivity(_ paths: [String]) {
+        do throws(SystemError) {
+            let watch = try ConsoleActivityWatch(paths: paths, log: log)
+            try loop.register(watch.fd, events: .readable) { [self] _ in
+                guard watch.drain() else { return }
+                consoleLookUntil = MonotonicClock.now() + Self.consoleLookWindow
+                updateConsoleQuestionTimer()
+            }
+            consoleActivity = watch
+        } catch {
+            // Without the kernel's word, the look goes on for as long as the splash covers.
+            log.info("console questions: cannot watch the console's nodes: \(error); looking four times a second")
+            consoleLookUntil = .infinity
+        }
+    }
+
+    /// Runs while the console has the screen for a question, and while the splash covers
+    /// a watched console and there is reason to look (the console was just opened or
+    /// written, or the screen asks and Caps Lock must be followed); disarmed otherwise, so a
+    /// still splash makes no wakeups for it.
     private func updateConsoleQuestionTimer() {
         let covering = consoleReaders != nil && handover.owner == .gauge && (device != nil || displays == nil)
-        guard covering || handover.consoleQuestion else {
+        let looking = MonotonicClock.now() < consoleLookUntil || questionShown != nil
+        guard covering && looking || handover.consoleQuestion else {
             consoleQuestionTimer?.stop()
             return
         }
@@ -655,8 +688,12 @@ package final class Daemon {
             consoleQuestionAsked(by: reader)
         } else if handover.consoleQuestion, now - consoleQuestionSeen >= Self.consoleQuestionGrace {
             log.info("nobody waits on the console any more: the splash comes back")
+            // A retry or the next disk asks at once: keep looking a moment.
+            consoleLookUntil = now + Self.consoleLookWindow
             updateHandover { $0.consoleQuestion = false }
             scheduleFrames()
+        } else if now >= consoleLookUntil {
+            updateConsoleQuestionTimer()
         }
     }
 

@@ -151,4 +151,45 @@ private func waitForVisible(_ daemon: GaugedProcess, _ shown: Bool, seconds: Dou
         while pty.isCooked, monotonicNow() < again { usleep(2_000) }
         #expect(!pty.isCooked, "the daemon reads keys again under the splash")
     }
+    /// A still splash over a watched console makes no wakeups: the processes are looked at
+    /// only when the kernel says the console was opened or written (and for a moment at
+    /// start), not four times a second.
+    @Test func aStillSplashOverAWatchedConsoleMakesNoWakeups() throws {
+        let pty = try TypingPTY()
+        let daemon = try GaugedProcess(["--question-tty", pty.slavePath])
+        let c = try daemon.connect()
+        #expect(try c.request("theme animate=false transition_duration=0.1") == "ok")
+        #expect(try c.request("progress 40") == "ok")
+        #expect(try c.request("wait") == "ok")
+        #expect(try c.status().animating == false)
+        // The look at start ends within its window.
+        usleep(2_500_000)
+        let before = try #require(daemon.procStatus("voluntary_ctxt_switches"))
+        usleep(1_500_000)
+        let after = try #require(daemon.procStatus("voluntary_ctxt_switches"))
+        #expect(after == before, "\(after - before) wakeups in 1.5 s with nothing moving and nobody at the console")
+        #expect(try daemon.status().visible)
+    }
+
+    /// Without the four-times-a-second look, an asker is still found: by its open of the
+    /// console, and by the prompt it writes on a console it opened long before.
+    @Test func anAskerIsFoundByItsOpenAndByItsPrompt() throws {
+        let pty = try TypingPTY()
+        let daemon = try GaugedProcess(["--question-tty", pty.slavePath])
+        usleep(2_500_000)
+        let opener = try ChildProgram("/bin/sh", ["-c", "read answer; echo \"got $answer\""], input: pty.slavePath)
+        #expect(try waitForVisible(daemon, false) != nil, "an open of the console is looked at:\n\(daemon.log)")
+        #expect(daemon.log.contains("sh (pid \(opener.pid)) waits to read the console"))
+        pty.type("one\n")
+        #expect(opener.finish().stdout == "got one\n")
+        #expect(try waitForVisible(daemon, true) != nil)
+        // Opens the console now, asks after the look that its open started is over.
+        let prompter = try ChildProgram(
+            "/bin/sh", ["-c", "sleep 3; printf 'Answer: ' >&0; read answer; echo \"got $answer\""], input: pty.slavePath)
+        #expect(try waitForVisible(daemon, false) != nil, "a prompt written to the console is looked at:\n\(daemon.log)")
+        #expect(daemon.log.contains("sh (pid \(prompter.pid)) waits to read the console"))
+        _ = pty.read(until: "Answer: ")
+        pty.type("two\n")
+        #expect(prompter.finish().stdout == "got two\n")
+    }
 }

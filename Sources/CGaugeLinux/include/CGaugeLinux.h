@@ -136,6 +136,8 @@ extern const uint32_t CGL_IN_DELETE_SELF;
 extern const uint32_t CGL_IN_MOVE_SELF;
 extern const uint32_t CGL_IN_ONLYDIR;
 extern const uint32_t CGL_IN_IGNORED;
+extern const uint32_t CGL_IN_OPEN;
+extern const uint32_t CGL_IN_MODIFY;
 int CGL_inotify_init(int flags);
 int CGL_inotify_add_watch(int fd, const char *path, uint32_t mask);
 int CGL_inotify_rm_watch(int fd, int watch);

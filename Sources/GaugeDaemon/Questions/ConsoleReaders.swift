@@ -23,6 +23,8 @@ final class ConsoleReaders {
 
     /// The devices (major, minor) reading which means reading the console.
     let devices: Set<DeviceNumber>
+    /// The device nodes those devices are opened and written through (`ConsoleActivityWatch`).
+    let nodePaths: [String]
     /// The device of the tty itself, for `/dev/tty` (5:0) through a controlling tty.
     private let tty: DeviceNumber?
     private let log: Log
@@ -35,20 +37,29 @@ final class ConsoleReaders {
         self.log = log
         var devices: Set<DeviceNumber> = []
         var tty: DeviceNumber?
+        var nodePaths: [String] = []
         if let status = try? Syscall.fileStatus(ttyPath) {
             let device = DeviceNumber(UInt64(status.st_rdev))
             tty = device
             devices.insert(device)
+            nodePaths = [ttyPath]
             // A VT (major 4, minors 1-63): the VT on screen and, when the kernel's console
             // is a VT, the console read through their own names.
             if device.major == 4, (1...63).contains(device.minor) {
                 devices.insert(DeviceNumber(major: 4, minor: 0))
-                if Self.consoleIsVT(name: "tty\(device.minor)") { devices.insert(DeviceNumber(major: 5, minor: 1)) }
+                // `/dev/tty` too, opened by whoever asks through their controlling tty; a
+                // pty (the tests' stand-in) leaves it out, as every terminal opens it.
+                nodePaths += ["/dev/tty0", "/dev/tty"]
+                if Self.consoleIsVT(name: "tty\(device.minor)") {
+                    devices.insert(DeviceNumber(major: 5, minor: 1))
+                    nodePaths.append("/dev/console")
+                }
             }
         } else {
             log.info("console questions: cannot look at \(ttyPath); programs asking on it are not noticed")
         }
         self.devices = devices
+        self.nodePaths = nodePaths
         self.tty = tty
     }
 

@@ -155,6 +155,6 @@ final class KeyboardInput {
             return
         }
         onKeys(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)))
-        memset(buffer.baseAddress!, 0, buffer.count)
+        wipe(buffer)
     }
 }

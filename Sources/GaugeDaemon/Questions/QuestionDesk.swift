@@ -205,9 +205,7 @@ final class QuestionDesk {
                 asker.complete(sending: replies[index].bytes, sensitive: true)
                 if !questions.isWaiting(owner: owner) { askers[owner] = nil }
             }
-            replies[index].bytes.withUnsafeMutableBytes { raw in
-                if let base = raw.baseAddress { memset(base, 0, raw.count) }
-            }
+            wipe(&replies[index].bytes)
         }
     }
 

@@ -136,6 +136,22 @@ import Testing
         #expect(run.finish() == (0, "pw"))
     }
 
+    /// Asked on the console, then `deactivate` or `quit`: the asker is told at once, the
+    /// console's prompt line is ended, and the tty has the settings gauged found.
+    @Test(arguments: [["deactivate"], ["quit"], ["quit", "--retain-splash"]])
+    func leavingTheConsoleQuestionTellsTheAsker(_ command: [String]) throws {
+        var setup = try Setup()
+        let run = try setup.ask()
+        #expect(try setup.plymouthCommand(["hide-splash"]) == 0)
+        waitForLog(setup.daemon, "asked on the console")
+        setup.pty.type("sec")
+        #expect(setup.pty.read(until: "***").contains("***"))
+        #expect(try setup.plymouthCommand(command) == 0)
+        let result = run.finish()
+        #expect(result.status.map { $0 != 0 } == true && result.stdout.isEmpty, "no answer: \(result)")
+        setup.expectSettingsGivenBack()
+    }
+
     /// `quit` and `quit --retain-splash` while asked: the asker is told (no answer) and the
     /// tty has the settings gauged found.
     @Test(arguments: [["quit"], ["quit", "--retain-splash"]])
@@ -148,5 +164,60 @@ import Testing
         #expect(result.status.map { $0 != 0 } == true && result.stdout.isEmpty, "no answer: \(result)")
         #expect(setup.daemon.waitForExit(seconds: 30) != nil)
         setup.expectSettingsGivenBack()
+    }
+}
+
+/// systemd's own password request, as a disk's is asked during a boot: `systemd-ask-password
+/// --no-tty` (the asker) and `systemd-tty-ask-password-agent --query --plymouth` (the agent,
+/// which asks gauged on Plymouth's socket), in a mount namespace with a private
+/// /run/systemd/ask-password and in the daemon's network namespace.
+private func systemdAsks(_ daemon: GaugedProcess, prompt: String, left: Bool = false) throws -> ChildProgram {
+    let script = """
+        mount -t tmpfs tmpfs /run/systemd || exit 90
+        mkdir -p /run/systemd/ask-password
+        systemd-ask-password --no-tty --timeout=60 "$1" &
+        asker=$!
+        for i in $(seq 1 500); do ls /run/systemd/ask-password/ask.* >/dev/null 2>&1 && break; sleep 0.01; done
+        systemd-tty-ask-password-agent --query --plymouth
+        # Left unanswered, the request stays for systemd's other agents: the asker is ended.
+        if [ "$2" = left ]; then kill $asker; echo agent returned; exit 0; fi
+        wait $asker
+        """
+    return try ChildProgram("/usr/bin/nsenter", ["--net=/proc/\(daemon.pid)/ns/net", "/usr/bin/unshare", "--mount",
+                                                 "/bin/sh", "-c", script, "sh", prompt, left ? "left" : "answered"])
+}
+
+extension GaugedQuestionOffSplashTests {
+    /// systemd's request hidden under: asked on the console, and systemd-ask-password gets
+    /// what was typed there; deactivated under: systemd's Plymouth agent is told at once
+    /// (no answer) and returns, leaving the request to systemd's other agents.
+    @Test func systemdsRequestOutlivesTheSplash() throws {
+        let pty = try TypingPTY()
+        let daemon = try GaugedProcess(
+            ["--fps", "60", "--plymouth-compat", "--ask", "--ask-tty", pty.slavePath, "--plymouth-pid-file", "none"],
+            launcher: ["/usr/bin/unshare", "--net"])
+        waitForRaw(pty)
+        try #require(FileManager.default.fileExists(atPath: "/run/systemd"), "a /run/systemd to mount over")
+
+        var run = try systemdAsks(daemon, prompt: "Disk password")
+        waitForLog(daemon, "waits for the keyboard")
+        #expect(try daemon.request("hide") == "ok")
+        waitForLog(daemon, "asked on the console")
+        #expect(pty.read(until: "Disk password").contains("Disk password"))
+        #expect(!pty.echoes)
+        pty.type("hunter2\r")
+        #expect(run.finish() == (0, "hunter2\n"), "systemd-ask-password prints the answer")
+
+        #expect(try daemon.request("show") == "ok")
+        waitForRaw(pty)
+        run = try systemdAsks(daemon, prompt: "Data disk", left: true)
+        waitForLog(daemon, "waits for the keyboard", count: 2)
+        pty.type("abc")
+        let start = monotonicNow()
+        #expect(try daemon.request("deactivate") == "ok")
+        let result = run.finish()
+        #expect(result == (0, "agent returned\n"), "no answer: the agent returns: \(result)")
+        #expect(monotonicNow() - start < 10, "at once, not at the asker's timeout")
+        #expect(daemon.log.contains("the console is not gauged's: what is asked gets no answer"))
     }
 }

@@ -155,6 +155,8 @@ final class QuestionDesk {
         var replies = questions.cancelAll()
         deliver(&replies)
         askers = [:]
+        if consoleLineOpen { keyboard?.write(Array("\r\n".utf8)) }
+        consoleLineOpen = false
         keyboard?.stop()
         keyboard = nil
         evdev?.stop()

@@ -184,6 +184,11 @@ int CGL_parse_double(const char *text, double *value) {
     return 1;
 }
 
+void CGL_wipe(void *bytes, size_t count) {
+    volatile unsigned char *byte = bytes;
+    while (count-- > 0) *byte++ = 0;
+}
+
 int CGL_errno(void) { return errno; }
 void CGL_set_errno(int error) { errno = error; }
 

@@ -261,7 +261,7 @@ package final class Daemon {
         if options.boot { startBootEstimate() }
         let showing = screenOwner.takeForFirstFrame()
         if showing { watchConsoleHangup() }
-        questions?.screenShown = handover.owner == .gauge
+        questions?.place = questionPlace
         updateEscapeWatch()
         noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
         return showing
@@ -317,6 +317,19 @@ package final class Daemon {
 
     // MARK: - Questions
 
+    /// Where Plymouth's questions are asked while the screen is in its current hands: on
+    /// the splash; on the console when it was hidden by request (it is gauged's then);
+    /// nowhere when root handed the display to a display manager (the askers fall back);
+    /// and waiting for the splash while another program asks on the console, or a
+    /// member's `deactivate`, which a question undoes, holds it.
+    private var questionPlace: QuestionDesk.Place {
+        switch handover.owner {
+        case .gauge: .splash
+        case .displayManager: deactivatedByRoot ? .nowhere : .waiting
+        case .console: handover.passwordPending || handover.consoleQuestion ? .waiting : .console
+        }
+    }
+
     /// The question on screen or what is typed changed.
     private func questionsChanged() {
         let previous = questionShown
@@ -327,8 +340,8 @@ package final class Daemon {
             screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field, capsLock: questions.capsLock))
             // A question must be seen: a splash hidden by request, or handed over by a
             // peer other than root, comes back for it, as plymouthd shows a splash to ask
-            // on. (Root may hide it again, and a display manager root handed the display
-            // to keeps it: the question's keys are then not read until it shows.)
+            // on. (Root may hide it again: the question is then asked on the console; a
+            // display manager root handed the display to keeps it: askers are told at once.)
             let memberDeactivated = handover.deactivated && !deactivatedByRoot
             if handover.hiddenByRequest || memberDeactivated, question != previous {
                 log.info("a question is asked: the splash is shown for it")
@@ -589,7 +602,7 @@ package final class Daemon {
         let changed = screenOwner.change(change)
         updateBootPause()
         guard changed else { return }
-        questions?.screenShown = handover.owner == .gauge
+        questions?.place = questionPlace
         updateEscapeWatch()
         updateConsoleQuestionTimer()
         screenOwner.handOver()

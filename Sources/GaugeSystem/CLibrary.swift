@@ -6,6 +6,18 @@ package var errno: Int32 {
     set { CGL_set_errno(newValue) }
 }
 
+/// Zeroes `bytes` so that no optimisation drops it (`CGL_wipe`): for what was typed
+/// at a question, before its memory is reused or freed.
+package func wipe(_ bytes: UnsafeMutableRawBufferPointer) {
+    guard let base = bytes.baseAddress else { return }
+    CGL_wipe(base, bytes.count)
+}
+
+/// Zeroes an array's storage (`wipe`), keeping its count.
+package func wipe(_ array: inout [UInt8]) {
+    array.withUnsafeMutableBytes { wipe($0) }
+}
+
 /// `Double(text)` for the decimal forms Gauge reads, as the C library converts them
 /// (correctly rounded; an overflow is an infinity): the embedded standard library has no
 /// parser of its own. Nil when `text` is not entirely a number.

@@ -521,6 +521,11 @@ private func lines(_ text: String) -> [String] {
             "inst_hook emergency 50 integration/dracut/90gauge/gauge-emergency.sh",
         ])
         #expect(!log.contains("gauged.socket"))
+        // The initrd's daemon crosses switch-root: no mount namespace of its own there
+        // (docs/sandbox.md), every other wall kept.
+        let dropIn = try String(contentsOfFile: directory.appending("initrd\(units)/gauged.service.d/initrd.conf"), encoding: .utf8)
+        #expect(lines(dropIn) == ["[Service]", "PrivateMounts=no", "ProtectKernelTunables=no", "ProtectKernelModules=no",
+                                  "ProtectKernelLogs=no", "ProtectControlGroups=no", "ProtectProc=default"])
     }
 
     @Test func scriptsParse() throws {

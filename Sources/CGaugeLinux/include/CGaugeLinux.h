@@ -187,6 +187,11 @@ void CGL_set_errno(int error);
 /* A description of an errno value that is safe to call from any thread (never NULL). */
 const char *CGL_strerror(int error);
 
+/* Zeroes `count` bytes at `bytes` through a volatile pointer, a byte at a time: a store
+   the optimiser may not drop even when the memory is freed next (as it may a memset's).
+   For typed secrets. */
+void CGL_wipe(void *bytes, size_t count);
+
 /* CLOCK_MONOTONIC when the process started, before the Swift runtime (StartupEntropy.c). */
 double CGL_start_seconds(void);
 

@@ -131,9 +131,7 @@ struct PlymouthAnswers {
     }
 
     static func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { memset(base, 0, raw.count) }
-        }
+        wipe(&bytes)
     }
 }
 

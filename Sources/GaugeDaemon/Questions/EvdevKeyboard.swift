@@ -120,12 +120,10 @@ final class EvdevKeyboard {
             return
         }
         keymap.feed(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), into: &characters)
-        memset(buffer.baseAddress!, 0, buffer.count)
+        wipe(buffer)
         guard !characters.isEmpty else { return }
         characters.withUnsafeBytes { onKeys($0) }
-        characters.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { memset(base, 0, raw.count) }
-        }
+        wipe(&characters)
         characters.removeAll(keepingCapacity: true)
     }
 

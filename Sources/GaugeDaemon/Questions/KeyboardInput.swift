@@ -95,6 +95,14 @@ final class KeyboardInput {
         }
     }
 
+    /// Writes `bytes` on the tty (a question's prompt line asked on the console); a tty
+    /// that does not take them at once loses them: the loop never waits on it.
+    func write(_ bytes: [UInt8]) {
+        guard fd >= 0 else { return }
+        let written = bytes.withUnsafeBytes { try? Syscall.write(fd, $0) }
+        if written == nil { log.info("keyboard: cannot write the question's prompt on \(path)") }
+    }
+
     /// `settings` in non-canonical mode without echo or signals, a byte at a time.
     private static func raw(_ settings: termios) -> termios {
         var raw = settings
@@ -147,6 +155,6 @@ final class KeyboardInput {
             return
         }
         onKeys(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)))
-        memset(buffer.baseAddress!, 0, buffer.count)
+        wipe(buffer)
     }
 }

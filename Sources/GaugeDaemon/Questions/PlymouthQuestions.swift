@@ -1,4 +1,5 @@
 import CGaugeLinux
+import GaugeSystem
 import GaugeProtocol
 
 /// What a Plymouth request asks of the person at the screen (when the daemon asks at
@@ -33,7 +34,10 @@ package enum PlymouthAsk: Equatable, Sendable {
 /// Escape with nothing asked drops what is held.
 ///
 /// What is typed lives in buffers of fixed capacity (so it is never copied by a
-/// reallocation), zeroed as soon as it is answered, cancelled, withdrawn or expired. No
+/// reallocation), read from the keyboard's buffer without a copy per key and never
+/// passed to the C library's buffered or formatting functions, and wiped (`wipe`, which
+/// no optimisation drops) as soon as it is answered, cancelled, withdrawn, moved from
+/// the splash to the console or back, or expired. No
 /// answer is cached: Plymouth's cached-password request (`c`) is told there is none.
 package struct PlymouthQuestions {
     package enum Kind: Equatable, Sendable {
@@ -118,9 +122,7 @@ package struct PlymouthQuestions {
         claimed += held[start...]
         clearHeld()
         let replies = claimed.withUnsafeBytes { type($0, at: now) }
-        claimed.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { memset(base, 0, raw.count) }
-        }
+        wipe(&claimed)
         return replies
     }
 
@@ -132,7 +134,7 @@ package struct PlymouthQuestions {
         held.withUnsafeMutableBytes { raw in
             guard let base = raw.baseAddress else { return }
             memmove(base, base + stale, kept)
-            memset(base + kept, 0, stale)
+            CGL_wipe(base + kept, stale)
         }
         held.removeLast(stale)
         heldTimes.removeFirst(stale)
@@ -140,18 +142,20 @@ package struct PlymouthQuestions {
 
     /// Zeroes and drops every held key.
     package mutating func clearHeld() {
-        held.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { memset(base, 0, raw.count) }
-        }
+        wipe(&held)
         held.removeAll(keepingCapacity: true)
         heldTimes.removeAll(keepingCapacity: true)
     }
 
-    private mutating func hold(_ character: [UInt8], at time: Double) {
+    private mutating func hold(_ character: UnsafeRawBufferPointer, at time: Double) {
         expireHeld(at: time)
         guard held.count + character.count <= Self.maxEntryBytes else { return }
-        held += character
+        held.append(contentsOf: character)
         heldTimes += Array(repeating: time, count: character.count)
+    }
+
+    private mutating func hold(_ byte: UInt8, at time: Double) {
+        withUnsafeBytes(of: byte) { hold($0, at: time) }
     }
 
     package mutating func watch(keys: [UInt8]?, owner: UInt64) {
@@ -205,7 +209,7 @@ package struct PlymouthQuestions {
                 }
             case 0x0D, 0x0A, 0x7F, 0x08, 0x15:
                 if current == nil {
-                    hold([byte], at: time)
+                    hold(byte, at: time)
                 } else if byte == 0x0D || byte == 0x0A {
                     replies += enter()
                 } else if byte == 0x15 {
@@ -216,18 +220,19 @@ package struct PlymouthQuestions {
             case 0x03, 0x04:
                 if current != nil {
                     replies += cancel()
-                } else if let reply = keystroke([byte]) {
+                } else if let reply = withUnsafeBytes(of: byte, { keystroke($0) }) {
                     replies.append(reply)
                 } else {
-                    hold([byte], at: time)
+                    hold(byte, at: time)
                 }
             default:
                 let length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
                 let end = min(bytes.count, index - 1 + length)
-                let character = Array(bytes[(index - 1)..<end])
+                // A view of the read buffer: the typed key is copied nowhere but `entry`.
+                let character = UnsafeRawBufferPointer(rebasing: bytes[(index - 1)..<end])
                 index = end
                 if current != nil {
-                    if byte >= 0x20, entry.count + character.count <= Self.maxEntryBytes { entry += character }
+                    if byte >= 0x20, entry.count + character.count <= Self.maxEntryBytes { entry.append(contentsOf: character) }
                 } else if let reply = keystroke(character) {
                     replies.append(reply)
                 } else {
@@ -240,9 +245,7 @@ package struct PlymouthQuestions {
 
     /// Zeroes what was typed, keeping the buffer (and so never freeing a copy).
     package mutating func clearEntry() {
-        entry.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { memset(base, 0, raw.count) }
-        }
+        wipe(&entry)
         entry.removeAll(keepingCapacity: true)
     }
 
@@ -267,17 +270,17 @@ package struct PlymouthQuestions {
         }
     }
 
-    private mutating func keystroke(_ character: [UInt8]) -> Reply? {
+    private mutating func keystroke(_ character: UnsafeRawBufferPointer) -> Reply? {
         guard let index = watches.firstIndex(where: { watch in
             guard let keys = watch.keys else { return true }
             return Self.contains(keys, character)
         }) else { return nil }
-        return Reply(owner: watches.remove(at: index).owner, bytes: PlymouthReply.answer(character))
+        return Reply(owner: watches.remove(at: index).owner, bytes: PlymouthReply.answer(Array(character)))
     }
 
-    private static func contains(_ keys: [UInt8], _ character: [UInt8]) -> Bool {
+    private static func contains(_ keys: [UInt8], _ character: UnsafeRawBufferPointer) -> Bool {
         guard !character.isEmpty, keys.count >= character.count else { return false }
-        for start in 0...(keys.count - character.count) where Array(keys[start..<(start + character.count)]) == character {
+        for start in 0...(keys.count - character.count) where keys[start..<(start + character.count)].elementsEqual(character) {
             return true
         }
         return false

@@ -10,9 +10,13 @@ import GaugeSystem
 /// splash is on screen and something is asked. Without a keyboard every question is
 /// answered "no answer" at once, so the caller falls back rather than waiting forever.
 ///
-/// Keys are never read while the splash is not on screen (hidden, the console's, a
-/// display manager's): a question waits, unread, until it shows again, so nobody types
-/// into a prompt they cannot see.
+/// A question outlives the splash (`Place`): hidden by request, it goes on on the text
+/// console (its prompt written on the tty, echo off, a `*` per character of a password,
+/// Enter answers, Escape cancels), and the tty gets the settings found back once nothing
+/// waits; where the console is not gauged's (a display manager's, or no VT) every asker
+/// is told "no answer" at once, so it falls back to its own prompt. What was typed is
+/// wiped whenever the question moves. While another program asks on the console, a
+/// question waits, unread, until the splash shows again.
 final class QuestionDesk {
     typealias Asker = Connection<PlymouthFrameDecoder>
 
@@ -28,14 +32,38 @@ final class QuestionDesk {
     private var heldKeyTimer: FrameTimer?
     /// The question on screen, what was typed or the details view changed: draw it.
     var onChange: (() -> Void)?
-    /// The splash is on screen: keys are read (the VT's even with nothing asked, for
-    /// Escape's details view); the tty is given its settings back when the splash leaves.
-    var screenShown = false {
+    /// Where a question is asked while the screen is in its current hands.
+    enum Place: Equatable {
+        /// On the splash: keys are read (the VT's even with nothing asked, for Escape's
+        /// details view).
+        case splash
+        /// The splash is hidden and the text console is gauged's: asked there.
+        case console
+        /// Another program asks on the console: a question waits, unread, for the splash.
+        case waiting
+        /// A display manager has the display: nothing can be asked; askers are told so.
+        case nowhere
+    }
+
+    /// Where questions are asked; the tty is given its settings back when nothing is read.
+    var place: Place = .waiting {
         didSet {
-            guard screenShown != oldValue else { return }
+            guard place != oldValue else { return }
+            // A question moving between the splash and the console starts afresh.
+            questions.clearEntry()
+            if place != .splash, questions.wantsKeys {
+                log.info(place == .console ? "the splash is hidden: what is asked goes on, asked on the console" : "the splash is gone: what is asked waits for it")
+            }
             update()
         }
     }
+
+    /// The splash is on screen (`place` is `.splash`).
+    var screenShown: Bool { place == .splash }
+
+    /// The console shows a prompt line gauged wrote: it is ended with a new line when the
+    /// question ends or moves.
+    private var consoleLineOpen = false
 
     /// Something root asked waits for the keyboard: a question or a keystroke watch.
     var isWaiting: Bool { questions.wantsKeys }
@@ -80,11 +108,8 @@ final class QuestionDesk {
         case .password, .question, .watchKeystroke:
             break
         }
-        // Off screen, the keyboard is opened once the splash shows (and a failure then
-        // answers "no answer").
-        let hasKeyboard = screenShown ? keyboard?.start() == true || evdev?.start() == true : keyboard != nil || evdev != nil
-        guard hasKeyboard else {
-            log.info("\(Self.describe(ask)) not asked: no keyboard to answer it; no answer sent")
+        guard canAsk() else {
+            log.info("\(Self.describe(ask)) not asked: \(place == .splash || place == .waiting ? "no keyboard to answer it" : "the console is not gauged's"); no answer sent")
             return PlymouthReply.noAnswer
         }
         // Keys typed since the asker connected, read before its request was, are its.
@@ -101,7 +126,7 @@ final class QuestionDesk {
             break
         }
         askers[asker.id] = asker
-        log.info("\(asker.label): \(Self.describe(ask)) waits for the keyboard\(screenShown ? "" : " (read once the splash is on screen)")")
+        log.info("\(asker.label): \(Self.describe(ask)) waits for the keyboard\(place == .waiting ? " (read once the splash is on screen)" : "")")
         if !early.isEmpty {
             // Answered by keys already typed: sent once the request's handler has
             // deferred its reply.
@@ -130,6 +155,8 @@ final class QuestionDesk {
         var replies = questions.cancelAll()
         deliver(&replies)
         askers = [:]
+        if consoleLineOpen { keyboard?.write(Array("\r\n".utf8)) }
+        consoleLineOpen = false
         keyboard?.stop()
         keyboard = nil
         evdev?.stop()
@@ -180,35 +207,76 @@ final class QuestionDesk {
                 asker.complete(sending: replies[index].bytes, sensitive: true)
                 if !questions.isWaiting(owner: owner) { askers[owner] = nil }
             }
-            replies[index].bytes.withUnsafeMutableBytes { raw in
-                if let base = raw.baseAddress { memset(base, 0, raw.count) }
-            }
+            wipe(&replies[index].bytes)
+        }
+    }
+
+    /// Whether a question can be asked where the screen is now: on the splash a keyboard
+    /// that opens, on the console the VT's, while another program asks any keyboard (it is
+    /// opened once the splash shows, and a failure then answers "no answer").
+    private func canAsk() -> Bool {
+        switch place {
+        case .splash: keyboard?.start() == true || evdev?.start() == true
+        case .console: keyboard?.start() == true
+        case .waiting: keyboard != nil || evdev != nil
+        case .nowhere: false
         }
     }
 
     /// Reads the keyboard exactly while the splash is on screen (the input devices only
-    /// while something is asked, too); a question the keyboard cannot be opened for gets
-    /// "no answer".
+    /// while something is asked, too) or a question is asked on the console; what cannot
+    /// be asked where the screen is gets "no answer".
     private func update() {
-        if screenShown {
-            var reading = true
+        if consoleLineOpen, place != .console || questions.current == nil {
+            // Ended or moved: the console's prompt line is closed while the tty is open.
+            keyboard?.write(Array("\r\n".utf8))
+            consoleLineOpen = false
+        }
+        var reading = true
+        switch place {
+        case .splash:
             if let keyboard, !keyboard.isReading { reading = keyboard.start() }
             if let evdev {
                 if questions.wantsKeys { reading = evdev.start() } else { evdev.stop() }
             }
-            if !reading, questions.wantsKeys {
-                log.info("no keyboard to answer what is asked: no answer sent")
-                // Sent after the turn's handlers: this may run inside an asker's own.
-                var replies = questions.cancelAll()
-                loop.execute { [self] in deliver(&replies) }
-            }
-        } else {
+        case .console where questions.wantsKeys:
+            evdev?.stop()
+            reading = keyboard?.start() == true
+        case .console, .waiting, .nowhere:
+            reading = place != .nowhere
             keyboard?.stop()
             evdev?.stop()
             // Held keys wait for a question on screen.
             questions.clearHeld()
         }
+        if !reading, questions.wantsKeys {
+            log.info(place == .nowhere || place == .console
+                ? "the console is not gauged's: what is asked gets no answer, its askers ask elsewhere"
+                : "no keyboard to answer what is asked: no answer sent")
+            // Sent after the turn's handlers: this may run inside an asker's own.
+            var replies = questions.cancelAll()
+            loop.execute { [self] in deliver(&replies) }
+        }
+        let placed = place
         onChange?()
+        // The owner may have moved the question (a new one brings the splash back): that
+        // move's own update has drawn it.
+        if place == placed { drawConsole() }
+    }
+
+    /// Writes the question's prompt line on the console while it is asked there (a `*`
+    /// per character of a password, a question's answer as typed).
+    private func drawConsole() {
+        guard place == .console, let question = questions.current, let keyboard, keyboard.isReading else { return }
+        let prompt = question.prompt.isEmpty ? (question.kind == .password ? "Password:" : "Answer:") : question.prompt
+        var line = Array((consoleLineOpen ? "\r\u{1B}[K" : "\r\n").utf8) + Array(CompatText.clean(prompt).utf8) + [0x20]
+        if question.kind == .password {
+            line += [UInt8](repeating: UInt8(ascii: "*"), count: min(questions.typedCount, PlymouthQuestions.maxEntryBytes))
+        } else {
+            line += Array(questions.echoedText.map { CompatText.clean($0) }?.utf8 ?? "".utf8)
+        }
+        keyboard.write(line)
+        consoleLineOpen = true
     }
 
     private static func describe(_ ask: PlymouthAsk) -> String {

@@ -369,9 +369,7 @@ package final class Connection<Decoder: MessageDecoder> {
     private func zeroOutput() {
         guard sensitiveOutput else { return }
         sensitiveOutput = false
-        output.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { memset(base, 0, raw.count) }
-        }
+        wipe(&output)
     }
 
     private func compactOutput() {

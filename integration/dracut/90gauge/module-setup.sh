@@ -38,6 +38,14 @@ install() {
         inst_multiple -o "$systemdsystemunitdir/gauged.service" "$systemdsystemunitdir/gauged-switch-root.service" \
             "$systemdsystemunitdir/emergency.service.d/gauge.conf" "$systemdsystemunitdir/rescue.service.d/gauge.conf"
         $SYSTEMCTL -q --root "$initdir" add-wants sysinit.target gauged.service 2>/dev/null || :
+        # The initrd's daemon lives on across switch-root, in the namespaces it started
+        # in: a mount namespace of its own would keep the real root as the initrd mounted
+        # it (read-only: no boot history, no socket removed). This drop-in, in the initrd
+        # only, leaves that one out; gauged.service started in the real root keeps it.
+        mkdir -p "$initdir$systemdsystemunitdir/gauged.service.d" &&
+            printf '%s\n' '[Service]' 'PrivateMounts=no' 'ProtectKernelTunables=no' 'ProtectKernelModules=no' \
+                'ProtectKernelLogs=no' 'ProtectControlGroups=no' 'ProtectProc=default' \
+                >"$initdir$systemdsystemunitdir/gauged.service.d/initrd.conf"
         $SYSTEMCTL -q --root "$initdir" add-wants initrd-switch-root.target gauged-switch-root.service 2>/dev/null || :
         # systemd's password requests (an encrypted root's passphrase) reach the splash
         # while a gauged --ask (gauge.ask=1) runs, through systemd's own Plymouth agent.

@@ -85,6 +85,32 @@ import Testing
         for name in Self.expectations.keys { #expect(names.contains(name), "no block \(name) in README.md or docs/") }
     }
 
+    /// Figures that go stale as the code moves, sizes and test counts, are not in the README:
+    /// docs/performance.md keeps every measurement with its method. A size
+    /// (`464 KB`, `1,326,088 bytes`) or a count of tests in the README fails here.
+    @Test func readmeStatesNoSizeOrTestCount() throws {
+        let text = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let figures = staleFigures(in: text)
+        #expect(figures.isEmpty, "README.md states \(figures); put it in docs/performance.md and link it")
+        #expect(staleFigures(in: "464 KB, 1.3 MB installed; 1,326,088 bytes; 128 tests; 12 MiB") ==
+            ["464 KB", "1.3 MB", "1,326,088 bytes", "128 tests", "12 MiB"])
+    }
+
+    /// Every number followed by a unit of size or by "tests" in `text`.
+    func staleFigures(in text: String) -> [String] {
+        let units: Set<String> = ["B", "KB", "kB", "KiB", "MB", "MiB", "GB", "GiB", "bytes", "tests"]
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map { String($0) }
+        var found: [String] = []
+        for (number, unit) in zip(words, words.dropFirst()) {
+            let bare = unit.trimmingCharacters(in: CharacterSet(charactersIn: ".,;:)"))
+            let digits = number.trimmingCharacters(in: CharacterSet(charactersIn: "("))
+            guard units.contains(bare), let first = digits.first, first.isNumber,
+                  digits.allSatisfy({ $0.isNumber || $0 == "," || $0 == "." }) else { continue }
+            found.append("\(digits) \(bare)")
+        }
+        return found
+    }
+
     /// The README's blocks call what `tools/dev-env` puts on PATH, the development build;
     /// when the suite tests another build (tools/check/check-embedded sets GAUGED), they would
     /// not be running the binary under test, and the normal run has covered them.

@@ -13,8 +13,6 @@ import Testing
 private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 
-private let plymouthPath = ["/usr/bin/plymouth", "/bin/plymouth"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
 /// The daemon's snapshot of "/frame.png" lands in `root` once the daemon lives there.
 private func snapshotLands(in root: String, daemon: GaugedProcess) throws -> Bool {
     #expect(try daemon.request("snapshot /frame.png") == "ok")
@@ -207,7 +205,7 @@ private let floodSteps = """
     /// What a display manager and the boot's tools send through Plymouth's client.
     @Test(.enabled(if: geteuid() == 0, "a private network namespace needs root"))
     func realPlymouthCommandHandsOverAndMovesTheDaemon() throws {
-        let plymouth = try #require(plymouthPath, "the plymouth package (tools/install-deps) is needed")
+        let plymouth = try DebianPlymouth.require()
         let directory = TemporaryDirectory()
         let root = directory.appending("sysroot")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -346,7 +344,7 @@ private let floodSteps = """
     /// boot time by the next boot's history.
     @Test(.enabled(if: geteuid() == 0, "a time and a network namespace need root"))
     func aPausedBootHoldsItsEstimateAndDoesNotLearnTheWait() throws {
-        let plymouth = try #require(plymouthPath, "the plymouth package (tools/install-deps) is needed")
+        let plymouth = try DebianPlymouth.require()
         let uptime = monotonicNow()
         try #require(uptime > 10, "the machine has been up for more than ten seconds")
         let directory = TemporaryDirectory()

@@ -39,7 +39,7 @@ final class PrivateBus {
 
     init() throws {
         let daemon = "/usr/bin/dbus-daemon"
-        try #require(FileManager.default.isExecutableFile(atPath: daemon), "dbus-daemon is missing: run tools/install-deps")
+        try #require(FileManager.default.isExecutableFile(atPath: daemon), "dbus-daemon is missing: run tools/install-deps --test")
         process.executableURL = URL(fileURLWithPath: daemon)
         process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1"]
         let output = Pipe()

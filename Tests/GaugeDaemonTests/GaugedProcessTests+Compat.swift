@@ -110,9 +110,7 @@ private func psplashWrite(_ path: String, _ bytes: [UInt8]) -> Bool {
     /// The real `plymouth` command against gauged, both in a network namespace of their
     /// own so the abstract socket is private to this test.
     @Test func realPlymouthCommandDrivesTheScreen() throws {
-        let candidates = ["/usr/bin/plymouth", "/bin/plymouth"]
-        let plymouth = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                                    "the plymouth package (tools/install-deps) is needed")
+        let plymouth = try DebianPlymouth.require()
         try #require(geteuid() == 0, "a private network namespace needs root")
         let daemon = try GaugedProcess(still + ["--plymouth-compat"], launcher: ["/usr/bin/unshare", "--net"])
         try freeze(daemon)

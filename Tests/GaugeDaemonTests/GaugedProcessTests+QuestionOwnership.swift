@@ -27,9 +27,7 @@ private struct Setup {
 
     init(fps: Int = 60) throws {
         try #require(geteuid() == 0, "a private network namespace and a member through setpriv need root")
-        let candidates = ["/usr/bin/plymouth", "/bin/plymouth"]
-        plymouth = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                                "the plymouth package (tools/install-deps) is needed")
+        plymouth = try DebianPlymouth.require()
         pty = try TypingPTY()
         fifo = fifoDirectory.appending("psplash_fifo")
         daemon = try GaugedProcess(

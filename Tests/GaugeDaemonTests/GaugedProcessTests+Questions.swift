@@ -60,9 +60,7 @@ private func asking(_ prompt: String, _ field: ScreenModel.Entry.Field) -> Scree
 @Suite(.serialized) struct GaugedQuestionTests {
     /// Also the pid file's directory (kept as long as the test holds it).
     private func start(_ extra: [String] = []) throws -> (GaugedProcess, String, TypingPTY, TemporaryDirectory) {
-        let candidates = ["/usr/bin/plymouth", "/bin/plymouth"]
-        let plymouth = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                                    "the plymouth package (tools/install-deps) is needed")
+        let plymouth = try DebianPlymouth.require()
         try #require(geteuid() == 0, "a private network namespace needs root")
         let pty = try TypingPTY()
         let directory = TemporaryDirectory()

@@ -84,7 +84,7 @@ private func checkFwupdRun(_ all: [Status], extra: Set<String>, label: String) -
     @Test(.enabled(if: geteuid() == 0, "fwupd lets root install without polkit"))
     func realUpdateShowsTheReplugRequestAndEndsInSuccessThenAFailedWriteShowsFwupdsError() throws {
         for tool in fwupdTools where !FileManager.default.isExecutableFile(atPath: tool) {
-            Issue.record("\(tool) is missing; run tools/install-deps (Debian package fwupd)")
+            Issue.record("\(tool) is missing; run tools/install-deps --test (Debian package fwupd)")
             return
         }
         let directory = TemporaryDirectory()

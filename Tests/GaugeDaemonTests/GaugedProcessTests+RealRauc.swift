@@ -148,7 +148,7 @@ private func checkRun(_ all: [Status], raucMessages: Set<String>, label: String,
     @Test(.enabled(if: geteuid() == 0, "rauc mounts the bundle on a loop device"))
     func realInstallationsEndInSuccessThenInFailureWithRaucsLastError() throws {
         for tool in tools where !FileManager.default.isExecutableFile(atPath: tool) {
-            Issue.record("\(tool) is missing; run tools/install-deps (Debian packages rauc, squashfs-tools, openssl)")
+            Issue.record("\(tool) is missing; run tools/install-deps --test (Debian packages rauc, squashfs-tools, openssl)")
             return
         }
         let bus = try PrivateBus()

@@ -31,7 +31,7 @@ private func boundingSet() throws -> [String] {
     @Test func theUnitIsWalledInButKeepsWhatTheBootNeeds() throws {
         let analyze = try #require(
             ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) },
-            "systemd-analyze is missing; run tools/install-deps (package systemd)")
+            "systemd-analyze is missing; run tools/install-deps --test (package systemd)")
         let run = try runProgram(
             analyze, ["security", "--offline=yes", "--threshold=25", repositoryRoot.appendingPathComponent("systemd/gauged.service").path])
         let verdict = run.stdout.split(separator: "\n").last { $0.contains("Overall exposure level") } ?? ""

@@ -62,7 +62,7 @@ private func lines(_ text: String) -> [String] {
             FileManager.default.isExecutableFile(atPath: $0)
         }
         guard let analyze else {
-            Issue.record("systemd-analyze is missing; run tools/install-deps (package systemd)")
+            Issue.record("systemd-analyze is missing; run tools/install-deps --test (package systemd)")
             return
         }
         guard let gauged = builtBinary("gauged"), let gaugectl = builtBinary("gaugectl") else {
@@ -433,7 +433,7 @@ private func lines(_ text: String) -> [String] {
     @Test func initramfsToolsHookWithTheRealHookFunctionsCopiesLibraries() throws {
         let functions = "/usr/share/initramfs-tools/hook-functions"
         guard FileManager.default.fileExists(atPath: functions) else {
-            Issue.record("\(functions) is missing; run tools/install-deps (package initramfs-tools-core)")
+            Issue.record("\(functions) is missing; run tools/install-deps --test (package initramfs-tools-core)")
             return
         }
         guard let gauged = builtBinary("gauged") else {

@@ -17,7 +17,7 @@ import Testing
     @Test(arguments: pages)
     func formatsWithoutWarnings(page: String) throws {
         let man = "/usr/bin/man"
-        try #require(FileManager.default.isExecutableFile(atPath: man), "no man; tools/install-deps installs man-db")
+        try #require(FileManager.default.isExecutableFile(atPath: man), "no man; tools/install-deps --test installs man-db")
         let path = Self.directory.appendingPathComponent(page).path
         let run = try runProgram(man, ["--warnings", "-l", path], environment: ["MANWIDTH": "80", "LC_ALL": "C.UTF-8", "MAN_KEEP_FORMATTING": ""])
         #expect(run.status == 0, "\(run.stderr)")

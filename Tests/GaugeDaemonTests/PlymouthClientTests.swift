@@ -9,16 +9,12 @@ import Testing
     import Glibc
 #endif
 
-// Runs Debian's real `plymouth` command (package `plymouth`, see tools/install-deps), and
+// Runs Debian's real `plymouth` command (DebianPlymouth: unpacked by tools/install-deps), and
 // Gauge's own (the executable called `plymouth`), against a listener bound as the daemon
 // binds it + PlymouthSession on the abstract socket /org/freedesktop/plymouthd: both must
 // send the same requests and exit with the same statuses. Abstract names are per network
 // namespace: if a plymouthd (or another run of this test) holds the name, the bind fails
 // and the test says so.
-
-private let plymouthPath: String? = ["/usr/bin/plymouth", "/bin/plymouth"].first {
-    FileManager.default.isExecutableFile(atPath: $0)
-}
 
 /// A Plymouth server on a thread: accepts connections one at a time, feeds each a
 /// session, writes the session's answers back and records the requests.
@@ -90,7 +86,7 @@ let gaugePlymouthPath: String? = {
     return link
 }()
 
-private func plymouth(_ arguments: [String], binary: String = plymouthPath!, launcher: [String] = []) throws -> Outcome {
+private func plymouth(_ arguments: [String], binary: String, launcher: [String] = []) throws -> Outcome {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: launcher.first ?? binary)
     process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary] + arguments
@@ -113,10 +109,7 @@ private func plymouth(_ arguments: [String], binary: String = plymouthPath!, lau
 
 @Suite(.serialized) struct PlymouthClientTests {
     @Test func realPlymouthCommandDrivesTheTranslator() throws {
-        guard plymouthPath != nil else {
-            Issue.record("the plymouth command is missing; run tools/install-deps (Debian package plymouth)")
-            return
-        }
+        let debian = try DebianPlymouth.require()
         let server: FakePlymouthd
         do {
             server = try FakePlymouthd()
@@ -153,7 +146,7 @@ private func plymouth(_ arguments: [String], binary: String = plymouthPath!, lau
         ]
         let gauge = try #require(gaugePlymouthPath, "Gauge's executable is not built")
         // Each command runs the whole table (the message list carries over between rows).
-        for binary in [plymouthPath!, gauge] {
+        for binary in [debian, gauge] {
             for (arguments, status, requests) in cases {
                 // Gauge's asks on the console where the daemon refuses: tested with a
                 // terminal in GaugedConsoleQuestionTests.
@@ -168,10 +161,7 @@ private func plymouth(_ arguments: [String], binary: String = plymouthPath!, lau
 
     /// With no daemon, and for command lines they do not take, both commands answer alike.
     @Test func gaugesPlymouthFailsAsPlymouthDoes() throws {
-        guard plymouthPath != nil else {
-            Issue.record("the plymouth command is missing; run tools/install-deps (Debian package plymouth)")
-            return
-        }
+        let debian = try DebianPlymouth.require()
         let gauge = try #require(gaugePlymouthPath, "Gauge's executable is not built")
         try #require(geteuid() == 0, "a network namespace with no daemon needs root")
         let alone = ["/usr/bin/unshare", "--net"]
@@ -181,7 +171,7 @@ private func plymouth(_ arguments: [String], binary: String = plymouthPath!, lau
             (["frobnicate"], 1), (["--frobnicate"], 1), (["quit", "--frobnicate"], 1), ([], 0),
         ]
         for (arguments, status) in cases {
-            for binary in [plymouthPath!, gauge] {
+            for binary in [debian, gauge] {
                 let outcome = try plymouth(arguments, binary: binary, launcher: alone)
                 #expect(outcome.status == status, "\(binary) \(arguments): \(outcome.output)")
                 if arguments.first?.contains("frobnicate") == true {
@@ -190,7 +180,7 @@ private func plymouth(_ arguments: [String], binary: String = plymouthPath!, lau
             }
         }
         // ask-for-password --command with no daemon runs the command, which asks for itself.
-        for binary in [plymouthPath!, gauge] {
+        for binary in [debian, gauge] {
             #expect(try plymouth(["ask-for-password", "--command=/bin/true"], binary: binary, launcher: alone).status == 0)
             #expect(try plymouth(["ask-for-password", "--command=/bin/false", "--number-of-tries=2"], binary: binary, launcher: alone).status == 1)
         }

@@ -1,25 +1,33 @@
 import Foundation
 import Testing
 
-/// The README's examples, run as a reader pastes them: every fenced `bash` block carries a
-/// `<!-- readme-test: NAME -->` line (or `skip (why)`), and each named one runs whole in
-/// `bash -e -o pipefail` from the top of the repository, with `tools/dev-env` putting the
-/// build the tests run against on PATH. Each runs in namespaces of its own (a private
-/// /tmp, network and PID namespace), so its fixed paths (`/tmp/g.sock`) and anything it
-/// leaves running cannot meet another test's.
+/// The examples of the README and of every docs/*.md, run as a reader pastes them: every
+/// fenced `bash` block carries a `<!-- readme-test: NAME -->` line (or `skip (why)`), and
+/// each named one runs whole in `bash -e -o pipefail` from the top of the repository, with
+/// `tools/dev-env` putting the build the tests run against on PATH. Each runs in namespaces
+/// of its own (a private /tmp, network and PID namespace), so its fixed paths
+/// (`/tmp/g.sock`) and anything it leaves running cannot meet another test's; a checkout
+/// that is itself under /tmp is mounted back at its path inside the private /tmp.
 @Suite struct ReadmeTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     struct Block: Sendable, CustomTestStringConvertible {
+        /// The file it is in, relative to the top of the repository.
+        var file: String
         var name: String
         var code: String
-        var testDescription: String { name }
+        var testDescription: String { "\(file): \(name)" }
     }
 
-    static let readme = Self.repositoryRoot.appendingPathComponent("README.md")
+    /// README.md and every docs/*.md, in that order.
+    static func documents() throws -> [String] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
+        return ["README.md"] + docs
+    }
 
-    static func blocks() throws -> [Block] {
-        let text = try String(contentsOf: readme, encoding: .utf8)
+    static func blocks(in file: String) throws -> [Block] {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
         var blocks: [Block] = []
         var marker: String?
         var code: [Substring]?
@@ -27,7 +35,7 @@ import Testing
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if var open = code {
                 if line == "```" {
-                    blocks.append(Block(name: marker ?? "", code: open.joined(separator: "\n") + "\n"))
+                    blocks.append(Block(file: file, name: marker ?? "", code: open.joined(separator: "\n") + "\n"))
                     code = nil
                 } else {
                     open.append(line)
@@ -42,6 +50,10 @@ import Testing
             if !line.isEmpty { previous = line }
         }
         return blocks
+    }
+
+    static func blocks() throws -> [Block] {
+        try documents().flatMap { try blocks(in: $0) }
     }
 
     /// What each named block must print, besides exiting 0.
@@ -62,19 +74,72 @@ import Testing
 
     @Test func everyBashBlockIsRunOrSaysWhyNot() throws {
         let blocks = try Self.blocks()
-        #expect(blocks.count >= 5)
+        #expect(try Self.blocks(in: "README.md").count >= 5)
         for block in blocks {
-            #expect(!block.name.isEmpty, "a bash block without a readme-test line:\n\(block.code)")
-            #expect(block.name.hasPrefix("skip (") || Self.expectations[block.name] != nil, "\(block.name)")
+            #expect(!block.name.isEmpty, "a bash block in \(block.file) without a readme-test line:\n\(block.code)")
+            #expect(block.name.hasPrefix("skip (") || Self.expectations[block.name] != nil, "\(block.testDescription)")
         }
-        let names = Set(blocks.map(\.name))
-        for name in Self.expectations.keys { #expect(names.contains(name), "no README block \(name)") }
+        let named = blocks.filter { !$0.name.hasPrefix("skip (") }
+        let names = Set(named.map(\.name))
+        #expect(names.count == named.count, "a block name used twice: \(named.map(\.testDescription))")
+        for name in Self.expectations.keys { #expect(names.contains(name), "no block \(name) in README.md or docs/") }
+    }
+
+    /// Figures that go stale as the code moves, sizes and test counts, are not in the README:
+    /// docs/performance.md keeps every measurement with its method. A size
+    /// (`464 KB`, `1,326,088 bytes`) or a count of tests in the README fails here.
+    @Test func readmeStatesNoSizeOrTestCount() throws {
+        let text = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let figures = staleFigures(in: text)
+        #expect(figures.isEmpty, "README.md states \(figures); put it in docs/performance.md and link it")
+        #expect(staleFigures(in: "464 KB, 1.3 MB installed; 1,326,088 bytes; 128 tests; 12 MiB") ==
+            ["464 KB", "1.3 MB", "1,326,088 bytes", "128 tests", "12 MiB"])
+    }
+
+    /// Every number followed by a unit of size or by "tests" in `text`.
+    func staleFigures(in text: String) -> [String] {
+        let units: Set<String> = ["B", "KB", "kB", "KiB", "MB", "MiB", "GB", "GiB", "bytes", "tests"]
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map { String($0) }
+        var found: [String] = []
+        for (number, unit) in zip(words, words.dropFirst()) {
+            let bare = unit.trimmingCharacters(in: CharacterSet(charactersIn: ".,;:)"))
+            let digits = number.trimmingCharacters(in: CharacterSet(charactersIn: "("))
+            guard units.contains(bare), let first = digits.first, first.isNumber,
+                  digits.allSatisfy({ $0.isNumber || $0 == "," || $0 == "." }) else { continue }
+            found.append("\(digits) \(bare)")
+        }
+        return found
     }
 
     /// The README's blocks call what `tools/dev-env` puts on PATH, the development build;
     /// when the suite tests another build (tools/check/check-embedded sets GAUGED), they would
     /// not be running the binary under test, and the normal run has covered them.
     static var testsTheDevelopmentBuild: Bool { getenv("GAUGED") == nil }
+
+    /// Runs `code` as a reader would, from the top of the repository, in a private /tmp (the
+    /// repository, if it is under /tmp, bind-mounted back at its own path), network and
+    /// PID namespace; then prints the format and size of every PNG it left in /tmp.
+    static func runInPrivateTmp(_ code: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        // The repository is entered before the tmpfs hides it; `mount -c` binds "." (the
+        // directory entered, not what its path names now) without resolving it to a path.
+        let script = """
+            cd -- "$1" || exit 91
+            mount -t tmpfs tmpfs /tmp || exit 90
+            case "$1" in
+              /tmp/*) mkdir -p -- "$1" && mount -c --bind . "$1" && cd -- "$1" || exit 92 ;;
+            esac
+            bash -e -o pipefail -c "$2" 2>&1
+            status=$?
+            for f in /tmp/*.png; do
+              [ -e "$f" ] || continue
+              printf '%s %s\\n' "$(head -c 4 "$f" | tail -c 3)" "$(od -An -tu1 -j16 -N8 "$f" | awk '{ print $3 * 256 + $4 "x" $7 * 256 + $8 }')"
+            done
+            exit $status
+            """
+        let run = try runProgram(
+            "/usr/bin/unshare", ["--mount", "--net", "--pid", "--fork", "--", "/bin/bash", "-c", script, "readme", repositoryRoot.path, code])
+        return (run.status, run.stdout, run.stderr)
+    }
 
     @Test(.enabled(if: geteuid() == 0, "private /tmp and namespaces need root"),
           .enabled(if: testsTheDevelopmentBuild, "the README runs the development build, not the one under test"),
@@ -85,23 +150,24 @@ import Testing
         let buildDirectory = URL(fileURLWithPath: gauged).resolvingSymlinksInPath().deletingLastPathComponent().path
         let devBuild = Self.repositoryRoot.appendingPathComponent(".build/debug").resolvingSymlinksInPath().path
         try #require(buildDirectory == devBuild, "tools/dev-env puts \(devBuild) on PATH; the tests run \(buildDirectory)")
-        // After the block: what it left in /tmp, for the checks (inside the private /tmp).
-        let script = """
-            mount -t tmpfs tmpfs /tmp || exit 90
-            cd "$1"
-            bash -e -o pipefail -c "$2" 2>&1
-            status=$?
-            for f in /tmp/*.png; do
-              [ -e "$f" ] || continue
-              printf '%s %s\\n' "$(head -c 4 "$f" | tail -c 3)" "$(od -An -tu1 -j16 -N8 "$f" | awk '{ print $3 * 256 + $4 "x" $7 * 256 + $8 }')"
-            done
-            exit $status
-            """
-        let run = try runProgram(
-            "/usr/bin/unshare", ["--mount", "--net", "--pid", "--fork", "--", "/bin/bash", "-c", script, "readme", Self.repositoryRoot.path, block.code])
-        #expect(run.status == 0, "README block \(block.name) exited \(run.status):\n\(block.code)\n\(run.stdout)\(run.stderr)")
+        let run = try Self.runInPrivateTmp(block.code)
+        #expect(run.status == 0, "\(block.testDescription) exited \(run.status):\n\(block.code)\n\(run.stdout)\(run.stderr)")
         for expected in Self.expectations[block.name] ?? [] {
-            #expect(run.stdout.contains(expected), "README block \(block.name) printed no \(expected.debugDescription):\n\(run.stdout)")
+            #expect(run.stdout.contains(expected), "\(block.testDescription) printed no \(expected.debugDescription):\n\(run.stdout)")
         }
+    }
+
+    /// The private /tmp still shows the repository where it is: from a checkout under /tmp
+    /// (tools/check/check-any-path runs the suite from one) the blocks find `tools/dev-env`
+    /// and the build, and what they write to /tmp stays in the private one.
+    @Test(.enabled(if: geteuid() == 0, "private /tmp and namespaces need root"))
+    func privateTmpKeepsTheRepository() throws {
+        let run = try Self.runInPrivateTmp(#"pwd; test -x tools/dev-env && echo dev-env; ls -A /tmp | grep -cv '^$' || true"#)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == Self.repositoryRoot.path)
+        #expect(lines.dropFirst().first == "dev-env")
+        let underTmp = Self.repositoryRoot.path.hasPrefix("/tmp/")
+        #expect(lines.dropFirst(2).first == (underTmp ? "1" : "0"), "/tmp inside: \(run.stdout)")
     }
 }

@@ -19,9 +19,7 @@ import Testing
         var asked = 0
 
         init() throws {
-            let candidates = ["/usr/bin/plymouth", "/bin/plymouth"]
-            plymouth = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                                    "the plymouth package (tools/install-deps) is needed")
+            plymouth = try DebianPlymouth.require()
             try #require(geteuid() == 0, "a private network namespace needs root")
             pty = try TypingPTY()
             found = pty.settings

@@ -43,10 +43,8 @@ func copiesInMemory(of text: String, pid: Int32) throws -> [String] {
 }
 
 @Suite(.serialized) struct GaugedSecretMemoryTests {
-    private let plymouth = ["/usr/bin/plymouth", "/bin/plymouth"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
     private func start() throws -> (GaugedProcess, String, TypingPTY) {
-        let plymouth = try #require(plymouth, "the plymouth package (tools/install-deps) is needed")
+        let plymouth = try DebianPlymouth.require()
         try #require(geteuid() == 0, "a private network namespace and /proc/PID/mem need root")
         let pty = try TypingPTY()
         let daemon = try GaugedProcess(

@@ -378,10 +378,11 @@ package final class DRMDisplay: DeviceDisplay {
 
     /// Restores what every CRTC showed before (normally the text console's framebuffer),
     /// or with `retain` keeps the last frame on screen: with `DRM_IOCTL_MODE_CLOSEFB`
-    /// (Linux 6.8+) our buffers stay on their CRTCs after we exit; on older kernels each
-    /// head's frame is copied into its saved (console) framebuffer, which the kernel shows
-    /// again once we exit, and which the console leaves alone while the VT stays in
-    /// graphics mode.
+    /// (Linux 6.8+) our buffers stay on their CRTCs after we exit; and each head's frame
+    /// is copied into its saved (console) framebuffer, which the kernel shows again once
+    /// we exit on older kernels, and on newer ones when the last client's close restores
+    /// the console's mode (at the end of a shutdown, with no one else holding the card);
+    /// the console leaves it alone while the VT stays in graphics mode.
     package func close(retain: Bool) {
         guard !closed else { return }
         waitForFlips()
@@ -391,11 +392,11 @@ package final class DRMDisplay: DeviceDisplay {
             if retain {
                 for head in heads where head.lit && !head.dark {
                     let front = head.buffers[head.frontIndex]
+                    copyFrame(of: head)
                     var closefb = gauge_drm_mode_closefb(fb_id: front.fb, pad: 0)
                     if drmIoctl(fd, GAUGE_DRM_IOCTL_MODE_CLOSEFB, &closefb) == 0 {
                         kept.insert(front.fb)
                     } else {
-                        copyFrame(of: head)
                         restoreCrtcs(head)
                     }
                 }

@@ -253,6 +253,8 @@ private func lines(_ text: String) -> [String] {
             [text]
             text.fallback_fonts = \(fonts)/CJK.ttc, /absent.ttf
             """.write(toFile: theme, atomically: true, encoding: .utf8)
+        let bin = directory.appending("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let environment = [
             "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts,
             "GAUGE_FILES": repositoryRoot.appendingPathComponent("integration/gauge-files").path,
@@ -260,14 +262,37 @@ private func lines(_ text: String) -> [String] {
         return (directory, environment)
     }
 
+    /// gauge-files run on the fixture's own bin directory: this machine's /usr/bin (a
+    /// plymouth of Debian's there, or none) must not decide the list.
+    private func listFiles(_ directory: TemporaryDirectory, _ environment: [String: String]) throws -> (status: Int32, output: String) {
+        var environment = environment
+        environment["GAUGE_BINDIR"] = directory.appending("bin")
+        let result = try shell("integration/gauge-files", environment: environment)
+        return (result.status, result.output)
+    }
+
+    /// The executable and its links as `listFiles` lists them.
+    private func executable(_ directory: TemporaryDirectory) -> [String] {
+        let bin = directory.appending("bin")
+        return ["exec \(bin)/gauged", "link \(bin)/gaugectl gauged", "link \(bin)/plymouth gauged"]
+    }
+
+    /// Another package's plymouth in the bin directory is left alone: no link over it.
+    @Test func fileListLinksNoPlymouthOverAnotherPackages() throws {
+        let (directory, environment) = try fixture()
+        _ = FileManager.default.createFile(atPath: directory.appending("bin/plymouth"), contents: Data("#!/bin/sh\n".utf8))
+        let result = try listFiles(directory, environment)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(Array(lines(result.output).prefix(3)) == Array(executable(directory).prefix(2)) + ["file \(directory.appending("gauge.theme"))"])
+    }
+
     /// Exactly what the theme can use: DejaVuSans.ttf is not, the theme names another font.
     @Test func fileListHasTheBinaryAndWhatTheThemeUsesOnce() throws {
         let (directory, environment) = try fixture()
-        let result = try shell("integration/gauge-files", environment: environment)
+        let result = try listFiles(directory, environment)
         #expect(result.status == 0, "\(result.output)")
         let fonts = directory.appending("fonts")
-        #expect(lines(result.output) == [
-            "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged",
+        #expect(lines(result.output) == executable(directory) + [
             "file \(directory.appending("gauge.theme"))", "file \(fonts)/logo.png",
             "file \(fonts)/Other.ttf", "file \(fonts)/DejaVuSans-Bold.ttf", "file \(fonts)/CJK.ttc",
         ])
@@ -282,11 +307,10 @@ private func lines(_ text: String) -> [String] {
         try "logo = firmware\nlogo_fallback = fonts/logo.png\n".write(toFile: theme, atomically: true, encoding: .utf8)
         var env = environment
         env["GAUGE_THEME"] = theme
-        let result = try shell("integration/gauge-files", environment: env)
+        let result = try listFiles(directory, env)
         #expect(result.status == 0, "\(result.output)")
         let fonts = directory.appending("fonts")
-        #expect(lines(result.output) == [
-            "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged",
+        #expect(lines(result.output) == executable(directory) + [
             "file \(theme)", "file \(fonts)/logo.png", "file \(fonts)/DejaVuSans.ttf", "file \(fonts)/DejaVuSans-Bold.ttf",
         ])
     }
@@ -299,10 +323,10 @@ private func lines(_ text: String) -> [String] {
         try "font = DejaVu Serif\nbold_font = \"DejaVu Sans:style=Bold\"\n".write(toFile: theme, atomically: true, encoding: .utf8)
         var env = environment
         env["GAUGE_THEME"] = theme
-        let result = try shell("integration/gauge-files", environment: env)
+        let result = try listFiles(directory, env)
         #expect(result.status == 0, "\(result.output)")
-        #expect(lines(result.output) == [
-            "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged", "file \(theme)",
+        #expect(lines(result.output) == executable(directory) + [
+            "file \(theme)",
             "file /usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", "file /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
         ])
     }
@@ -315,11 +339,10 @@ private func lines(_ text: String) -> [String] {
         try "fill_color = #ff8800\n".write(toFile: theme, atomically: true, encoding: .utf8)
         var env = environment
         env["GAUGE_THEME"] = theme
-        let result = try shell("integration/gauge-files", environment: env)
+        let result = try listFiles(directory, env)
         #expect(result.status == 0, "\(result.output)")
         let fonts = directory.appending("fonts")
-        #expect(lines(result.output) == [
-            "exec /usr/bin/gauged", "link /usr/bin/gaugectl gauged",
+        #expect(lines(result.output) == executable(directory) + [
             "file \(theme)", "file \(fonts)/DejaVuSans.ttf", "file \(fonts)/DejaVuSans-Bold.ttf",
         ])
     }

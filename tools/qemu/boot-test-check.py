@@ -49,7 +49,7 @@ POWEROFF_FRAMES = 6
 # systemd 255 and later start every service through systemd-executor, one exec more
 # between the unit's start and gauged's: under emulation Debian 13 (systemd 257) took
 # 0.65 s from the power-off unit's start to gauged's exec, Debian 12 (systemd 252) 0.26 s,
-# the same image and package on an idle host; Plymouth's unit pays it alike. Two
+# the same package on an idle host (most of it, likely, that exec); Plymouth's unit pays it alike. Two
 # screendumps more there.
 POWEROFF_FRAMES_EXECUTOR = 8
 # On a root encrypted with LUKS the guest decrypts every page it reads with software AES on

@@ -76,14 +76,10 @@ enum ThemeChoice {
         try? Syscall.unlink(temporary)
         let fd = try Syscall.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
         do throws(SystemError) {
-            let bytes = Array(text.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { raw in
-                    Result { () throws(SystemError) in try Syscall.write(fd, UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-                }
-                offset += try written.get() ?? 0
+            let written = Array(text.utf8).withUnsafeBytes { bytes in
+                Result { () throws(SystemError) in try Syscall.writeAll(fd, bytes, at: 0) }
             }
+            try written.get()
             try Syscall.chmod(temporary, mode: 0o644)
             try Syscall.fsync(fd)
             Syscall.close(fd)

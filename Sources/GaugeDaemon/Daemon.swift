@@ -305,6 +305,11 @@ package final class Daemon {
         consoleQuestionTimer?.close()
         signals?.close()
         if let terminal { terminal.close() }
+        if retainOnExit, questionShown != nil, handover.owner == .gauge {
+            // The frame left on screen must not show a question nobody will answer.
+            screen.setEntry(nil)
+            _ = screen.renderFrame(at: MonotonicClock.now())
+        }
         screenOwner.close(retain: retainOnExit)
         compat?.close()
         server?.close()
@@ -599,12 +604,19 @@ package final class Daemon {
 
     /// Changes a reason to give the screen up, and hands it over when its owner changes.
     private func updateHandover(_ change: (inout ScreenHandover) -> Void) {
+        let asked = questionShown != nil
         let changed = screenOwner.change(change)
         updateBootPause()
         guard changed else { return }
         questions?.place = questionPlace
         updateEscapeWatch()
         updateConsoleQuestionTimer()
+        // The frame a display manager finds stays on screen until its own first one: it
+        // must not show a question whose asker was just told there is no answer (a person
+        // would type a passphrase into it).
+        if asked, questionShown == nil, handover.owner == .displayManager {
+            _ = screen.renderFrame(at: MonotonicClock.now())
+        }
         screenOwner.handOver()
     }
 

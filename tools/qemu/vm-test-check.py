@@ -9,6 +9,7 @@ Standard library only.
 """
 import argparse
 import os
+import re
 import shutil
 import sys
 import time
@@ -339,6 +340,20 @@ def main():
                     check.bar(shot, step, 100)
                     vm.monitor.sendkey("ret")
                     asked = typed
+                elif step == "typed":
+                    # A question the splash is about to be taken from: three keys typed on
+                    # it, shown as three bullets (then the guest hides or deactivates).
+                    for key in ("a", "b", "c"):
+                        vm.monitor.sendkey(key)
+                    deadline, bullets = time.time() + 30, 0
+                    while time.time() < deadline:
+                        shot = vm.screendump(os.path.join(args.work, "typed.ppm"))
+                        bullets = count_bullets(shot)
+                        if bullets == 3:
+                            break
+                        time.sleep(0.2)
+                    shots.append(shot)
+                    check.expect(bullets == 3, f"typed: {bullets} bullets on screen for 3 keys")
                 elif step == "details":
                     # Nothing asked: Escape shows the messages so far at the top, Escape
                     # again takes them away; the bar stays.
@@ -398,12 +413,30 @@ def main():
         # Escape's details view is read from the VT only (input devices are read only while
         # something is asked).
         details = [] if "gauge.keys=input" in args.append else ["details"]
-        ask = (["ask"] + details if "gauge.ask=1" in args.append
-               else ["details"] if "gauge.escape=1" in args.append
-               else ["deactivated", "client"] if "gauge.handover=1" in args.append else [])
+        # A question then taken from the splash: by root's hide-splash where no VT can ask
+        # it (keys from input devices), by a display manager's deactivate.
+        manager = "gauge.handover=1" in args.append
+        retained = "gauge.quit=retain" in args.append
+        taken = ("deactivate" if manager else "quit --retain-splash" if retained
+                 else "hide-splash" if "gauge.keys=input" in args.append else None)
+        ask = (["typed", "deactivated", "client"] if manager else ["typed"] if retained
+               else ["ask"] + details + (["typed"] if taken else []) if "gauge.ask=1" in args.append
+               else ["details"] if "gauge.escape=1" in args.append else [])
         check.expect(steps == first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last], f"steps seen: {steps}")
         if "gauge.ask=1" in args.append:
-            check.expect(answers == [f"GAUGE-ANSWER [{asked}] status 0"], f"the asker printed {answers}, typed {asked}")
+            # The asker told at once: no answer (Plymouth's client exits 1), within a second
+            # of the command that took the splash away.
+            told = [re.fullmatch(r"GAUGE-ANSWER \[\] status (\d+) after (.+) in (\d+) ms", a) for a in answers]
+            wanted = ([] if manager or retained else [f"GAUGE-ANSWER [{asked}] status 0"])
+            got = answers[:len(wanted)]
+            check.expect(got == wanted and (taken is None) == (len(answers) == len(wanted)),
+                         f"the asker printed {answers}, typed {asked}")
+            if taken is not None and len(answers) == len(wanted) + 1:
+                m = told[-1]
+                check.expect(m is not None and m.group(1) != "0" and m.group(2) == taken and int(m.group(3)) < 1000,
+                             f"after {taken} the asker is told no answer within 1 s: {answers[-1]}")
+                if m is not None:
+                    print(f"  [{args.name}] {taken} while asked: the asker told in {m.group(3)} ms (status {m.group(1)})")
     finally:
         vm.stop()
     elapsed = time.time() - started

@@ -44,8 +44,12 @@ package final class Daemon {
     private var detailsByEscape = false
     /// The questions' desk reads the VT while the splash shows, Escape included.
     private var deskReadsEscape = false
-    /// The question the screen was last told about (a new one shows a hidden splash).
-    private var questionShown: PlymouthQuestions.Question?
+    /// The `serial` of the question the screen was last told about (a new one shows a
+    /// hidden splash). Its number only: a copy of the whole question kept here came out
+    /// with its prompt's bits broken in the aarch64 build (an Optional holding a String,
+    /// assigned through optional chaining), so it never equalled itself and every hide
+    /// while asked brought the splash straight back.
+    private var questionShown: UInt64?
     /// Root made the last `deactivate` (a display manager's), which a question does not undo.
     private var deactivatedByRoot = false
     /// The pid file `--ask` created, removed on exit.
@@ -338,7 +342,7 @@ package final class Daemon {
     /// The question on screen or what is typed changed.
     private func questionsChanged() {
         let previous = questionShown
-        questionShown = questions?.questions.current
+        questionShown = questions?.questions.current?.serial
         if let questions, let question = questions.questions.current {
             let field: ScreenModel.Entry.Field = question.kind == .password
                 ? .hidden(count: questions.questions.typedCount) : .shown(questions.questions.echoedText ?? "")
@@ -348,7 +352,7 @@ package final class Daemon {
             // on. (Root may hide it again: the question is then asked on the console; a
             // display manager root handed the display to keeps it: askers are told at once.)
             let memberDeactivated = handover.deactivated && !deactivatedByRoot
-            if handover.hiddenByRequest || memberDeactivated, question != previous {
+            if handover.hiddenByRequest || memberDeactivated, question.serial != previous {
                 log.info("a question is asked: the splash is shown for it")
                 updateHandover {
                     $0.hiddenByRequest = false

@@ -49,6 +49,8 @@ package struct PlymouthQuestions {
         package var owner: UInt64
         package var kind: Kind
         package var prompt: String
+        /// Counts the questions asked, from 1: what tells one question from the next.
+        package var serial: UInt64 = 0
     }
 
     /// The bytes owed to one asker.
@@ -68,6 +70,8 @@ package struct PlymouthQuestions {
     package static let heldKeyLife = 1.0
 
     package private(set) var questions: [Question] = []
+    /// Questions asked so far (the last one's `serial`).
+    private var asked: UInt64 = 0
     /// The details view (the boot's messages) is asked for: Escape toggles it while no
     /// question waits.
     package private(set) var detailsShown = false
@@ -114,7 +118,8 @@ package struct PlymouthQuestions {
     /// complete (an Enter among them answers it) are returned.
     @discardableResult
     package mutating func ask(_ kind: Kind, prompt: String, owner: UInt64, since: Double? = nil, at now: Double = 0) -> [Reply] {
-        questions.append(Question(owner: owner, kind: kind, prompt: prompt))
+        asked += 1
+        questions.append(Question(owner: owner, kind: kind, prompt: prompt, serial: asked))
         expireHeld(at: now)
         guard questions.count == 1, let since, let start = heldTimes.firstIndex(where: { $0 >= since }) else { return [] }
         var claimed: [UInt8] = []

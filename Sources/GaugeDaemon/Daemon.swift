@@ -480,7 +480,8 @@ package final class Daemon {
         case .snapshot(let path): return Self.reply(snapshot(toPath: path, at: now))
         case .snapshotToPassedFile: return Self.reply(snapshotToPassedFile(from: client, at: now))
         case .quit(let retain): quit(retain: retain, at: now)
-        case .progress, .message, .title, .step, .mode, .state, .theme, .reload, .show, .hide, .deactivate, .reactivate:
+        case .progress, .message, .title, .step, .mode, .state, .theme, .reload, .show, .hide, .deactivate, .reactivate,
+            .failure, .failureSummary, .failureLine, .failureClear:
             let error = change(request, access: access, at: now)
             scheduleFrames()
             return Self.reply(error)
@@ -513,6 +514,12 @@ package final class Daemon {
             screen.setState(state, message: message, at: now)
             noteMessage(message)
         case .theme(let settings): return applyTheme(settings)
+        case .failure(let title):
+            endBootEstimate(because: "a client put up the failure screen")
+            screen.showFailure(title: title)
+        case .failureSummary(let text): return screen.setFailureSummary(text)
+        case .failureLine(let text): return screen.addFailureLine(text)
+        case .failureClear: screen.clearFailure()
         case .reload: return reloadTheme()
         case .show: return show()
         case .hide: updateHandover { $0.hiddenByRequest = true }

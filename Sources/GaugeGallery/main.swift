@@ -1,4 +1,5 @@
 import GaugeDisplay
+import GaugeProtocol
 import GaugeRender
 
 // Renders each look and state into PNGs for the README: swift run GaugeGallery [DIR]
@@ -64,6 +65,21 @@ let entries: [Entry] = [
           model: { m in m.setTarget(100); m.state = .success; m.message = "Installed"; m.title = "Gauge OS is ready" }),
     Entry(name: "failure", caption: "800x480, state failure", width: 800, height: 480, theme: logo,
           model: { m in m.setTarget(63); m.state = .failure; m.message = "No space left on device"; m.title = "Update failed" }),
+    Entry(name: "failure-screen", caption: "800x480, gaugectl failure with an installer's log", width: 800, height: 480, theme: logo,
+          model: { m in
+              m.setTarget(63); m.state = .failure; m.message = "Installing updates"; m.title = "Gauge OS"
+              var report = FailureReport(title: "Update failed")
+              report.summary = "dpkg could not configure linux-image-6.1.0-28-amd64"
+              for line in [
+                  "Setting up linux-image-6.1.0-28-amd64 (6.1.119-1) ...", "update-initramfs: Generating /boot/initrd.img-6.1.0-28-amd64",
+                  "cp: error writing '/boot/initrd.img-6.1.0-28-amd64.new': No space left on device",
+                  "E: mkinitramfs failure cpio 141 gzip 1", "update-initramfs: failed for /boot/initrd.img-6.1.0-28-amd64 with 1.",
+                  "dpkg: error processing package linux-image-6.1.0-28-amd64 (--configure):",
+                  " installed linux-image-6.1.0-28-amd64 package post-installation script subprocess returned error exit status 1",
+                  "E: Sub-process /usr/bin/dpkg returned an error code (1)",
+              ] { report.append(line) }
+              m.failure = report
+          }),
     Entry(name: "cjk", caption: "800x480, UTF-8 message with per-glyph font fallback", width: 800, height: 480, theme: logo,
           model: progress(55, "正在安装软件包 · Größe · インストール中")),
     Entry(name: "scale2", caption: "1200x1920 portrait tablet at scale 2 (HiDPI)", width: 1200, height: 1920, scale: 2, theme: logo,

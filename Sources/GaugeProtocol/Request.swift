@@ -3,7 +3,8 @@
 /// Grammar: words are separated by one or more spaces (only U+0020); leading spaces
 /// before the command word and trailing spaces after a keyword argument are ignored; the
 /// command word is lowercase and case-sensitive. A free-text argument (the message of
-/// `progress`, `message`, `title`, the message of `state`, the path of `snapshot`) is
+/// `progress`, `message`, `title`, the message of `state`, the failure screen's texts,
+/// the path of `snapshot`) is
 /// everything after the *one* space that ends the word before it, kept verbatim: further
 /// spaces belong to the text, so every text, including one that starts or ends with
 /// spaces, round-trips through `encoded` (a snapshot path, which must start with `/`,
@@ -26,6 +27,16 @@ package enum Request: Equatable, Sendable {
     case mode(DisplayMode)
     case state(RunState, message: String?)
     case theme([ThemeSetting])
+    /// `failure [TITLE]`: puts up the failure screen, new, with TITLE (empty:
+    /// `FailureReport.defaultTitle`), and the bar in the failure state.
+    case failure(title: String)
+    /// `failure-summary TEXT`: the failure screen's summary line (empty clears it).
+    case failureSummary(String)
+    /// `failure-line TEXT`: one more detail line on the failure screen (the oldest go
+    /// past `Limits.maxFailureLines` or `Limits.maxFailureBytes`).
+    case failureLine(String)
+    /// `failure-clear`: takes the failure screen down (back to the progress screen).
+    case failureClear
     case reload
     case show
     case hide
@@ -52,7 +63,8 @@ package enum Request: Equatable, Sendable {
 
     /// The command words, in the order help texts list them.
     package static let commandWords = [
-        "progress", "message", "title", "step", "jobs", "mode", "state", "theme", "reload", "show", "hide",
+        "progress", "message", "title", "step", "jobs", "mode", "state", "theme",
+        "failure", "failure-summary", "failure-line", "failure-clear", "reload", "show", "hide",
         "deactivate", "reactivate", "newroot", "ping", "status", "wait", "snapshot", "quit",
     ]
 
@@ -130,6 +142,10 @@ package enum Request: Equatable, Sendable {
             return message.map { head + " " + $0 } ?? head
         case .theme(let settings):
             return (["theme"] + settings.map { $0.encoded }).joined(separator: " ")
+        case .failure(let title): return title.isEmpty ? "failure" : "failure " + title
+        case .failureSummary(let text): return "failure-summary " + text
+        case .failureLine(let text): return "failure-line " + text
+        case .failureClear: return "failure-clear"
         case .reload: return "reload"
         case .show: return "show"
         case .hide: return "hide"
@@ -189,6 +205,7 @@ private struct RequestParser {
             return .state(RunState(rawValue: word)!, message: optionalText())
         case "theme":
             return .theme(try ThemeSetting.parseList(bytes[position...]).get())
+        case "failure", "failure-summary", "failure-line", "failure-clear": return try failure(command)
         case "reload": try end(of: command); return .reload
         case "show": try end(of: command); return .show
         case "hide": try end(of: command); return .hide
@@ -211,6 +228,22 @@ private struct RequestParser {
             return .quit(retain: true)
         default:
             throw ProtocolError(.unknown, "unknown command '\(Abbreviated(command))'\(Nearest.hint(for: command, in: Request.commandWords))")
+        }
+    }
+
+    /// The failure screen's requests: `failure [TITLE]`, `failure-summary TEXT`,
+    /// `failure-line TEXT` (an empty TEXT after the space is a blank line), `failure-clear`.
+    private mutating func failure(_ command: String) throws(ProtocolError) -> Request {
+        switch command {
+        case "failure": return .failure(title: optionalText() ?? "")
+        case "failure-clear":
+            try end(of: command)
+            return .failureClear
+        default:
+            guard let text = optionalText() else {
+                throw ProtocolError(.syntax, "\(command) needs a text (empty after the space for none)")
+            }
+            return command == "failure-line" ? .failureLine(text) : .failureSummary(text)
         }
     }
 

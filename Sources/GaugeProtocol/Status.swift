@@ -41,12 +41,45 @@ package struct Status: Equatable, Sendable {
     /// The theme's `stall_time` (seconds, 0: never), which the commands that follow an
     /// update tool use; nil from a daemon older than it, which leaves it out.
     package var stallTime: Double?
+    /// The failure screen while it is up (`failure`); nil otherwise, and from a daemon
+    /// older than it, which leaves the key out.
+    package var failure: Failure?
+
+    /// What `status` tells of the failure screen: its title as shown, its summary, and
+    /// how many detail lines it keeps and has dropped (the oldest, past the limits).
+    package struct Failure: Equatable, Sendable {
+        package var title: String
+        package var summary: String
+        package var lines: Int
+        package var dropped: Int
+
+        package init(title: String, summary: String, lines: Int, dropped: Int) {
+            self.title = title
+            self.summary = summary
+            self.lines = lines
+            self.dropped = dropped
+        }
+
+        var jsonValue: JSONValue {
+            .object([
+                .init("title", .string(title)), .init("summary", .string(summary)),
+                .init("lines", .number(Double(lines))), .init("dropped", .number(Double(dropped))),
+            ])
+        }
+
+        init?(_ value: JSONValue) {
+            guard let title = value["title"]?.stringValue, let summary = value["summary"]?.stringValue,
+                let lines = value["lines"]?.intValue, let dropped = value["dropped"]?.intValue
+            else { return nil }
+            self.init(title: title, summary: summary, lines: lines, dropped: dropped)
+        }
+    }
 
     package init(
         target: Double = 0, shown: Double = 0, message: String = "", title: String = "",
         mode: DisplayMode = .determinate, state: RunState = .running, visible: Bool = true,
         display: Display = .none, fps: Int = 60, animating: Bool = false, clients: Int = 0, frames: Int = 0,
-        stallTime: Double? = nil
+        stallTime: Double? = nil, failure: Failure? = nil
     ) {
         self.target = target
         self.shown = shown
@@ -61,6 +94,7 @@ package struct Status: Equatable, Sendable {
         self.clients = clients
         self.frames = frames
         self.stallTime = stallTime
+        self.failure = failure
     }
 
     /// The JSON object, keys in a fixed order.
@@ -85,7 +119,8 @@ package struct Status: Equatable, Sendable {
             .init("animating", .bool(animating)),
             .init("clients", .number(Double(clients))),
             .init("frames", .number(Double(frames))),
-        ] + (stallTime.map { [.init("stall_time", .number(Self.twoDecimals($0)))] } ?? []))
+        ] + (stallTime.map { [.init("stall_time", .number(Self.twoDecimals($0)))] } ?? [])
+            + [.init("failure", failure?.jsonValue ?? .null)])
     }
 
     /// One line of JSON, e.g.
@@ -97,7 +132,7 @@ package struct Status: Equatable, Sendable {
     /// Reads what `json()` writes. Keys may come in any order and unknown keys are
     /// ignored (a newer daemon may add some); a missing or mistyped known key is an error,
     /// except `frames` and `stall_time`, which a daemon older than them leaves out (read
-    /// as 0 and nil).
+    /// as 0 and nil), and `failure` (read as nil, as `null` is).
     package static func parse(json text: String) -> Status? {
         guard let root = JSONValue.parse(text) else { return nil }
         return Status(root)
@@ -132,11 +167,17 @@ package struct Status: Equatable, Sendable {
             guard let seconds = value.doubleValue else { return nil }
             stallTime = seconds
         }
+        var failure: Failure?
+        if let value = root["failure"], value != .null {
+            guard let read = Failure(value) else { return nil }
+            failure = read
+        }
         self.init(
             target: target, shown: shown, message: message, title: title, mode: mode,
             state: state, visible: visible,
             display: Display(name: name, width: width, height: height, format: format),
-            fps: fps, animating: animating, clients: clients, frames: frames, stallTime: stallTime)
+            fps: fps, animating: animating, clients: clients, frames: frames, stallTime: stallTime,
+            failure: failure)
     }
 
     /// What `gaugectl status` prints: one `label: value` per line, no trailing newline.
@@ -165,7 +206,7 @@ package struct Status: Equatable, Sendable {
             ("animating", animating ? "yes" : "no"),
             ("clients", String(clients)),
             ("frames", String(frames)),
-        ]
+        ] + (failure.map { [("failure", Self.quoted($0.title) + " (\($0.lines) detail lines)")] } ?? [])
         let width = rows.map { $0.0.count }.max() ?? 0
         return rows.map { label, value in
             label + ":" + String(repeating: " ", count: width - label.count + 1) + value

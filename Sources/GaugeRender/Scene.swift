@@ -56,6 +56,9 @@ package final class Scene {
     private var label = TextLine()
     private lazy var entry = EntryLayer(theme: theme, layout: layout, text: text)
     private lazy var details = DetailsLayer(theme: theme, layout: layout, text: text)
+    private lazy var failure = FailureLayer(theme: theme, layout: layout, text: text, screenColor: screenColor)
+    /// The failure screen takes the splash's title's room too (`FailureLayer`).
+    private var failureCoversTitle = false
     private var labelColor = Color.black
     private var phase = 0
     private var labelValue = -1.0
@@ -155,15 +158,23 @@ package final class Scene {
 
     /// Where the label is drawn (empty when hidden).
     package var labelRect: Rect { label.rect }
-    package var titleRect: Rect { title.rect }
+    package var titleRect: Rect { failureCoversTitle ? .zero : title.rect }
     package var messageRect: Rect { message.rect }
     /// Where the success or failure mark is drawn (empty while running).
     package var markRect: Rect { mark.rect }
     /// Where the logo is drawn (empty when none, dropped, or hidden for now).
     package var logoRect: Rect {
-        guard let logo, details.lines == nil, entry.entry == nil || layout.logoWhileAsking else { return .zero }
+        guard let logo, logoShown else { return .zero }
         return logo.rect
     }
+    /// The logo gives its room to the details view and the failure screen, and to a
+    /// question that needs it.
+    private var logoShown: Bool {
+        details.lines == nil && failure.report == nil && (entry.entry == nil || layout.logoWhileAsking)
+    }
+    /// The failure screen's box (empty while hidden) and each of its lines of text.
+    package var failureRect: Rect { failure.rect }
+    package var failureTextRects: [Rect] { failure.textRects }
     /// Where the circles or ring indicator is drawn (empty while it is not shown).
     package var indicatorRect: Rect { indicatorOpacity > 0 ? indicator.rect : .zero }
     /// The box style's value badge (empty in the plain style or without a label).
@@ -259,12 +270,29 @@ package final class Scene {
             if (model.entry == nil) != (entry.entry == nil), !layout.logoWhileAsking, let logo { damage = damage.union(logo.rect) }
             damage = damage.union(entry.update(model.entry))
         }
-        if model.details != details.lines {
-            // The logo goes while the details show, and comes back after.
-            if (model.details == nil) != (details.lines == nil), let logo { damage = damage.union(logo.rect) }
-            damage = damage.union(details.update(model.details, bottom: detailsBottom))
+        return damage.union(updateAboveTheSplash(model)).intersection(screen)
+    }
+
+    /// The details view or the failure screen, which takes the details view's place (and
+    /// the title's when it needs it); the logo goes while either shows, and comes back after.
+    private func updateAboveTheSplash(_ model: ScreenModel) -> Rect {
+        let shownDetails = model.failure == nil ? model.details : nil
+        guard shownDetails != details.lines || model.failure != failure.report || model.failure != nil else { return .zero }
+        let hadLogo = logoShown
+        var damage = details.update(shownDetails, bottom: detailsBottom)
+        var bottom = detailsBottom
+        let covered = failureCoversTitle
+        failureCoversTitle = false
+        if let report = model.failure, !failure.holdsHead(of: report, bottom: bottom) {
+            // Above a question laid out over the title (the plain style's place for it).
+            let question = entry.rect.isEmpty || entry.rect.y > rowTop ? Int.max : entry.rect.y
+            bottom = min(question, rowTop) - layout.textGap
+            failureCoversTitle = true
         }
-        return damage.intersection(screen)
+        if covered != failureCoversTitle { damage = damage.union(title.rect) }
+        damage = damage.union(failure.update(model.failure, bottom: bottom))
+        if hadLogo != logoShown, let logo { damage = damage.union(logo.rect) }
+        return damage
     }
 
     private func updateTitle(_ value: String) -> Rect {
@@ -305,6 +333,14 @@ package final class Scene {
         let splashTop = theme.style == .box ? panel.y : (title.rect.isEmpty ? layout.row.y - labelClearance(.above) : title.rect.y)
         let top = entry.rect.isEmpty ? splashTop : min(splashTop, entry.rect.y)
         return top - layout.textGap
+    }
+
+    /// The top of the bar's row and what belongs to it: the label above it, the box
+    /// style's value badge.
+    private var rowTop: Int {
+        guard theme.style == .box else { return layout.row.y - labelClearance(.above) }
+        let badge = theme.showLabel ? Layout.badgeHeight(labelSize: layout.labelSize, scale: layout.scale) : 0
+        return layout.row.y - layout.textGap / 2 - badge
     }
 
     /// Where the details view is drawn (empty while hidden).
@@ -448,7 +484,7 @@ package final class Scene {
     private func opaqueIndicatorCovers(_ area: Rect) -> Bool {
         indicatorOpacity >= 1 && indicator.rect.union(area) == indicator.rect
             && !area.intersects(title.rect) && !area.intersects(message.rect) && !area.intersects(mark.rect)
-            && !area.intersects(entry.rect) && !area.intersects(details.rect)
+            && !area.intersects(entry.rect) && !area.intersects(details.rect) && !area.intersects(failure.rect)
     }
 
     /// Draws rows `rows` of the current frame into `band`, which holds just those rows
@@ -490,7 +526,7 @@ package final class Scene {
                               maskOrigin: (p.x - panel.x, p.y - panel.y))
             }
         }
-        if let logo, details.lines == nil, entry.entry == nil || layout.logoWhileAsking {
+        if let logo, logoShown {
             let l = area.intersection(logo.rect)
             dst.composite(PIXMAN_OP_OVER, source: logo.image, rect: l, sourceOrigin: (l.x - logo.rect.x, l.y - logo.rect.y))
         }
@@ -505,10 +541,11 @@ package final class Scene {
         if indicatorOpacity > 0 {
             indicator.draw(into: dst, clip: area, frame: indicatorFrame, opacity: indicatorOpacity)
         }
-        draw(title, color: theme.titleColor, into: dst, clip: area)
+        if !failureCoversTitle { draw(title, color: theme.titleColor, into: dst, clip: area) }
         draw(message, color: theme.messageColor, into: dst, clip: area)
         entry.draw(into: dst, clip: area)
         details.draw(into: dst, clip: area)
+        failure.draw(into: dst, clip: area)
         draw(mark, color: theme.fillColor(for: state), into: dst, clip: area)
         if let badge {
             let b = area.intersection(badge.rect)

@@ -19,6 +19,9 @@ package struct ScreenModel: Equatable, Sendable {
     /// The details view: the boot's messages so far, shown above the splash's text in
     /// place of the logo; nil: hidden.
     package var details: [String]?
+    /// The failure screen (`failure`): a box saying what failed, in place of the logo and
+    /// of the details view; nil: not shown.
+    package var failure: FailureReport?
 
     package init() {}
 

@@ -213,13 +213,15 @@ private final class FakeDaemon: @unchecked Sendable {
         // A newline in a message is its line break (U+2028); the line stays one request.
         (["message", "Copying\nfiles"], "message Copying\u{2028}files"),
         (["progress", "5", "-m", "a\r\nb"], "progress 5 a\u{2028}b"),
-        (["failure", "Disk full\nSee the log"], "state failure Disk full\u{2028}See the log"),
+        (["success", "Disk checked\nSee the log"], "state success Disk checked\u{2028}See the log"),
+        // The failure screen's title alone is one request; a newline in it is a space.
+        (["failure", "--title", "Disk full\nSee the log"], "failure Disk full See the log"),
         (["wait-ready"], "ping"),
         (["title", "Installing Debian"], "title Installing Debian"),
         (["title", ""], "title "),
         (["mode", "indeterminate"], "mode indeterminate"),
         (["success", "All", "done"], "state success All done"),
-        (["failure"], "state failure"),
+        (["failure"], "failure"),
         (["running", "again"], "state running again"),
         (["theme", "fill_color=#ff8800", "message_font=DejaVu Sans"], "theme fill_color=#ff8800 message_font=\"DejaVu Sans\""),
         (["reload"], "reload"),

@@ -27,7 +27,8 @@ import Testing
         let driving: [Request] = [
             .progress(42, message: "m"), .message("x"), .title("t"), .mode(.indeterminate), .state(.success, message: nil),
             theme("fill_color", "#ff0000"), .reload, .show, .hide, .deactivate, .reactivate, .ping, .status, .wait,
-            .snapshotToPassedFile, .quit(retain: false),
+            .snapshotToPassedFile, .quit(retain: false), .failure(title: "t"), .failureSummary("s"), .failureLine("l"),
+            .failureClear,
         ]
         for request in driving { #expect(member.refusal(of: request) == nil, "\(request)") }
     }
@@ -50,6 +51,8 @@ import Testing
         let leavingIt: [Request] = [
             .progress(42, message: "m"), .message("x"), .title("t"), .mode(.indeterminate), .step("s"), .show,
             .reactivate, .ping, .status, .wait,
+            // The failure screen's box is laid out apart from the question (the layout matrix).
+            .failure(title: "t"), .failureSummary("s"), .failureLine("l"), .failureClear,
         ]
         for request in leavingIt { #expect(member.refusal(of: request, rootWaits: true) == nil, "\(request)") }
     }

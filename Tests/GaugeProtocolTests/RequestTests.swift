@@ -293,3 +293,89 @@ private func errorCode(_ line: String) -> ErrorCode? {
         #expect(PlainDecimal.parse(text) == nil)
     }
 }
+
+/// The failure screen's requests (`failure`, `failure-summary`, `failure-line`,
+/// `failure-clear`) and the bounds of what the daemon keeps of them.
+@Suite struct FailureRequests {
+    @Test(arguments: [
+        ("failure", Request.failure(title: "")),
+        ("failure ", .failure(title: "")),
+        ("failure Update failed", .failure(title: "Update failed")),
+        ("failure  two  spaces ", .failure(title: " two  spaces ")),
+        ("failure-summary Could not write /boot/vmlinuz", .failureSummary("Could not write /boot/vmlinuz")),
+        ("failure-summary ", .failureSummary("")),
+        ("failure-line E: Sub-process /usr/bin/dpkg returned an error code (1)", .failureLine("E: Sub-process /usr/bin/dpkg returned an error code (1)")),
+        ("failure-line ", .failureLine("")),
+        ("failure-line \tindented", .failureLine("\tindented")),
+        ("failure-line 日本語 \u{FFFD}", .failureLine("日本語 \u{FFFD}")),
+        ("failure-clear", .failureClear),
+        ("  failure-clear  ", .failureClear),
+    ])
+    func parses(line: String, request: Request) {
+        #expect(parse(line) == request)
+        #expect(parse(request.encoded) == request, "\(request.encoded.debugDescription)")
+    }
+
+    @Test(arguments: [
+        ("failure-line", ErrorCode.syntax),  // no text: a blank line is "failure-line " with its space
+        ("failure-summary", .syntax),
+        ("failure-clear now", .syntax),
+        ("failure-line \u{1B}[31mred", .syntax),  // an escape sequence never reaches the screen
+        ("failure-line bell\u{07}", .syntax),
+        ("failure-line c1\u{9B}31m", .syntax),
+        ("failure Update\u{0}failed", .syntax),
+        ("failure-lines x", .unknown),
+        ("Failure x", .unknown),
+    ])
+    func refuses(line: String, code: ErrorCode) {
+        #expect(errorCode(line) == code, "\(line.debugDescription)")
+    }
+
+    /// A request line longer than the protocol's limit is refused before parsing
+    /// (`toolong`), and the longest text a request carries fits in a line.
+    @Test func tooLongLinesAreRefusedAndTheTextLimitFits() {
+        var framer = LineFramer(maxLineBytes: Limits.maxLineBytes)
+        let long = "failure-line " + String(repeating: "x", count: Limits.maxLineBytes)
+        framer.append(Array((long + "\nfailure-clear\n").utf8))
+        #expect(framer.next() == .error(ProtocolError(.toolong, "line longer than \(Limits.maxLineBytes) bytes")))
+        #expect(framer.next() == .line("failure-clear"))
+        let text = String(repeating: "é", count: Limits.maxFailureTextBytes / 2)
+        for request in [Request.failure(title: text), .failureSummary(text), .failureLine(text)] {
+            #expect(request.encoded.utf8.count <= Limits.maxLineBytes)
+            #expect(parse(request.encoded) == request)
+        }
+    }
+
+    @Test func theDefaultTitleShowsWhenNoneIsGiven() {
+        #expect(FailureReport().shownTitle == "Something went wrong")
+        #expect(FailureReport(title: "Boot failed").shownTitle == "Boot failed")
+    }
+
+    /// Past the count the oldest lines go, each counted as dropped.
+    @Test func tooManyLinesDropTheOldest() {
+        var report = FailureReport(title: "t")
+        for n in 1...(Limits.maxFailureLines + 50) { report.append("line \(n)") }
+        #expect(report.lines.count == Limits.maxFailureLines)
+        #expect(report.dropped == 50)
+        #expect(report.lines.first == "line 51")
+        #expect(report.lines.last == "line \(Limits.maxFailureLines + 50)")
+    }
+
+    /// Past the bytes the oldest lines go too; a line alone over the bound is cut to it
+    /// between characters.
+    @Test func tooManyBytesDropTheOldest() {
+        var report = FailureReport()
+        let kilobyte = String(repeating: "a", count: 1024)
+        for _ in 0..<40 { report.append(kilobyte) }
+        #expect(report.lines.count == Limits.maxFailureBytes / 1024)
+        #expect(report.dropped == 40 - Limits.maxFailureBytes / 1024)
+        report.append(String(repeating: "€", count: Limits.maxFailureBytes))
+        #expect(report.lines.count == 1)
+        #expect(report.lines[0].utf8.count == Limits.maxFailureBytes - Limits.maxFailureBytes % 3)
+        #expect(report.lines[0].unicodeScalars.allSatisfy { $0 == "€" })
+        var small = FailureReport()
+        for n in 1...5 { small.append("\(n)", maxLines: 3, maxBytes: 100) }
+        #expect(small.lines == ["3", "4", "5"])
+        #expect(small.dropped == 2)
+    }
+}

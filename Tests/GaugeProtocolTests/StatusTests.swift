@@ -11,7 +11,7 @@ import Testing
     @Test func writesOneLineWithFixedKeysAndPlainNumbers() {
         #expect(
             Self.sample.json()
-                == #"{"target":42.5,"shown":40,"message":"Copying files","title":"Installing","mode":"determinate","state":"running","visible":true,"display":{"name":"memory","width":800,"height":600,"format":"xrgb8888"},"fps":60,"animating":true,"clients":1,"frames":7}"#
+                == #"{"target":42.5,"shown":40,"message":"Copying files","title":"Installing","mode":"determinate","state":"running","visible":true,"display":{"name":"memory","width":800,"height":600,"format":"xrgb8888"},"fps":60,"animating":true,"clients":1,"frames":7,"failure":null}"#
         )
         var tiny = Self.sample
         tiny.shown = 0.0000001
@@ -89,10 +89,27 @@ import Testing
     @Test func stallTimeIsTheLastKeyAndOptionalForOlderDaemons() {
         var withStall = Self.sample
         withStall.stallTime = 7.5
-        #expect(withStall.json().hasSuffix(#","frames":7,"stall_time":7.5}"#))
+        #expect(withStall.json().hasSuffix(#","frames":7,"stall_time":7.5,"failure":null}"#))
         #expect(Status.parse(json: withStall.json()) == withStall)
         #expect(Status.parse(json: Self.sample.json())?.stallTime == nil)
-        #expect(Status.parse(json: withStall.json().replacing("7.5}", with: #""7.5"}"#, maxReplacements: 1)) == nil)
+        #expect(Status.parse(json: withStall.json().replacing("7.5,", with: #""7.5","#, maxReplacements: 1)) == nil)
+    }
+
+    /// `failure` is `null` while no failure screen is up, an object while one is, and
+    /// missing from an older daemon's reply (read as none).
+    @Test func failureIsNullOrTheScreensObject() {
+        var up = Self.sample
+        up.failure = Status.Failure(title: "Update failed", summary: "disk \"full\"", lines: 3, dropped: 1)
+        #expect(up.json().hasSuffix(#","frames":7,"failure":{"title":"Update failed","summary":"disk \"full\"","lines":3,"dropped":1}}"#))
+        #expect(Status.parse(json: up.json()) == up)
+        #expect(Status.parse(json: Self.sample.json())?.failure == nil)
+        let old = Self.sample.json().replacing(#","failure":null"#, with: "", maxReplacements: 1)
+        #expect(!old.contains("failure"))
+        #expect(Status.parse(json: old) == Self.sample)
+        #expect(Status.parse(json: up.json().replacing(#""lines":3"#, with: #""lines":"3""#, maxReplacements: 1)) == nil)
+        #expect(Status.parse(json: Self.sample.json().replacing("null}", with: "true}", maxReplacements: 1)) == nil)
+        #expect(up.humanReadable.hasSuffix("\nfailure:   \"Update failed\" (3 detail lines)"))
+        #expect(!Self.sample.humanReadable.contains("failure"))
     }
 
     @Test func framesIsOptionalForOlderDaemons() {

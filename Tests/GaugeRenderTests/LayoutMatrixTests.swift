@@ -70,6 +70,13 @@ struct LayoutMatrixTests {
             var failed = Self.fullModel(63)
             failed.state = .failure
             frames.append(("failure", failed))
+            // The failure screen, with the question (both fit or the box gives way) and
+            // without (the box shows).
+            var failureScreen = failed
+            failureScreen.failure = FailureScreenTests.report(lines: 300, longLine: true)
+            frames.append(("failure screen asking", failureScreen))
+            failureScreen.entry = nil
+            frames.append(("failure screen", failureScreen))
             var time = 0.0
             // The other indicators differ from the barber pole in the indeterminate frame alone.
             for (name, m) in frames where indicator == .barberPole || name == "indeterminate" {
@@ -89,6 +96,7 @@ struct LayoutMatrixTests {
             ("title", scene.titleRect), ("message", scene.messageRect), ("question", scene.entryRect),
             ("mark", scene.markRect), ("logo", scene.logoRect),
             (indicatorShown ? "indicator" : "bar", indicatorShown ? scene.indicatorRect : scene.barRect),
+            ("failure screen", scene.failureRect),
         ]
         if theme.style == .box {
             elements.append(("badge", scene.badgeRect))
@@ -96,12 +104,15 @@ struct LayoutMatrixTests {
             elements.append(("label", scene.labelRect))
         }
         // Everything the model holds is on screen.
-        #expect(!scene.titleRect.isEmpty && !scene.messageRect.isEmpty, "\(what): title and message shown")
-        #expect(scene.messageRect.height > scene.titleRect.height, "\(what): two message lines")
+        // The failure screen may take the title's room (`FailureLayer`).
+        #expect(!scene.titleRect.isEmpty || model.failure != nil, "\(what): title shown")
+        #expect(!scene.messageRect.isEmpty, "\(what): message shown")
+        if !scene.titleRect.isEmpty { #expect(scene.messageRect.height > scene.titleRect.height, "\(what): two message lines") }
         if model.entry != nil { #expect(!scene.entryRect.isEmpty, "\(what): question shown") }
+        if model.failure != nil, model.entry == nil { #expect(!scene.failureRect.isEmpty, "\(what): failure screen shown") }
         if model.state == .success || model.state == .failure { #expect(!scene.markRect.isEmpty, "\(what): mark shown") }
         if model.mode == .determinate, model.state != .begin { #expect(!scene.labelRect.isEmpty, "\(what): label shown") }
-        if !theme.logo.isEmpty, model.entry == nil || scene.width * scene.height >= 800 * 480 {
+        if !theme.logo.isEmpty, model.failure == nil, model.entry == nil || scene.width * scene.height >= 800 * 480 {
             let hidden = scene.layoutNotes.contains { $0.hasPrefix(model.entry == nil ? "logo dropped" : "logo") }
             #expect(!scene.logoRect.isEmpty || hidden, "\(what): logo shown or its absence logged")
         }

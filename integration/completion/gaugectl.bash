@@ -84,6 +84,14 @@ _gaugectl() {
             fi
             COMPREPLY=($(compgen -W "--list --set --rebuild-initramfs --help" -- "$cur"))
             ;;
+        failure)
+            [[ $prev == --title || $prev == -t ]] && return
+            if [[ $prev == --details || $prev == -d ]]; then
+                COMPREPLY=($(compgen -f -- "$cur"))
+                return
+            fi
+            COMPREPLY=($(compgen -W "--title --details --help" -- "$cur"))
+            ;;
         gauge)
             [[ $prev == --message || $prev == -m || $prev == --title || $prev == -t ]] && return
             if [[ $prev == --on-eof ]]; then
@@ -124,7 +132,7 @@ _gaugectl() {
             ;;
         send)
             if ((i + 1 == cword)); then
-                COMPREPLY=($(compgen -W "progress message title mode state theme reload show hide deactivate reactivate newroot ping status wait snapshot quit" -- "$cur"))
+                COMPREPLY=($(compgen -W "progress message title mode state failure failure-summary failure-line failure-clear theme reload show hide deactivate reactivate newroot ping status wait snapshot quit" -- "$cur"))
             fi
             ;;
         help)

@@ -102,6 +102,31 @@ package final class ProgressScreen {
     /// The details view's lines (nil: hidden).
     package func setDetails(_ lines: [String]?) { model.details = lines }
 
+    /// `failure [TITLE]`: a new failure screen, and the bar in the failure state.
+    package func showFailure(title: String) {
+        model.failure = FailureReport(title: title)
+        model.state = .failure
+    }
+
+    /// `failure-summary TEXT`; `err state` without a failure screen.
+    package func setFailureSummary(_ text: String) -> ProtocolError? {
+        guard model.failure != nil else { return Self.noFailure }
+        model.failure?.summary = text
+        return nil
+    }
+
+    /// `failure-line TEXT`; `err state` without a failure screen.
+    package func addFailureLine(_ text: String) -> ProtocolError? {
+        guard model.failure != nil else { return Self.noFailure }
+        model.failure?.append(text)
+        return nil
+    }
+
+    /// `failure-clear`: back to the progress screen (the state stays).
+    package func clearFailure() { model.failure = nil }
+
+    private static let noFailure = ProtocolError(.state, "no failure screen is up; 'failure [TITLE]' puts one up")
+
     package func setMode(_ mode: DisplayMode) {
         model.mode = mode
     }
@@ -335,6 +360,9 @@ package final class ProgressScreen {
             message: model.message, title: model.title,
             mode: model.mode, state: model.state,
             visible: visible, display: displayInfo ?? .none, fps: fps,
-            animating: isAnimating(at: time), clients: clients, frames: framesPresented, stallTime: theme.stallTime)
+            animating: isAnimating(at: time), clients: clients, frames: framesPresented, stallTime: theme.stallTime,
+            failure: model.failure.map {
+                Status.Failure(title: $0.shownTitle, summary: $0.summary, lines: $0.lines.count, dropped: $0.dropped)
+            })
     }
 }

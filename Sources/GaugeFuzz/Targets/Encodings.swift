@@ -47,7 +47,7 @@ enum Encodings {
     }
 
     static func request(_ reader: inout FuzzReader) -> Request {
-        switch reader.below(18) {
+        switch reader.below(22) {
         case 0:
             let value = Double(reader.u32() % 100_001) / 1000
             return .progress(value, message: reader.bool() ? text(&reader) : nil)
@@ -80,6 +80,10 @@ enum Encodings {
         case 14: return .wait
         case 15: return .snapshot(path: "/" + text(&reader))
         case 16: return .snapshotToPassedFile
+        case 17: return .failure(title: text(&reader))
+        case 18: return .failureSummary(text(&reader))
+        case 19: return .failureLine(text(&reader))
+        case 20: return .failureClear
         default: return .quit(retain: reader.bool())
         }
     }

@@ -126,7 +126,9 @@ enum NativeSamples {
         "state begin", "theme fill_color=#3080ff flat=true", "theme label_format=\"Step {value} of {max}\" bar_height=30",
         "theme style=box cover_color=0,0,0,0.5 indeterminate_style=circles", "theme circle_colors=\"#fff #000\"",
         "theme a\\b=\"x \\\" y \\\\ z\"", "reload", "show", "hide", "deactivate", "reactivate", "newroot /sysroot",
-        "jobs 42.5", "jobs 101", "ping", "status", "wait", "snapshot -", "snapshot /tmp/shot.png", "quit", "quit retain", "  ping",
+        "jobs 42.5", "jobs 101",
+        "failure", "failure Update failed", "failure-summary Could not write /boot", "failure-summary ", "failure-line E: disk full",
+        "failure-line ", "failure-clear", "ping", "status", "wait", "snapshot -", "snapshot /tmp/shot.png", "quit", "quit retain", "  ping",
         "ping\r", "progress 5 Grüße 日本語\tTab", "bogus", "",
     ]
 
@@ -147,6 +149,10 @@ enum NativeSamples {
         case .mode(let mode): mode.rawValue
         case .state(let state, _): state.rawValue
         case .theme(let settings): "theme \(bucket(settings.count))"
+        case .failure: "failure-screen"
+        case .failureSummary: "failure-summary"
+        case .failureLine: "failure-line"
+        case .failureClear: "failure-clear"
         case .reload: "reload"
         case .show: "show"
         case .hide: "hide"

@@ -75,6 +75,10 @@ enum ScreenDriver {
                 return .err(error)
             }
             try ThemeSamples.checkValues(of: screen.theme)
+        case .failure(let title): screen.showFailure(title: title)
+        case .failureSummary(let text): if let error = screen.setFailureSummary(text) { return .err(error) }
+        case .failureLine(let text): if let error = screen.addFailureLine(text) { return .err(error) }
+        case .failureClear: screen.clearFailure()
         case .show, .reactivate: screen.show()
         case .hide, .deactivate: screen.hide()
         case .status:

@@ -9,7 +9,9 @@ extension FuzzTarget {
         maxLength: 6000, dictionary: ["ok ", "err ", "{", "}", "[", "]", "\"", ":", ",", "\\u", "\\ud83d\\ude00", "\\\"", "null", "true", "false", "-0", "1e308", "1e-400", "\"target\":", "\"display\":"],
         seeds: {
             let status = Status(target: 42.5, shown: 40, message: "Copying \"files\"\t日本", title: "T", display: .init(name: "memory 640x480", width: 640, height: 480, format: "XRGB8888"), frames: 7)
-            return [Array(("ok " + status.json()).utf8), Array("[1,-2.5e3,{\"a\":[true,false,null]},\"\\u00e9\\n\"]".utf8), Array("err syntax x".utf8)]
+            var failed = status
+            failed.failure = Status.Failure(title: "Update \"failed\"", summary: "disk full\t", lines: 3, dropped: 1)
+            return [Array(("ok " + status.json()).utf8), Array(("ok " + failed.json()).utf8), Array("[1,-2.5e3,{\"a\":[true,false,null]},\"\\u00e9\\n\"]".utf8), Array("err syntax x".utf8)]
         }
     ) { input, probe throws(FuzzFailure) in
         let text = String(decoding: input, as: UTF8.self)

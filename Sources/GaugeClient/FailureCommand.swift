@@ -1,0 +1,91 @@
+import CGaugeLinux
+import GaugeProtocol
+import GaugeSystem
+import GaugeTranslators
+
+/// `gaugectl failure [--title TITLE] [--details FILE|-] [SUMMARY]`: reads the details (a
+/// file, or stdin with `-`) to their end first, then puts up the failure screen with
+/// `failure`, `failure-summary` and a `failure-line` per line, over one connection. Exit
+/// status as every request's: 0 all `ok`, 1 the first `err` (reported, nothing more sent),
+/// 3 no daemon.
+enum FailureCommand {
+    struct Settings {
+        var title: String
+        var summary: String?
+        /// A path, `-` for stdin, nil: none.
+        var details: String?
+    }
+
+    static func run(_ settings: Settings, _ invocation: Invocation) -> Never {
+        var requests = [Request.failure(title: oneLine(settings.title))]
+        if let summary = settings.summary { requests.append(.failureSummary(oneLine(summary))) }
+        if let path = settings.details {
+            let details = read(path)
+            if details.dropped > 0 {
+                requests.append(.failureLine("\u{2026} \(details.dropped) earlier lines of \(path == "-" ? "stdin" : path) not sent"))
+            }
+            requests += details.lines.map { .failureLine($0) }
+        }
+        send(requests, invocation)
+    }
+
+    /// An argument as one line of the box: line breaks become spaces, the rest cleaned as
+    /// the details are.
+    private static func oneLine(_ text: String) -> String {
+        let spaced = text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
+        return FailureDetails.clean(Array(String(String.UnicodeScalarView(spaced)).utf8))
+    }
+
+    /// The newest lines of `path` (stdin for `-`); exit status 1 when it cannot be read.
+    private static func read(_ path: String) -> FailureDetails {
+        var details = FailureDetails()
+        let fd: Int32
+        if path == "-" {
+            fd = 0
+        } else {
+            do throws(SystemError) {
+                fd = try Syscall.open(path, flags: O_RDONLY | O_NOCTTY | O_CLOEXEC)
+            } catch {
+                printError("gaugectl: failure: cannot open \(path): \(error)")
+                finish(.daemonError)
+            }
+        }
+        defer { if fd != 0 { Syscall.close(fd) } }
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in try Syscall.read(fd, into: raw) }
+            }
+            switch result {
+            case .success(nil):
+                // A non-blocking stdin with nothing yet: wait for it.
+                _ = try? Syscall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: -1)
+            case .success(0?):
+                details.finish()
+                return details
+            case .success(let count?):
+                details.consume(buffer[..<count])
+            case .failure(let error):
+                printError("gaugectl: failure: cannot read \(path == "-" ? "stdin" : path): \(error)")
+                finish(.daemonError)
+            }
+        }
+    }
+
+    private static func send(_ requests: [Request], _ invocation: Invocation) -> Never {
+        let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
+        do throws(ConnectionFailure) {
+            _ = try session.connect(waitingForDaemon: invocation.waitsForDaemon)
+            for request in requests {
+                if case .err(let error) = try session.send(request) {
+                    printError("gaugectl: \(error.code.rawValue): \(error.message)")
+                    finish(.daemonError)
+                }
+            }
+        } catch {
+            printError("gaugectl: \(error.message)")
+            finish(error.denied ? .denied : .noDaemon)
+        }
+        finish(.ok)
+    }
+}

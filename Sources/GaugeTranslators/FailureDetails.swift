@@ -9,9 +9,10 @@ import GaugeProtocol
 /// newest `maxLines` lines within `maxBytes` are kept, and `dropped` counts the others,
 /// so a log of any size is read in bounded memory.
 package struct FailureDetails {
-    package private(set) var lines: [String] = []
-    package private(set) var dropped = 0
-    private var keptBytes = 0
+    /// The newest lines, kept by the failure screen's own rule (`FailureReport.append`).
+    private var kept = FailureReport(title: "")
+    package var lines: [String] { kept.lines }
+    package var dropped: Int { kept.dropped }
     private var current: [UInt8] = []
     /// Bytes of the current line past what is kept of it are skipped to its newline.
     private var overlong = false
@@ -44,20 +45,9 @@ package struct FailureDetails {
     }
 
     private mutating func endLine() {
-        let line = Self.clean(current)
+        kept.append(Self.clean(current), maxLines: maxLines, maxBytes: maxBytes)
         current.removeAll(keepingCapacity: true)
         overlong = false
-        lines.append(line)
-        keptBytes += line.utf8.count
-        var excess = 0
-        while lines.count - excess > maxLines || keptBytes > maxBytes {
-            keptBytes -= lines[excess].utf8.count
-            excess += 1
-        }
-        if excess > 0 {
-            lines.removeFirst(excess)
-            dropped += excess
-        }
     }
 
     /// One line's bytes as text the screen may show (see the type), cut at

@@ -454,6 +454,36 @@ def systemd_version(journal):
     return 0
 
 
+def post_mortem(boot, report):
+    """Where a boot that never powered off stopped, as figures in the test's own output (a
+    CI log keeps no results directory): the last screens, what the checker typed and saw,
+    and the kernel console's last lines, any passphrase masked."""
+    for f in boot.frames[-4:]:
+        report.figure("stopped: screen", f.label())
+    if boot.passphrase:
+        report.figure("stopped: the data volume's question",
+                      f"asked {'frame #%d' % boot.asked.index if boot.asked else 'never'}, keys sent at "
+                      f"{boot.typed_at}, most bullets {boot.most_bullets}, Enter at {boot.entered_at}")
+    if boot.root_pass:
+        times = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(boot.unlock_times.items(), key=lambda kv: kv[1]))
+        frames = ", ".join(f"{k} #{f.index}" for k, f in boot.unlock_frames.items())
+        report.figure("stopped: the root's question",
+                      f"state {boot.unlock_state} (0 waiting, 1 wrong typed, 2 wrong entered, 3 right typed, "
+                      f"4 done); host times: {times or 'none'}; frames: {frames or 'none'}; "
+                      f"bullets seen: {boot.unlock_bullets[-12:]}")
+    secrets = [w for w in (boot.passphrase, boot.root_pass, boot.wrong_pass) if w]
+    try:
+        with open(boot.serial_path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+    except OSError as error:
+        text = f"(no kernel console log: {error})"
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", text)
+    for word in secrets:
+        text = text.replace(word, "*" * len(word))
+    for line in [l for l in text.split("\n") if l.strip()][-25:]:
+        report.figure("stopped: kernel console", line[:200])
+
+
 def analyse(boot, exited, report):
     lines = boot.lines
     frames = boot.frames
@@ -497,6 +527,8 @@ def analyse(boot, exited, report):
 
     report.check(exited, "the boot reaches power-off",
                  "QEMU exited" if exited else f"QEMU still running after {boot.args.timeout:.0f} s")
+    if not exited:
+        post_mortem(boot, report)
     report.check(synced, "the guest reported on ttyS1 (time base)",
                  f"{len(offsets)} timed lines" if synced else "no GAUGE-STEP/GAUGE-PROBE line with an uptime on ttyS1")
     report.check(getty is not None and root_start is not None, "the journal names switch_root and the getty",

@@ -55,7 +55,12 @@ private func lines(_ text: String) -> [String] {
         "gauged-halt.service", "gauged-kexec.service", "gauged-shutdown-quit.service", "gauged-switch-root.service",
         "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service",
     ]
-    private let dropIns = ["emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf"]
+    private let dropIns = [
+        "emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf",
+        "gdm.service.d/gauge.conf", "lightdm.service.d/gauge.conf",
+    ]
+    /// The display managers' drop-ins go on units of other packages: stand-ins for those.
+    private let displayManagers = ["gdm.service", "lightdm.service"]
 
     @Test func unitsVerifyCleanly() throws {
         let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
@@ -82,22 +87,35 @@ private func lines(_ text: String) -> [String] {
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "", "systemd-analyze verify is not clean:\n\(result.output)")
 
-        // The drop-ins, on the system's own emergency and rescue units.
-        let unitPath = directory.appending("units")
-        for dropIn in dropIns {
-            let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(dropIn)"), encoding: .utf8)
-                .replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)
-            let target = unitPath + "/" + dropIn
-            try FileManager.default.createDirectory(
-                atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try text.write(toFile: target, atomically: true, encoding: .utf8)
+        // The drop-ins, on the system's own emergency and rescue units and on stand-ins for
+        // the display managers' (other packages' units). Each is verified as shipped, then
+        // once more with an unknown key added, which verify must name: the drop-in was read.
+        let names = ["emergency.service", "rescue.service"] + displayManagers
+        for probe in [false, true] {
+            let unitPath = directory.appending(probe ? "probed" : "units")
+            for dropIn in dropIns {
+                let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(dropIn)"), encoding: .utf8)
+                    .replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)
+                let target = unitPath + "/" + dropIn
+                try FileManager.default.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try (text + (probe ? "[Unit]\nGaugeTestProbe=yes\n" : "")).write(toFile: target, atomically: true, encoding: .utf8)
+            }
+            for unit in displayManagers {
+                try "[Unit]\nDescription=\(unit)\n[Service]\nExecStart=/bin/true\n"
+                    .write(toFile: unitPath + "/" + unit, atomically: true, encoding: .utf8)
+            }
+            for unit in units {
+                try FileManager.default.copyItem(atPath: directory.appending(unit), toPath: unitPath + "/" + unit)
+            }
+            let verified = try shell("\(analyze) verify --man=no \(names.joined(separator: " "))",
+                                     environment: ["SYSTEMD_UNIT_PATH": unitPath + ":"], directory: directory.path)
+            #expect(verified.status == 0, "\(verified.output)")
+            for dropIn in dropIns {
+                let named = verified.output.contains("\(unitPath)/\(dropIn):")
+                #expect(named == probe, probe ? "\(dropIn) was not read:\n\(verified.output)" : "not clean:\n\(verified.output)")
+            }
         }
-        let withDropIns = try shell(
-            "\(analyze) verify --man=no emergency.service rescue.service && \(analyze) cat-config --no-pager emergency.service rescue.service",
-            environment: ["SYSTEMD_UNIT_PATH": unitPath + ":"], directory: directory.path)
-        #expect(withDropIns.status == 0, "\(withDropIns.output)")
-        #expect(!withDropIns.output.contains("emergency.service:") && !withDropIns.output.contains("rescue.service:"),
-                "not clean:\n\(withDropIns.output)")
     }
 
     /// ExecStopPost also runs when ExecCondition skips the unit under a running daemon:
@@ -228,8 +246,16 @@ private func lines(_ text: String) -> [String] {
         let switchRoot = try unit("gauged-switch-root.service")
         #expect(switchRoot.contains("ExecStart=-/usr/bin/gaugectl --no-wait --timeout 5 newroot /sysroot"))
         #expect(switchRoot.contains("Before=initrd-switch-root.service"))
-        for dropIn in dropIns {
+        for dropIn in ["emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf"] {
             #expect(try unit(dropIn).contains("ExecStartPre=-/usr/bin/gaugectl --no-wait --timeout 5 quit"), "\(dropIn)")
+        }
+        // GDM and LightDM end the splash themselves: gauged-quit must not end it before them,
+        // and must when they fail.
+        for dropIn in ["gdm.service.d/gauge.conf", "lightdm.service.d/gauge.conf"] {
+            let lines = try unit(dropIn)
+            for line in ["Conflicts=gauged-quit.service", "After=gauged.service gauged-quit.service", "OnFailure=gauged-quit.service"] {
+                #expect(lines.contains(line), "\(dropIn): \(line)")
+            }
         }
     }
 }

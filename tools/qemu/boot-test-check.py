@@ -86,11 +86,14 @@ class Frame:
         self.width, self.height = img.width, img.height
         self.guest = None
         self.kind, self.fill, self.scale = classify(img)
+        # A question's field on the splash (the default theme's look).
+        self.question = self.kind == "splash" and self.scale == 1 and entry_field(img) is not None
 
     def label(self):
         fill = f" fill {self.fill:.0%}" if self.fill is not None else ""
+        question = " question" if self.question else ""
         at = f"{self.guest:6.2f} s" if self.guest is not None else f"host {self.host:6.2f} s"
-        return f"#{self.index} at {at}: {self.kind}{fill} ({self.width}x{self.height})"
+        return f"#{self.index} at {at}: {self.kind}{fill}{question} ({self.width}x{self.height})"
 
 
 def lit_count(img, y0, y1):
@@ -150,6 +153,10 @@ def classify(img):
             stray = lit_count(img, 0, max(0, logo_top))
             kind = "splash" if stray == 0 else "text-over-splash"
             return kind, fill_fraction(img, scale), scale
+    # One colour all over that is not black: a display manager's stand-in's picture.
+    samples = {img.at(img.width * i // 6, img.height * j // 6) for i in range(1, 6) for j in range(1, 6)}
+    if len(samples) == 1 and max(next(iter(samples))) >= 32:
+        return "picture", None, None
     return ("black" if lit_count(img, 0, img.height) < 30 else "console"), None, None
 
 

@@ -251,6 +251,9 @@ struct CommandSpec: Sendable {
         simpleCommand(
             "wait", .wait, summary: "Return once the bar shows its target and nothing moves",
             details: "Uses the --timeout like every call; --timeout 0 waits without limit. In indeterminate mode there is no value to wait for: an error at once."),
+        simpleCommand(
+            "wait-key", .waitKey, summary: "Wait for Enter or R on the keyboards and print which (enter, r)",
+            details: "The failure screen's ways out (root only). Uses the --timeout like every call; --timeout 0 waits without limit."),
         CommandSpec(
             name: "snapshot", argumentsSynopsis: "FILE",
             summary: "Write the current frame to FILE as PNG",

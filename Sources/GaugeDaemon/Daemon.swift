@@ -59,6 +59,8 @@ package final class Daemon {
     private let screenOwner: ScreenOwner
     private let notify = SystemdNotify.fromEnvironment()
     private var waiters: [ClientConnection] = []
+    /// Clients waiting for Enter or R (`wait-key`), answered at the next press.
+    private var keyWaiters: [ClientConnection] = []
     private var exitStatus: Int32 = 0
     private var retainOnExit = false
     private var demoStart = 0.0
@@ -168,7 +170,7 @@ package final class Daemon {
         if let directory = options.askPasswordDirectory, createdPIDFile == nil { watchPasswordRequests(in: directory) }
         watchConsoleQuestions()
         if let directory = options.escapeInput {
-            escapeWatch = EscapeWatch(directory: directory, loop: loop, log: log) { [self] in escapePressed() }
+            escapeWatch = EscapeWatch(directory: directory, loop: loop, log: log) { [self] key in keyPressed(key) }
         }
         let showing = presentFirstFrame()
         try serve(listener, groupID: groupID)
@@ -283,7 +285,13 @@ package final class Daemon {
         ) {
             [self] client, item in self.handle(item, from: client)
         }
-        server.onDisconnect = { [self] client in waiters.removeAll { $0 === client } }
+        server.onDisconnect = { [self] client in
+            waiters.removeAll { $0 === client }
+            if keyWaiters.contains(where: { $0 === client }) {
+                keyWaiters.removeAll { $0 === client }
+                updateEscapeWatch()
+            }
+        }
         self.server = server
         do {
             try server.start()
@@ -385,11 +393,42 @@ package final class Daemon {
         screen.setDetails(shown ? bootMessages.lines : nil)
     }
 
-    /// Escape is read from the keyboards while the splash is on screen, unless the
-    /// questions read the keys themselves (the VT, or the input devices while one waits).
+    /// Whether the questions read the keys themselves (the VT, or the input devices while
+    /// one waits), Escape included.
+    private var questionsReadKeys: Bool { deskReadsEscape || questions?.isWaiting == true }
+
+    /// The keyboards are read while the splash is on screen, for Escape unless the
+    /// questions read the keys themselves, and for Enter and R while a client waits for
+    /// them (`wait-key`).
     private func updateEscapeWatch() {
-        let questionsRead = deskReadsEscape || questions?.isWaiting == true
-        escapeWatch?.setActive(handover.owner == .gauge && !questionsRead)
+        escapeWatch?.setActive(handover.owner == .gauge && (!questionsReadKeys || !keyWaiters.isEmpty))
+    }
+
+    /// A key on the keyboards: Escape turns the details view over (the questions' own when
+    /// they read the keys), Enter and R answer `wait-key`.
+    private func keyPressed(_ key: EscapeWatch.Key) {
+        guard key != .escape else {
+            if !questionsReadKeys { escapePressed() }
+            return
+        }
+        guard !keyWaiters.isEmpty else { return }
+        let answer = key == .r ? "r" : "enter"
+        log.info("wait-key: \(answer == "r" ? "R" : "Enter") pressed")
+        let ready = keyWaiters
+        keyWaiters = []
+        for client in ready { client.complete(reply: Reply.ok(answer).encoded) }
+        updateEscapeWatch()
+    }
+
+    /// `wait-key`: answered at the next Enter or R on the keyboards.
+    private func waitKey(for client: ClientConnection?) -> ReplyAction {
+        guard escapeWatch != nil else {
+            return Self.reply(ProtocolError(.state, "no keyboards are read here (--escape-input none)"))
+        }
+        guard let client else { return Self.reply(ProtocolError(.state, "wait-key needs a connection to answer on")) }
+        keyWaiters.append(client)
+        updateEscapeWatch()
+        return .deferred
     }
 
     private func escapePressed() {
@@ -477,6 +516,7 @@ package final class Daemon {
         case .ping: break
         case .status: return .reply(Reply.ok(statusJSON(at: now)).encoded)
         case .wait: return wait(for: client, at: now)
+        case .waitKey: return waitKey(for: client)
         case .snapshot(let path): return Self.reply(snapshot(toPath: path, at: now))
         case .snapshotToPassedFile: return Self.reply(snapshotToPassedFile(from: client, at: now))
         case .quit(let retain): quit(retain: retain, at: now)
@@ -527,7 +567,7 @@ package final class Daemon {
             deactivatedByRoot = access.isRoot
             updateHandover { $0.deactivated = true }
         case .reactivate: updateHandover { $0.deactivated = false }
-        case .jobs, .newRoot, .ping, .status, .wait, .snapshot, .snapshotToPassedFile, .quit: break
+        case .jobs, .newRoot, .ping, .status, .wait, .waitKey, .snapshot, .snapshotToPassedFile, .quit: break
         }
         return nil
     }

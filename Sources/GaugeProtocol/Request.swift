@@ -53,6 +53,9 @@ package enum Request: Equatable, Sendable {
     case ping
     case status
     case wait
+    /// Waits for Enter or R on the keyboards (the failure screen's ways out): answered
+    /// `ok enter` or `ok r` at the next press. Root and the daemon's own user only.
+    case waitKey
     /// PNG of the current frame to an absolute path (root and the daemon's own user only).
     case snapshot(path: String)
     /// `snapshot -`: PNG of the current frame into the file whose descriptor came with the
@@ -65,7 +68,7 @@ package enum Request: Equatable, Sendable {
     package static let commandWords = [
         "progress", "message", "title", "step", "jobs", "mode", "state", "theme",
         "failure", "failure-summary", "failure-line", "failure-clear", "reload", "show", "hide",
-        "deactivate", "reactivate", "newroot", "ping", "status", "wait", "snapshot", "quit",
+        "deactivate", "reactivate", "newroot", "ping", "status", "wait", "wait-key", "snapshot", "quit",
     ]
 
     /// A line break inside a message: U+2028 LINE SEPARATOR, which a line may hold (a
@@ -155,6 +158,7 @@ package enum Request: Equatable, Sendable {
         case .ping: return "ping"
         case .status: return "status"
         case .wait: return "wait"
+        case .waitKey: return "wait-key"
         case .snapshot(let path): return "snapshot " + path
         case .snapshotToPassedFile: return "snapshot -"
         case .quit(let retain): return retain ? "quit retain" : "quit"
@@ -215,6 +219,7 @@ private struct RequestParser {
         case "ping": try end(of: command); return .ping
         case "status": try end(of: command); return .status
         case "wait": try end(of: command); return .wait
+        case "wait-key": try end(of: command); return .waitKey
         case "snapshot":
             while position < bytes.count, bytes[position] == Self.space { position += 1 }
             if bytes[position...].elementsEqual("-".utf8) { return .snapshotToPassedFile }

@@ -28,27 +28,28 @@ private func send(_ bytes: [UInt8], to fd: Int32) {
 struct EscapeWatchTests {
     private let escape: UInt16 = 1
 
-    /// Only Escape going down counts: not its repeat or release, not other keys, nor other
-    /// kinds of event with code 1; a record split across reads counts once.
-    @Test func onlyEscapePressesCount() {
-        func presses(_ bytes: [UInt8], chunk: Int) -> Int {
+    /// Only Escape, Enter (the keypad's too) and R going down count: not their repeats or
+    /// releases, not other keys, nor other kinds of event with their codes; a record split
+    /// across reads counts once.
+    @Test func onlyThePressesOfItsKeysCount() {
+        func presses(_ bytes: [UInt8], chunk: Int) -> [EscapeWatch.Key] {
             var partial: [UInt8] = []
-            var total = 0
+            var all: [EscapeWatch.Key] = []
             var index = 0
             while index < bytes.count {
                 let end = min(bytes.count, index + chunk)
-                total += bytes[index..<end].withUnsafeBytes { EscapeWatch.escapePresses($0, partial: &partial) }
+                all += bytes[index..<end].withUnsafeBytes { EscapeWatch.presses($0, partial: &partial) }
                 index = end
             }
-            return total
+            return all
         }
         let typing = tap(30) + tap(escape) + inputRecord(code: escape, value: 1) + inputRecord(code: escape, value: 2)
             + inputRecord(code: escape, value: 0) + inputRecord(type: 4, code: 1, value: 1) + inputRecord(type: 2, code: 1, value: 1)
-            + tap(28) + tap(escape)
+            + tap(28) + inputRecord(code: 19, value: 2) + tap(19) + tap(96) + inputRecord(type: 4, code: 28, value: 1) + tap(escape)
         for chunk in [1, 7, EvdevKeymap.recordSize, 100, typing.count] {
-            #expect(presses(typing, chunk: chunk) == 3, "in reads of \(chunk) bytes")
+            #expect(presses(typing, chunk: chunk) == [.escape, .escape, .enter, .r, .enter, .escape], "in reads of \(chunk) bytes")
         }
-        #expect(presses(tap(30) + tap(28) + inputRecord(code: escape, value: 2), chunk: 24) == 0)
+        #expect(presses(tap(30) + tap(20) + inputRecord(code: escape, value: 2), chunk: 24) == [])
     }
 
     /// What has no EV_KEY bits (a socket, a regular file) is no keyboard with Escape.
@@ -60,7 +61,7 @@ struct EscapeWatchTests {
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: directory.appending("event0")))
         let loop = try EventLoop()
         let lines = Lines()
-        let watch = EscapeWatch(directory: directory.path, loop: loop, log: Log(sink: { lines.all.append($0) })) {}
+        let watch = EscapeWatch(directory: directory.path, loop: loop, log: Log(sink: { lines.all.append($0) })) { _ in }
         watch.setActive(true)
         defer { watch.setActive(false) }
         #expect(watch.paths.isEmpty, "a regular file named event0 is not read")
@@ -133,5 +134,57 @@ struct EscapeWatchTests {
         #expect(!watch.isActive && watch.paths.isEmpty, "hidden: no keyboard is read")
         #expect(try request("show") == "ok")
         #expect(watch.isActive, "shown again: Escape is watched again")
+    }
+
+    /// `wait-key`, the failure screen's ways out: answered at the next Enter (the keypad's
+    /// too) or R on a keyboard, not before, not by other keys; Enter with nobody waiting
+    /// answers nothing later; Escape still turns the details view over meanwhile. With
+    /// `--escape-input none` there are no keyboards to wait on: an error at once.
+    @Test func waitKeyIsAnsweredByEnterOrR() throws {
+        let directory = TemporaryDirectory()
+        var options = DaemonOptions()
+        options.display = .memory(spec: "320x240")
+        options.socketPath = directory.appending("gauged.sock")
+        options.vt = "none"
+        options.escapeInput = directory.appending("input")
+        let lines = Lines()
+        let daemon = try Daemon(options: options, log: Log(sink: { lines.all.append($0) }))
+        try daemon.start()
+        defer { daemon.shutdown() }
+        let client = try TestClient(path: options.socketPath)
+        defer { client.close() }
+        let watch = try #require(daemon.escapeWatch)
+        let device = try fakeDevice()
+        defer { close(device.keyboard) }
+        watch.attach(device.daemonEnd, path: "test-keyboard")
+
+        client.send("wait-key\n")
+        send(tap(30) + tap(escape) + inputRecord(code: 28, value: 2), to: device.keyboard)
+        try pump(daemon.loop, for: 0.2)
+        #expect(client.lines.isEmpty, "other keys, Escape and a repeat answer nothing: \(client.lines)")
+        #expect(lines.all.contains { $0.contains("Escape: the boot's messages shown") }, "\(lines.all)")
+        send(tap(19), to: device.keyboard)
+        try #require(try pump(daemon.loop) { client.lines.count == 1 })
+        #expect(client.lines[0] == "ok r")
+        send(tap(28), to: device.keyboard)
+        try pump(daemon.loop, for: 0.2)
+        client.send("wait-key\n")
+        try pump(daemon.loop, for: 0.2)
+        #expect(client.lines.count == 1, "an Enter before the request is no answer to it")
+        send(tap(96), to: device.keyboard)
+        try #require(try pump(daemon.loop) { client.lines.count == 2 })
+        #expect(client.lines[1] == "ok enter")
+
+        var none = options
+        none.socketPath = directory.appending("none.sock")
+        none.escapeInput = nil
+        let plain = try Daemon(options: none, log: Log(sink: { _ in }))
+        try plain.start()
+        defer { plain.shutdown() }
+        let other = try TestClient(path: none.socketPath)
+        defer { other.close() }
+        other.send("wait-key\n")
+        try #require(try pump(plain.loop) { other.lines.count == 1 })
+        #expect(other.lines[0] == "err state no keyboards are read here (--escape-input none)")
     }
 }

@@ -2,23 +2,33 @@ import CGaugeLinux
 import GaugeSystem
 
 /// Escape on any keyboard, on every boot: the details view (the boot's messages) and back,
-/// as Plymouth answers Escape. Every input device under `directory` that has an Escape key
-/// (EV_KEY with KEY_ESC: keyboards, not a laptop's power button or lid switch) is read
-/// while `isActive`, and keyboards plugged in meanwhile are found through inotify on the
-/// directory (on its parent until it exists: an initramfs makes `/dev/input` with its first
-/// input device). Nothing else is decoded: each press of Escape calls `onEscape`.
+/// as Plymouth answers Escape; and Enter and R, the failure screen's ways out (`wait-key`).
+/// Every input device under `directory` that has an Escape key (EV_KEY with KEY_ESC:
+/// keyboards, not a laptop's power button or lid switch) is read while `isActive`, and
+/// keyboards plugged in meanwhile are found through inotify on the directory (on its parent
+/// until it exists: an initramfs makes `/dev/input` with its first input device). Nothing
+/// else is decoded: each press of one of those keys calls `onKey` (R by its place on the
+/// keyboard, KEY_R, whatever the layout prints on it).
 ///
 /// The devices are never grabbed (no EVIOCGRAB): the console, a getty, a program asking on
 /// the console and a display manager get every key as before. The daemon keeps it off
 /// while its own questions read the keys (`QuestionDesk`). Every descriptor sits in the
 /// event loop: no timer, no wakeup while nobody types. A device that goes away (ENODEV) is
 /// dropped; the records read are zeroed after each read, and nothing typed is logged.
-/// The loop's handlers hold the watch (and `onEscape` its owner) until `setActive(false)`.
+/// The loop's handlers hold the watch (and `onKey` its owner) until `setActive(false)`.
 final class EscapeWatch {
+    /// The keys reported, by their codes (`linux/input-event-codes.h`).
+    enum Key: UInt16 {
+        case escape = 1
+        case enter = 28
+        case r = 19
+        case keypadEnter = 96
+    }
+
     private let directory: String
     private let loop: EventLoop
     private let log: Log
-    private let onEscape: () -> Void
+    private let onKey: (Key) -> Void
     private var devices: [(fd: Int32, path: String, partial: [UInt8])] = []
     private var inotify: Int32 = -1
     private var watch: Int32 = -1
@@ -27,14 +37,13 @@ final class EscapeWatch {
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: EvdevKeymap.recordSize * 32, alignment: 8)
     private(set) var isActive = false
 
-    private static let keyEscape: UInt16 = 1
     private static let directoryMask = CGL_IN_CREATE | CGL_IN_MOVED_TO | CGL_IN_DELETE_SELF | CGL_IN_MOVE_SELF
 
-    init(directory: String = "/dev/input", loop: EventLoop, log: Log, onEscape: @escaping () -> Void) {
+    init(directory: String = "/dev/input", loop: EventLoop, log: Log, onKey: @escaping (Key) -> Void) {
         self.directory = directory
         self.loop = loop
         self.log = log
-        self.onEscape = onEscape
+        self.onKey = onKey
     }
 
     deinit {
@@ -150,15 +159,16 @@ final class EscapeWatch {
             drop(at: index, because: "gone")
             return
         }
-        let presses = Self.escapePresses(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), partial: &devices[index].partial)
+        let presses = Self.presses(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), partial: &devices[index].partial)
         memset(buffer.baseAddress!, 0, count)
-        for _ in 0..<presses { onEscape() }
+        for key in presses { onKey(key) }
     }
 
-    /// How many times Escape went down in `bytes` (`struct input_event` records, the first
-    /// completing `partial`, a record split across reads; what is left of one goes back there).
-    static func escapePresses(_ bytes: UnsafeRawBufferPointer, partial: inout [UInt8]) -> Int {
-        var presses = 0
+    /// The keys of `Key` that went down in `bytes`, in order (`struct input_event` records,
+    /// the first completing `partial`, a record split across reads; what is left of one goes
+    /// back there).
+    static func presses(_ bytes: UnsafeRawBufferPointer, partial: inout [UInt8]) -> [Key] {
+        var presses: [Key] = []
         for byte in bytes {
             partial.append(byte)
             guard partial.count == EvdevKeymap.recordSize else { continue }
@@ -167,8 +177,8 @@ final class EscapeWatch {
             let code = UInt16(partial[base + 2]) | UInt16(partial[base + 3]) << 8
             let value = UInt32(partial[base + 4]) | UInt32(partial[base + 5]) << 8 | UInt32(partial[base + 6]) << 16
                 | UInt32(partial[base + 7]) << 24
-            // EV_KEY, KEY_ESC, pressed (1; 2 is the key repeating, 0 its release).
-            if type == 1, code == keyEscape, value == 1 { presses += 1 }
+            // EV_KEY, pressed (1; 2 is the key repeating, 0 its release).
+            if type == 1, value == 1, let key = Key(rawValue: code) { presses.append(key == .keypadEnter ? .enter : key) }
             for i in partial.indices { partial[i] = 0 }
             partial.removeAll(keepingCapacity: true)
         }
@@ -193,6 +203,7 @@ final class EscapeWatch {
         let read = bits.withUnsafeMutableBytes { raw -> Bool in
             (try? Syscall.ioctl(fd, request, raw.baseAddress!, "EVIOCGBIT(EV_KEY)")) != nil
         }
-        return read && bits[Int(keyEscape) / 8] & (1 << (keyEscape % 8)) != 0
+        let escape = Key.escape.rawValue
+        return read && bits[Int(escape) / 8] & (1 << (escape % 8)) != 0
     }
 }

@@ -80,6 +80,8 @@ package struct Access: Equatable, Sendable {
             return ProtocolError(.denied, "only root may set theme keys that name files (\(first))")
         case .jobs:
             return ProtocolError(.denied, "only root reports the boot's jobs (the boot estimate follows them)")
+        case .waitKey:
+            return ProtocolError(.denied, "only root waits for the keys typed at the screen")
         default:
             return nil
         }

@@ -162,6 +162,7 @@ enum NativeSamples {
         case .ping: "ping"
         case .status: "status"
         case .wait: "wait"
+        case .waitKey: "wait-key"
         case .snapshot: "snapshot"
         case .snapshotToPassedFile: "snapshot -"
         case .quit(let retain): retain ? "quit retain" : "quit"

@@ -97,7 +97,7 @@ enum ScreenDriver {
             let image = PNGSamples.decode(bytes)
             try check(image?.width == screen.display?.width && image?.height == screen.display?.height,
                       "a snapshot of \(String(describing: image.map { ($0.width, $0.height) })) for a \(String(describing: screen.display?.name))")
-        case .reload, .newRoot, .ping, .wait, .snapshot, .quit:
+        case .reload, .newRoot, .ping, .wait, .waitKey, .snapshot, .quit:
             break
         }
         return .ok(nil)

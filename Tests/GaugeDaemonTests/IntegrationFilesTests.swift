@@ -53,7 +53,7 @@ private func lines(_ text: String) -> [String] {
     private let units = [
         "gauged.service", "gauged-quit.service", "gauged-poweroff.service", "gauged-reboot.service",
         "gauged-halt.service", "gauged-kexec.service", "gauged-shutdown-quit.service", "gauged-switch-root.service",
-        "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service",
+        "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service", "gauged-boot-failed@.service",
     ]
     private let dropIns = [
         "emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf",
@@ -80,6 +80,8 @@ private func lines(_ text: String) -> [String] {
             let text = try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
                 .replacingOccurrences(of: "/usr/bin/gauged", with: gauged)
                 .replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)
+                .replacingOccurrences(of: "/usr/share/gauge/boot-failed",
+                                      with: repositoryRoot.appendingPathComponent("integration/gauge-boot-failed").path)
             try text.write(toFile: directory.appending(unit), atomically: true, encoding: .utf8)
         }
         let paths = units.map { directory.appending($0) }.joined(separator: " ")
@@ -161,6 +163,7 @@ private func lines(_ text: String) -> [String] {
         for script in [
             "integration/initramfs-tools/scripts/init-bottom/gauge", "integration/initramfs-tools/scripts/panic/gauge",
             "integration/dracut/90gauge/gauge-newroot.sh", "integration/dracut/90gauge/gauge-emergency.sh",
+            "integration/gauge-boot-failed",
         ] {
             calls.append((script, "sh \(script)"))
         }
@@ -248,6 +251,13 @@ private func lines(_ text: String) -> [String] {
         #expect(switchRoot.contains("Before=initrd-switch-root.service"))
         for dropIn in ["emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf"] {
             #expect(try unit(dropIn).contains("ExecStartPre=-/usr/bin/gaugectl --no-wait --timeout 5 quit"), "\(dropIn)")
+        }
+        // The failure screen before those shells: ahead of their units (not behind their
+        // Type=idle delay), waiting for a person without a start timeout.
+        let failed = try unit("gauged-boot-failed@.service")
+        for line in ["Before=%i.service shutdown.target", "Type=oneshot", "ExecStart=-/usr/share/gauge/boot-failed %i",
+                     "TimeoutStartSec=infinity", "ConditionPathExists=/run/gauge/gauged.sock", "DefaultDependencies=no"] {
+            #expect(failed.contains(line), "gauged-boot-failed@.service: \(line)")
         }
         // GDM and LightDM end the splash themselves: gauged-quit must not end it before them,
         // and must when they fail.

@@ -144,9 +144,35 @@ def fill_fraction(img, scale):
     return 0.0 if right is None else (right - bx + 1) / bw
 
 
+def is_red(p):
+    """The failure colour (0.86, 0.24, 0.20) = (219, 61, 51), lighter and darker in the
+    bar's gradient and stripes."""
+    r, g, b = p
+    return r >= 150 and r > g + 70 and abs(g - b) <= 40
+
+
+def failure_shown(img, scale):
+    """The failure screen: the bar's middle row all track or red fill, and above the bar
+    the box's band in the failure colour (a row red across an eighth of the width or more:
+    the box is as wide as its longest line)."""
+    bx, by, bw, bh = bar_rect(img.width, img.height, scale)
+    if by + bh > img.height or bw < 60:
+        return False
+    y = by + bh // 2
+    row = [img.at(x, y) for x in range(bx + 14, bx + bw - 14, 2)]
+    if sum(1 for p in row if is_red(p) or is_grey(p)) < 0.8 * len(row) or not any(is_red(p) for p in row):
+        return False
+    for y in range(0, by, 2):
+        if sum(1 for x in range(0, img.width, 4) if is_red(img.at(x, y))) * 4 >= max(100, img.width // 8):
+            return True
+    return False
+
+
 def classify(img):
     """(kind, fill fraction or None, scale or None) of one screen."""
     for scale in (1, 2):
+        if failure_shown(img, scale):
+            return "failure", None, scale
         if bar_found(img, scale) >= 0.8:
             # Nothing but background above the logo (console text starts at the top).
             logo_top = int(img.height * 0.4) - 48 * scale - 8
@@ -190,6 +216,11 @@ def entry_field(img):
     # The prompt: a line of text just above the field (message size 16, a gap of 8).
     prompt = lit_count(img, max(0, top - 30), max(0, top - 2))
     return top, bottom, bullets, prompt
+
+
+# sulogin's prompt: "Give root password for maintenance", or "Press Enter for system
+# maintenance" where root has no password to give.
+SULOGIN = re.compile(r"root password for maintenance|Enter for system maintenance")
 
 
 def sendkey_name(char):
@@ -252,7 +283,9 @@ class Boot:
         # The console's text on the frames read while the question waited (frame index ->
         # rows), read with the console font.
         self.console_text = {}
-        self.font = ConsoleFont() if self.root_pass and self.question_on == "console" else None
+        self.font = ConsoleFont() if (self.root_pass and self.question_on == "console") or args.way_out else None
+        # A failed boot's way out (--way-out): the frames and host seconds of each step.
+        self.way = {}
         self.finished = threading.Event()
         self.reader = threading.Thread(target=self.read_serial, daemon=True)
         self.reader.start()
@@ -286,6 +319,8 @@ class Boot:
             if self.root_pass and self.splash_seen and (
                     self.unlock_state < 4 or self.now() - self.unlock_times.get("right", -10.0) < 5):
                 self.unlock(img, self.frames[-1])
+            if self.args.way_out:
+                self.leave_failure(img, self.frames[-1])
             time.sleep(max(0.0, begin + (INTERVAL if self.splash_seen else EARLY_INTERVAL) - self.now()))
         self.process.wait()
         return True
@@ -308,6 +343,33 @@ class Boot:
                 self.full = frame
             self.monitor.sendkey("ret")
             self.entered_at = self.now()
+
+    def leave_failure(self, img, frame):
+        """A failed boot's way out: once the failure screen has shown for 6 s (a person reads
+        it first; an emulated boot has the keyboard read only seconds after it fails), its key
+        (Enter, or R); after Enter, Enter at sulogin's prompt (root has no password here),
+        then `poweroff` at the shell's prompt, each once the console shows it."""
+        way, now = self.way, self.now()
+        if "key" not in way:
+            if frame.kind == "failure":
+                way.setdefault("failure", frame)
+                if now - way["failure"].host >= 6.0:
+                    self.monitor.sendkey("ret" if self.args.way_out == "enter" else "r")
+                    way["key"], way["key-frame"] = now, frame
+            return
+        if self.args.way_out != "enter" or frame.kind != "console" or "shell" in way or now - way.get("read", -9) < 1:
+            return
+        way["read"] = now
+        rows = self.font.read(img)
+        self.console_text[frame.index] = rows
+        way.setdefault("console", frame)
+        last = next((r for r in reversed(rows) if r.strip()), "")
+        if "prompt" not in way and any(SULOGIN.search(r) for r in rows):
+            way["prompt"] = frame
+            self.monitor.sendkey("ret")
+        elif "prompt" in way and last.rstrip().endswith("#"):
+            way["shell"] = frame
+            self.type("poweroff", enter=True)
 
     def type(self, text, enter):
         for char in text:
@@ -1049,6 +1111,9 @@ def main():
     parser.add_argument("--wrong-passphrase", help="a wrong passphrase, typed first")
     parser.add_argument("--question-on", choices=["console", "splash"], default="console",
                         help="where the root's question must show")
+    parser.add_argument("--way-out", choices=["enter", "r"],
+                        help="a failed boot: press this key on the failure screen (then, after Enter, log in at "
+                             "sulogin's prompt and power off from the shell)")
     parser.add_argument("qemu", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -1073,6 +1138,19 @@ def main():
     shutil.copy(boot.report_path, os.path.join(args.results, "report.log"))
     with open(os.path.join(args.results, "figures.json"), "w") as out:
         json.dump(dict(report.figures), out, indent=1)
+    if args.way_out:
+        # The way out's steps ("STEP FRAME GUEST-SECONDS", guest time where known), and the
+        # console's text where a step read it.
+        with open(os.path.join(args.results, "way-out.txt"), "w") as out:
+            for step in ("failure", "key-frame", "console", "prompt", "shell"):
+                f = boot.way.get(step)
+                if f is not None:
+                    out.write(f"{step} {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
+            for step in ("prompt", "shell"):
+                f = boot.way.get(step)
+                for row in (boot.console_text.get(f.index, []) if f is not None else []):
+                    if row.strip():
+                        out.write(f"text {step} |{row}\n")
 
     name = args.name
     for title, text in report.figures:

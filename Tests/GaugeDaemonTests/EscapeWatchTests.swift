@@ -24,6 +24,21 @@ private func send(_ bytes: [UInt8], to fd: Int32) {
     bytes.withUnsafeBytes { raw in _ = write(fd, raw.baseAddress, raw.count) }
 }
 
+/// A daemon on a memory display with no VT, reading keyboards under `directory`/input (none
+/// there: tests attach a `fakeDevice()`), and a client connected to it.
+private func keyboardDaemon(in directory: TemporaryDirectory, themePath: String? = nil) throws -> (Daemon, Lines, TestClient) {
+    var options = DaemonOptions()
+    options.display = .memory(spec: "320x240")
+    options.socketPath = directory.appending("gauged.sock")
+    options.vt = "none"
+    if let themePath { options.themePath = themePath }
+    options.escapeInput = directory.appending("input")
+    let lines = Lines()
+    let daemon = try Daemon(options: options, log: Log(sink: { lines.all.append($0) }))
+    try daemon.start()
+    return (daemon, lines, try TestClient(path: options.socketPath))
+}
+
 @Suite("Escape on every boot (EscapeWatch)")
 struct EscapeWatchTests {
     private let escape: UInt16 = 1
@@ -75,17 +90,8 @@ struct EscapeWatchTests {
         let directory = TemporaryDirectory()
         let themePath = directory.appending("still.theme")
         try "animate = false\ntransition_duration = 0\n".write(toFile: themePath, atomically: false, encoding: .utf8)
-        var options = DaemonOptions()
-        options.display = .memory(spec: "320x240")
-        options.socketPath = directory.appending("gauged.sock")
-        options.vt = "none"
-        options.themePath = themePath
-        options.escapeInput = directory.appending("input")
-        let lines = Lines()
-        let daemon = try Daemon(options: options, log: Log(sink: { lines.all.append($0) }))
-        try daemon.start()
+        let (daemon, lines, client) = try keyboardDaemon(in: directory, themePath: themePath)
         defer { daemon.shutdown() }
-        let client = try TestClient(path: options.socketPath)
         defer { client.close() }
         func request(_ line: String) throws -> String {
             let before = client.lines.count
@@ -142,16 +148,8 @@ struct EscapeWatchTests {
     /// `--escape-input none` there are no keyboards to wait on: an error at once.
     @Test func waitKeyIsAnsweredByEnterOrR() throws {
         let directory = TemporaryDirectory()
-        var options = DaemonOptions()
-        options.display = .memory(spec: "320x240")
-        options.socketPath = directory.appending("gauged.sock")
-        options.vt = "none"
-        options.escapeInput = directory.appending("input")
-        let lines = Lines()
-        let daemon = try Daemon(options: options, log: Log(sink: { lines.all.append($0) }))
-        try daemon.start()
+        let (daemon, lines, client) = try keyboardDaemon(in: directory)
         defer { daemon.shutdown() }
-        let client = try TestClient(path: options.socketPath)
         defer { client.close() }
         let watch = try #require(daemon.escapeWatch)
         let device = try fakeDevice()
@@ -175,9 +173,10 @@ struct EscapeWatchTests {
         try #require(try pump(daemon.loop) { client.lines.count == 2 })
         #expect(client.lines[1] == "ok enter")
 
-        var none = options
+        var none = DaemonOptions()
+        none.display = .memory(spec: "320x240")
+        none.vt = "none"
         none.socketPath = directory.appending("none.sock")
-        none.escapeInput = nil
         let plain = try Daemon(options: none, log: Log(sink: { _ in }))
         try plain.start()
         defer { plain.shutdown() }

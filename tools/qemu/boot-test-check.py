@@ -89,8 +89,9 @@ class Frame:
         self.width, self.height = img.width, img.height
         self.guest = None
         self.kind, self.fill, self.scale = classify(img)
-        # A question's field on the splash (the default theme's look).
-        self.question = self.kind == "splash" and self.scale == 1 and entry_field(img) is not None
+        # A question's field on the splash (the default theme's look), read once per frame.
+        self.entry = entry_field(img) if self.kind == "splash" else None
+        self.question = self.entry is not None and self.scale == 1
 
     def label(self):
         fill = f" fill {self.fill:.0%}" if self.fill is not None else ""
@@ -121,18 +122,20 @@ def title_and_message(img, scale):
     return title, message
 
 
-def bar_found(img, scale):
-    """The share of the bar's middle row that is track or fill (the label excepted)."""
+def bar_row(img, scale):
+    """The bar's middle row, every other pixel (its rounded ends left out), or [] where no
+    bar fits."""
     bx, by, bw, bh = bar_rect(img.width, img.height, scale)
     if by + bh > img.height or bw < 60:
-        return 0.0
-    y = by + bh // 2
-    hits = total = 0
-    for x in range(bx + 14, bx + bw - 14, 2):
-        p = img.at(x, y)
-        total += 1
-        hits += is_fill(p) or is_grey(p)
-    return hits / total if total else 0.0
+        return []
+    return [img.at(x, by + bh // 2) for x in range(bx + 14, bx + bw - 14, 2)]
+
+
+def bar_found(img, scale, fill=is_fill):
+    """The share of the bar's middle row that is track or fill (`fill`: is_fill, the
+    running states' colours)."""
+    row = bar_row(img, scale)
+    return sum(1 for p in row if fill(p) or is_grey(p)) / len(row) if row else 0.0
 
 
 def fill_fraction(img, scale):
@@ -158,13 +161,9 @@ def failure_shown(img, scale):
     """The failure screen: the bar's middle row all track or red fill, and above the bar
     the box's band in the failure colour (a row red across an eighth of the width or more:
     the box is as wide as its longest line)."""
-    bx, by, bw, bh = bar_rect(img.width, img.height, scale)
-    if by + bh > img.height or bw < 60:
+    if bar_found(img, scale, is_red) < 0.8 or not any(is_red(p) for p in bar_row(img, scale)):
         return False
-    y = by + bh // 2
-    row = [img.at(x, y) for x in range(bx + 14, bx + bw - 14, 2)]
-    if sum(1 for p in row if is_red(p) or is_grey(p)) < 0.8 * len(row) or not any(is_red(p) for p in row):
-        return False
+    by = bar_rect(img.width, img.height, scale)[1]
     for y in range(0, by, 2):
         if sum(1 for x in range(0, img.width, 4) if is_red(img.at(x, y))) * 4 >= max(100, img.width // 8):
             return True
@@ -410,7 +409,7 @@ class Boot:
             return
         if state == 4:
             return
-        entry = entry_field(img) if frame.kind == "splash" else None
+        entry = frame.entry
         bullets = entry[2] if entry is not None else 0
         if state in (1, 3):
             self.unlock_bullets.append(bullets)

@@ -64,6 +64,11 @@ POWEROFF_FRAMES_EXECUTOR = 13
 # the emulated CPU; while the shutdown closes its volumes, every process reading the root
 # waits, systemd's own jobs too (section 7): there, 15 screendumps (5 s).
 POWEROFF_FRAMES_ENCRYPTED = 15
+# A black screendump this close to the kernel's "reboot: Power down" (by the frames' clock,
+# whose screendump midpoints and ttyS1 offset are good to about 0.1 s) was taken after the
+# kernel's devices shut down (section 7). Under one interval, so it excuses one frame at most
+# before the print.
+POWER_DOWN_MARGIN = 0.25
 POOL_MARGIN = 0.5     # gauged started this long before the kernel's random pool was ready
 GETTY_BAR = 0.70      # the bar's value at least when the getty comes, a first boot's too
 # A byte at most this is dark (the background is black; every channel of a lit pixel is
@@ -555,6 +560,17 @@ def post_mortem(boot, report):
         report.figure("stopped: kernel console", line[:200])
 
 
+def kernel_power_down(serial_path):
+    """The guest time of the kernel's "reboot: Power down" on its console, or None."""
+    try:
+        with open(serial_path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = re.findall(r"\[\s*(\d+\.\d+)\] reboot: Power down", text)
+    return float(found[-1]) if found else None
+
+
 def analyse(boot, exited, report):
     lines = boot.lines
     frames = boot.frames
@@ -841,13 +857,26 @@ def analyse(boot, exited, report):
                     f"; the screen before it was {before_off[-1].label() if before_off else 'not sampled'}, not the console"))
     # Not painted over: the getty's stop, beside the screen's start, resets and hangs up
     # its VT and clears it; from its first frame to the power-off every screendump shows
-    # the splash.
+    # the splash. The power goes with the kernel's "reboot: Power down" on its console
+    # (serial.log), after its devices' shutdown: bochs-drm's (Debian 13's kernel; not
+    # Debian 12's) turns the display off, so a screendump taken in that last moment (between systemd-shutdown's
+    # reboot() and QEMU's exit, within POWER_DOWN_MARGIN of the print by the frames'
+    # clock) is black by the kernel's doing, not the splash's; any other frame counts.
+    power_down = kernel_power_down(boot.serial_path)
     later = off[position:] if first_off else []
-    covered = [f for f in later if f.kind != "splash"]
+    last_moment = [f for f in later if f.kind == "black" and power_down is not None
+                   and f.guest >= power_down - POWER_DOWN_MARGIN]
+    covered = [f for f in later if f.kind != "splash" and f not in last_moment]
+    report.figure("power-off, the kernel's \"reboot: Power down\"",
+                  (f"{power_down - step_poweroff:.2f} s after `systemctl poweroff`; the last frame "
+                   f"{later[-1].guest - power_down:+.2f} s from it ({later[-1].kind})"
+                   + (f"; {len(last_moment)} black frame(s) in the kernel's last moment" if last_moment else ""))
+                  if power_down is not None and step_poweroff is not None and later else "not on the kernel console")
     report.evidence(covered[0] if covered else None, "the power-off splash covered")
     report.check(first_off is not None and not covered,
                  "the power-off splash stays until the power goes (the getty's end does not cover it)",
                  f"{len(later) - len(covered)} of {len(later)} screendumps from its first show it"
+                 + (f" ({len(last_moment)} black as the kernel powered down)" if last_moment else "")
                  + (f"; {', '.join(f'{f.guest - step_poweroff:.2f} s {f.kind}' for f in covered[:6])}" if covered else ""))
     # What it says: the daemon's own status during the power-off (a unit after
     # gauged-poweroff.service asks it), and on screen a title line and no message line.

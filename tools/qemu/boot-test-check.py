@@ -231,8 +231,8 @@ SULOGIN = re.compile(r"root password for maintenance|Enter for system maintenanc
 
 
 def sendkey_name(char):
-    """QEMU's `sendkey` name for a letter or digit (capitals with Shift)."""
-    return f"shift-{char.lower()}" if char.isupper() else char
+    """QEMU's `sendkey` name for a letter, digit, space or hyphen (capitals with Shift)."""
+    return {" ": "spc", "-": "minus"}.get(char) or (f"shift-{char.lower()}" if char.isupper() else char)
 
 
 def shows_text(img, rows, lines):
@@ -355,7 +355,8 @@ class Boot:
         """A failed boot's way out: once the failure screen has shown for 6 s (a person reads
         it first; an emulated boot has the keyboard read only seconds after it fails), its key
         (Enter, or R); after Enter, Enter at sulogin's prompt (root has no password here),
-        then `poweroff` at the shell's prompt, each once the console shows it."""
+        then `poweroff` at the shell's prompt, each once the console shows it; at the
+        initramfs's `(initramfs)` prompt, `poweroff -f`."""
         way, now = self.way, self.now()
         if "key" not in way:
             if frame.kind == "failure":
@@ -371,7 +372,11 @@ class Boot:
         self.console_text[frame.index] = rows
         way.setdefault("console", frame)
         last = next((r for r in reversed(rows) if r.strip()), "")
-        if "prompt" not in way and any(SULOGIN.search(r) for r in rows):
+        if "prompt" not in way and last.strip().startswith("(initramfs)"):
+            # initramfs-tools' shell: no password asked; busybox powers off at once with -f.
+            way["prompt"] = way["shell"] = frame
+            self.type("poweroff -f", enter=True)
+        elif "prompt" not in way and any(SULOGIN.search(r) for r in rows):
             way["prompt"] = frame
             self.monitor.sendkey("ret")
         elif "prompt" in way and last.rstrip().endswith("#"):

@@ -21,6 +21,11 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
             '[    3.100000] boot-test systemd[1]: Timed out waiting for device dev-disk-by\\x2duuid-1234.device - /dev/disk/by-uuid/1234.' \\
             '[    3.200000] boot-test systemd[1]: Dependency failed for data.mount - /data.' \\
             '[    3.300000] boot-test systemd[1]: Dependency failed for local-fs.target - Local File Systems.' ;;
+          "-b -q -o short-monotonic --no-pager PRIORITY=0 PRIORITY=1 PRIORITY=2 PRIORITY=3 PRIORITY=4 + SYSLOG_IDENTIFIER=dracut-initqueue")
+            printf '%s\n' '[    1.000000] boot-test kernel: an early error' \
+            '[    8.100000] boot-test dracut-initqueue[305]: Warning: dracut-initqueue: timeout, still waiting for following initqueue hooks:' \
+            '[    8.200000] boot-test dracut-initqueue[305]: Warning: /lib/dracut/hooks/initqueue/finished/devexists-\\x2fdev\\x2fdisk\\x2fby-uuid\\x2f1234.sh: "if ! grep -q After=remote-fs-pre.target /run/systemd/generator/systemd-cryptsetup@*.service 2>/dev/null; then' \
+            '[    8.300000] boot-test dracut-initqueue[305]: Warning: Could not boot.' ;;
         esac
         """
 
@@ -102,6 +107,20 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(called == "--force reboot\n")
         // The splash stays for the reboot, saying so.
         #expect(try daemon.status().message == "Restarting")
+    }
+
+    @Test func dracutsInitqueueGaveUpOnTheRoot() throws {
+        // In dracut's initrd, before its emergency shell: the device its initqueue waited
+        // for, and its warnings (info in the journal) among the lines.
+        let daemon = try GaugedProcess(display: "memory:640x480")
+        let (script, keys) = try bootFailed(daemon, mode: "dracut-emergency")
+        defer { if script.isRunning { script.terminate() } }
+        let status = try daemon.waitForStatus { $0.failure?.lines == 4 }
+        #expect(status.failure == Status.Failure(
+            title: "This system could not start", summary: "/dev/disk/by-uuid/1234 does not exist", lines: 4, dropped: 0))
+        try press("enter", into: keys)
+        #expect(waitForExit(script))
+        #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
     }
 
     @Test func noWayToWaitGivesTheConsole() throws {

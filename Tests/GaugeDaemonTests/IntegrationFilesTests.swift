@@ -580,9 +580,15 @@ private func lines(_ text: String) -> [String] {
             // An encrypted root's passphrase is asked on the splash (gauge.ask=1) there too.
             "inst_multiple -o \(units)/gauged-ask-password.path \(units)/gauged-ask-password.service systemd-tty-ask-password-agent",
             "systemctl -q --root \(directory.appending("initrd")) add-wants sysinit.target gauged-ask-password.path",
+            // A failed boot's screen, before systemd's emergency shell and dracut's own.
+            "inst_multiple -o \(units)/gauged-boot-failed@.service /usr/share/gauge/boot-failed awk",
             "inst_hook emergency 50 integration/dracut/90gauge/gauge-emergency.sh",
         ])
         #expect(!log.contains("gauged.socket"))
+        for (wanting, instance) in [("emergency.target", "emergency"), ("dracut-emergency.service", "dracut-emergency")] {
+            let link = directory.appending("initrd\(units)/\(wanting).wants/gauged-boot-failed@\(instance).service")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "../gauged-boot-failed@.service")
+        }
         // The initrd's daemon crosses switch-root: no mount namespace of its own there
         // (docs/sandbox.md), every other wall kept.
         let dropIn = try String(contentsOfFile: directory.appending("initrd\(units)/gauged.service.d/initrd.conf"), encoding: .utf8)

@@ -15,6 +15,12 @@ depends() {
     echo drm
 }
 
+installkernel() {
+    # The keyboards as input devices (evdev, which udev loads for them): Escape on the
+    # splash and the failure screen's keys, before the root file system is there.
+    hostonly='' instmods evdev
+}
+
 install() {
     local list kind path target
     list=$("${GAUGE_FILES:-/usr/share/gauge/gauge-files}") || return 1
@@ -52,6 +58,18 @@ install() {
         inst_multiple -o "$systemdsystemunitdir/gauged-ask-password.path" "$systemdsystemunitdir/gauged-ask-password.service" \
             systemd-tty-ask-password-agent
         $SYSTEMCTL -q --root "$initdir" add-wants sysinit.target gauged-ask-password.path 2>/dev/null || :
+        # A failed boot's screen (gauged-boot-failed@.service runs /usr/share/gauge/boot-failed)
+        # before systemd's emergency shell and before dracut's own, which its initqueue starts
+        # when the root never came: both begin by ending the splash. The script needs awk
+        # besides what dracut puts in.
+        if inst_multiple -o "$systemdsystemunitdir/gauged-boot-failed@.service" /usr/share/gauge/boot-failed awk; then
+            local unit
+            for unit in emergency.target dracut-emergency.service; do
+                mkdir -p "$initdir$systemdsystemunitdir/$unit.wants" &&
+                    ln -sfn ../gauged-boot-failed@.service \
+                        "$initdir$systemdsystemunitdir/$unit.wants/gauged-boot-failed@${unit%.*}.service"
+            done
+        fi
     else
         inst_hook pre-trigger 10 "$moddir/gauge-start.sh"
         inst_hook pre-pivot 90 "$moddir/gauge-newroot.sh"

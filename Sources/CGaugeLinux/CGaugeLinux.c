@@ -174,6 +174,7 @@ ssize_t CGL_uevent_receive(int fd, void *buffer, size_t length, int *from_kernel
 }
 
 int CGL_ignore_signal(int signal_number) { return signal(signal_number, SIG_IGN) == SIG_ERR ? -1 : 0; }
+int CGL_default_signal(int signal_number) { return signal(signal_number, SIG_DFL) == SIG_ERR ? -1 : 0; }
 
 int CGL_parse_double(const char *text, double *value) {
     char *end = NULL;
@@ -276,11 +277,32 @@ int CGL_is_on_fuse(int fd) {
     return info.f_type == 0x65735546; /* FUSE_SUPER_MAGIC */
 }
 
-int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, pid_t *pid) {
+int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, int default_signals, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     int result = posix_spawn_file_actions_init(&actions);
     if (result != 0) {
         return result;
+    }
+    /* A caller that blocks signals to read them from a signalfd, and ignores SIGPIPE,
+       gives its child neither: an empty mask and the default actions. */
+    posix_spawnattr_t attributes;
+    result = posix_spawnattr_init(&attributes);
+    if (result != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return result;
+    }
+    if (default_signals) {
+        sigset_t none, defaults;
+        sigemptyset(&none);
+        sigemptyset(&defaults);
+        sigaddset(&defaults, SIGPIPE);
+        sigaddset(&defaults, SIGINT);
+        sigaddset(&defaults, SIGTERM);
+        sigaddset(&defaults, SIGHUP);
+        sigaddset(&defaults, SIGCHLD);
+        result = posix_spawnattr_setsigmask(&attributes, &none);
+        if (result == 0) result = posix_spawnattr_setsigdefault(&attributes, &defaults);
+        if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     }
     if (stdin_fd >= 0) {
         result = posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO);
@@ -289,8 +311,9 @@ int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, pi
         result = posix_spawn_file_actions_adddup2(&actions, passed_fd, passed_as);
     }
     if (result == 0) {
-        result = posix_spawnp(pid, argv[0], &actions, NULL, argv, environ);
+        result = posix_spawnp(pid, argv[0], &actions, &attributes, argv, environ);
     }
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     return result;
 }

@@ -6,8 +6,11 @@ extension Syscall {
     /// Starts `arguments[0]`, looked up on `PATH`, with `arguments` and this process's
     /// environment; its standard input is `input` when given, else inherited; `passing`
     /// gives it descriptor `fd` as its descriptor `as` (a pipe it writes its progress into).
+    /// `defaultSignals`: the child blocks no signal and takes SIGPIPE, SIGINT, SIGTERM,
+    /// SIGHUP and SIGCHLD as if nothing had touched them (a caller reading signals from a
+    /// signalfd blocks them, and every gaugectl ignores SIGPIPE).
     package static func spawn(
-        _ arguments: [String], input: Int32? = nil, passing: (fd: Int32, as: Int32)? = nil
+        _ arguments: [String], input: Int32? = nil, passing: (fd: Int32, as: Int32)? = nil, defaultSignals: Bool = false
     ) throws(SystemError) -> pid_t {
         precondition(!arguments.isEmpty)
         var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
@@ -21,7 +24,7 @@ extension Syscall {
         defer { if let passed, let passing, passed.fd != passing.fd { _ = CGaugeLinux.close(passed.fd) } }
         var pid: pid_t = 0
         let error = pointers.withUnsafeMutableBufferPointer {
-            CGL_spawn($0.baseAddress, input ?? -1, passed?.fd ?? -1, passed?.as ?? -1, &pid)
+            CGL_spawn($0.baseAddress, input ?? -1, passed?.fd ?? -1, passed?.as ?? -1, defaultSignals ? 1 : 0, &pid)
         }
         guard error == 0 else { throw SystemError("cannot run \(arguments[0])", errno: error) }
         return pid
@@ -43,6 +46,27 @@ extension Syscall {
         var status: Int32 = 0
         _ = try retrying("waitpid", "waitpid \(pid)", { CGaugeLinux.waitpid(pid, &status, 0) })
         return status
+    }
+
+    /// The status of the child `pid` if it has ended (and is now reaped); nil while it runs.
+    package static func childEnded(_ pid: pid_t) throws(SystemError) -> Int32? {
+        var status: Int32 = 0
+        let result = try retrying("waitpid", "waitpid \(pid)", { CGaugeLinux.waitpid(pid, &status, WNOHANG) })
+        return result == pid ? status : nil
+    }
+
+    /// Sends `signal` to the process `pid`.
+    package static func kill(_ pid: pid_t, _ signal: Int32) throws(SystemError) {
+        _ = try retrying("kill", "kill \(pid)", { CGaugeLinux.kill(pid, signal) })
+    }
+
+    /// Waits up to `timeoutMilliseconds` (-1: no limit) for the events each entry asks
+    /// for; their `revents` say what came (all 0 on timeout).
+    package static func poll(_ entries: inout [pollfd], timeoutMilliseconds: Int32) throws(SystemError) {
+        for index in entries.indices { entries[index].revents = 0 }
+        _ = try retrying("poll", "poll", {
+            entries.withUnsafeMutableBufferPointer { CGaugeLinux.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
+        })
     }
 
     /// A pipe, both ends close-on-exec: (read end, write end).

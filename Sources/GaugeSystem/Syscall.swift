@@ -186,6 +186,12 @@ package enum Syscall {
         _ = CGL_ignore_signal(signal)
     }
 
+    /// Gives `signal` its default action (`SIG_DFL`): a SIGCHLD ignored by whoever started
+    /// this process would have its children reaped unseen.
+    package static func defaultSignal(_ signal: Int32) {
+        _ = CGL_default_signal(signal)
+    }
+
     package static func unmap(_ pointer: UnsafeMutableRawPointer, length: Int) {
         _ = CGaugeLinux.munmap(pointer, length)
     }

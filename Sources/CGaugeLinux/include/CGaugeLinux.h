@@ -144,6 +144,7 @@ int CGL_inotify_rm_watch(int fd, int watch);
 
 /* signal(signal, SIG_IGN): SIG_IGN is a cast macro Swift cannot import. */
 int CGL_ignore_signal(int signal);
+int CGL_default_signal(int signal);
 
 /* chroot(2). */
 int CGL_chroot(const char *path);
@@ -159,8 +160,10 @@ ssize_t CGL_send_with_descriptor(int fd, const void *buffer, size_t length, int 
 /* Runs `argv[0]` (looked up on PATH) with `argv` and the process's environment, its
    standard input `stdin_fd` (or inherited when negative), and `passed_fd` as its
    descriptor `passed_as` (none when either is negative; the two must differ):
-   posix_spawnp. Returns 0 and the child in `*pid`, or the error number. */
-int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, pid_t *pid);
+   posix_spawnp. With `default_signals`, the child starts with no signal blocked and
+   SIGPIPE, SIGINT, SIGTERM, SIGHUP and SIGCHLD at their default actions. Returns 0 and
+   the child in `*pid`, or the error number. */
+int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, int default_signals, pid_t *pid);
 
 /* pread(2) at a 64-bit offset whatever the size of off_t (another process's memory through
    /proc/PID/mem, whose addresses may not fit a 32-bit off_t). */

@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait wait-key snapshot quit gauge swupdate bootc systemd rauc fwupd console-reset send help"
+    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait wait-key snapshot quit gauge swupdate bootc apt systemd rauc fwupd console-reset send help"
     local global_options="--socket --timeout --no-wait --help -h --version"
 
     # The command is the first word after the global options (and their values).
@@ -115,6 +115,14 @@ _gaugectl() {
                 --fd | --success-message | --failure-message | --stall | --creep) return ;;
             esac
             COMPREPLY=($(compgen -W "--fd --file --on-eof --success-message --failure-message --stall --creep --help" -- "$cur"))
+            ;;
+        apt)
+            local word
+            for word in "${words[@]:1:cword-1}"; do
+                [[ $word == -- ]] && { COMPREPLY=($(compgen -c -- "$cur")); return; }
+            done
+            [[ $prev == --fd || $prev == --stall || $prev == --creep ]] && return
+            COMPREPLY=($(compgen -W "--fd --stall --creep --help --" -- "$cur"))
             ;;
         systemd)
             case "$prev" in

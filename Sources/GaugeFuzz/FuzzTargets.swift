@@ -2,7 +2,7 @@
 package enum FuzzTargets {
     package static let all: [FuzzTarget] = [
         .lines, .encodings, .connection, .plymouth, .psplash, .dialogGauge, .swupdate, .themeFile, .screen, .png,
-        .statusJSON, .bootc,
+        .statusJSON, .bootc, .aptStatus,
     ]
 
     package static func named(_ name: String) -> FuzzTarget? {

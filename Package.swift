@@ -22,13 +22,15 @@ let package = Package(
         // sd-bus for gaugectl's D-Bus progress sources, loaded at run time (CGaugeBus) so the
         // executable does not depend on libsystemd; linked only by the tests' replay service.
         .target(name: "CGaugeBus"),
+        // libqrencode for the failure screen's QR code, loaded at run time (CGaugeQR).
+        .target(name: "CGaugeQR"),
         // libpng's low-level writer behind one C call that holds its setjmp (PNG snapshots row by row).
         .target(name: "CGaugePNG", dependencies: ["CPNG"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol", dependencies: ["GaugeSystem"]),
-        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG"]),
+        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG", "CGaugeQR"]),
         .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 

@@ -80,6 +80,21 @@ let entries: [Entry] = [
               ] { report.append(line) }
               m.failure = report
           }),
+    Entry(name: "boot-failed", caption: "1280x800, a failed boot: what failed, the journal, and a QR code of it", width: 1280,
+          height: 800, theme: logo,
+          model: { m in
+              m.setTarget(58); m.state = .failure; m.message = "Press Enter for a maintenance shell, or R to restart"
+              var report = FailureReport(title: "This system could not start")
+              report.summary = "Local File Systems \u{2190} /data \u{2190} /dev/disk/by-uuid/158f35fd-150d-40cd-a785-e33d5518e11a"
+              for line in [
+                  "[3.412] kernel: amd_pstate: the _CPC object is not present in SBIOS or ACPI disabled",
+                  "[15.381] systemd[1]: Timed out waiting for device dev-disk-by\\x2duuid-158f35fd\\x2d150d\\x2d40cd\\x2da785\\x2de33d5518e11a.device - /dev/disk/by-uuid/158f35fd-150d-40cd-a785-e33d5518e11a.",
+                  "[15.402] systemd[1]: Dependency failed for systemd-fsck@dev-disk-by\\x2duuid-158f35fd\\x2d150d\\x2d40cd\\x2da785\\x2de33d5518e11a.service - File System Check on /dev/disk/by-uuid/158f35fd-150d-40cd-a785-e33d5518e11a.",
+                  "[15.471] systemd[1]: Dependency failed for data.mount - /data.",
+                  "[15.521] systemd[1]: Dependency failed for local-fs.target - Local File Systems.",
+              ] { report.append(line) }
+              m.failure = report
+          }),
     Entry(name: "cjk", caption: "800x480, UTF-8 message with per-glyph font fallback", width: 800, height: 480, theme: logo,
           model: progress(55, "正在安装软件包 · Größe · インストール中")),
     Entry(name: "scale2", caption: "1200x1920 portrait tablet at scale 2 (HiDPI)", width: 1200, height: 1920, scale: 2, theme: logo,

@@ -12,6 +12,12 @@ import GaugeProtocol
 /// not fit gives way: the oldest detail lines first (a line says how many are not shown,
 /// counting those the daemon dropped), then the summary; with no room for the title there
 /// is no box. Each line is cut with an ellipsis at the box's inner width.
+///
+/// Beside the box, where the room holds one at three pixels a module (times the layout's
+/// scale), a QR code carries the same words as plain text (`QRCode.failureReport`:
+/// the title, the summary, the newest lines that fit in version 20), dark on a light
+/// square, for a phone's camera; the box and the code are centred together. Without
+/// libqrencode (`codeProblem` says why) or room, the box shows alone.
 final class FailureLayer {
     private(set) var report: FailureReport?
     /// The box (empty while hidden or without room).
@@ -22,6 +28,13 @@ final class FailureLayer {
     private var mask: PixmanImage?
     private var accent = Rect.zero
     private var bottom = 0
+    /// The QR code's square, quiet zone included (empty without one).
+    private(set) var codeRect = Rect.zero
+    private(set) var code: QRCode?
+    /// Why no QR code can be made (libqrencode missing or failing); nil otherwise.
+    private(set) var codeProblem: String?
+    private var codeMask: PixmanImage?
+    private var codeModule = 0
 
     private let theme: Theme
     private let layout: Layout
@@ -42,27 +55,37 @@ final class FailureLayer {
     /// that changed.
     func update(_ next: FailureReport?, bottom: Int) -> Rect {
         guard next != report || (next != nil && bottom != self.bottom) else { return .zero }
-        let old = rect
+        let old = rect.union(codeRect)
         report = next
         self.bottom = bottom
         placed = []
         textRects = []
         rect = .zero
         mask = nil
+        codeRect = .zero
+        code = nil
+        codeMask = nil
         guard let next else { return old }
         let room = Rect(x: layout.safe.x, y: layout.safe.y, width: layout.safe.width, height: bottom - layout.safe.y)
         let band = px(4)
         let headHeight = head(of: next)
         // The padding narrows, down to a pixel, before the title and summary give way.
         let padding = max(1, min(px(16), room.width / 16, (room.height - band - headHeight) / 2))
-        let innerWidth = min(room.width, max(layout.bar.width, px(640))) - 2 * padding
+        let widest = min(room.width, max(layout.bar.width, px(640)))
+        let codeSide = placeCode(for: next, room: room, besideWidth: widest)
+        let codeGap = codeSide > 0 ? px(24) : 0
+        let innerWidth = min(room.width - codeSide - codeGap, widest) - 2 * padding
         guard innerWidth > 0 else { return old }
         let lines = content(of: next, innerWidth: innerWidth, innerHeight: room.height - 2 * padding - band)
         guard !lines.isEmpty else { return old }
         let gap = max(1, layout.textGap / 2)
         let width = min(room.width, (lines.map { $0.image.width }.max() ?? 0) + 2 * padding)
         let height = band + 2 * padding + lines.reduce(0) { $0 + $1.image.height + ($1.gapBefore ? gap : 0) }
-        rect = Rect(x: room.x + (room.width - width) / 2, y: room.y + (room.height - height) / 2, width: width, height: height)
+        let left = room.x + (room.width - width - codeGap - codeSide) / 2
+        rect = Rect(x: left, y: room.y + (room.height - height) / 2, width: width, height: height)
+        if codeSide > 0 {
+            codeRect = Rect(x: rect.maxX + codeGap, y: room.y + (room.height - codeSide) / 2, width: codeSide, height: codeSide)
+        }
         accent = Rect(x: rect.x, y: rect.y, width: rect.width, height: band)
         mask = Shape.roundedRectMask(width: width, height: height, rect: (0, 0, Double(width), Double(height)),
                                      radius: min(theme.boxRadius * layout.scale, Double(min(width, height)) / 4))
@@ -74,7 +97,31 @@ final class FailureLayer {
             textRects.append(at)
             y = at.maxY
         }
-        return old.union(rect)
+        return old.union(rect).union(codeRect)
+    }
+
+    /// Makes the QR code for `report` as large as the room beside a box `besideWidth` wide
+    /// holds at three pixels a module (scaled: a phone's photo of the screen resolves it);
+    /// returns its side in pixels, 0 without one.
+    private func placeCode(for report: FailureReport, room: Rect, besideWidth: Int) -> Int {
+        let side = min(room.height, room.width - besideWidth - px(24))
+        let modules = side / px(3) - 2 * QRCode.quietZone
+        // Version 5 (37 modules) at least: a code holding the title alone helps nobody.
+        guard modules >= 37 else { return 0 }
+        switch QRCode.failureReport(report, maxVersion: min(QRCode.maxVersion, (modules - 17) / 4)) {
+        case .code(let made):
+            codeProblem = nil
+            let across = made.width + 2 * QRCode.quietZone
+            codeModule = px(3)
+            code = made
+            codeMask = made.mask(module: codeModule)
+            return across * codeModule
+        case .tooLong:
+            return 0
+        case .failed(let why):
+            codeProblem = why
+            return 0
+        }
     }
 
     /// Height of the title and the summary with the gap between them.
@@ -134,7 +181,7 @@ final class FailureLayer {
 
     /// Draws the box over what is under it, within `clip`.
     func draw(into dst: PixmanImage, clip: Rect) {
-        guard let mask, clip.intersects(rect) else { return }
+        guard let mask, clip.intersects(rect.union(codeRect)) else { return }
         let area = clip.intersection(rect)
         dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: boxColor), mask: mask, rect: area,
                       maskOrigin: (area.x - rect.x, area.y - rect.y))
@@ -147,6 +194,12 @@ final class FailureLayer {
             guard !part.isEmpty else { continue }
             dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: glyphs, rect: part,
                           maskOrigin: (part.x - at.x, part.y - at.y))
+        }
+        if let codeMask, clip.intersects(codeRect) {
+            let area = clip.intersection(codeRect)
+            dst.fill(area, color: .white)
+            dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: .black), mask: codeMask, rect: area,
+                          maskOrigin: (area.x - codeRect.x, area.y - codeRect.y))
         }
     }
 }

@@ -175,6 +175,11 @@ package final class Scene {
     /// The failure screen's box (empty while hidden) and each of its lines of text.
     package var failureRect: Rect { failure.rect }
     package var failureTextRects: [Rect] { failure.textRects }
+    /// The failure screen's QR code beside its box (`FailureLayer`): its square (empty
+    /// without one), the code, and why none can be made (nil when one can).
+    package var failureCodeRect: Rect { failure.codeRect }
+    package var failureCode: QRCode? { failure.code }
+    package var failureCodeProblem: String? { failure.codeProblem }
     /// Where the circles or ring indicator is drawn (empty while it is not shown).
     package var indicatorRect: Rect { indicatorOpacity > 0 ? indicator.rect : .zero }
     /// The box style's value badge (empty in the plain style or without a label).
@@ -485,6 +490,7 @@ package final class Scene {
         indicatorOpacity >= 1 && indicator.rect.union(area) == indicator.rect
             && !area.intersects(title.rect) && !area.intersects(message.rect) && !area.intersects(mark.rect)
             && !area.intersects(entry.rect) && !area.intersects(details.rect) && !area.intersects(failure.rect)
+            && !area.intersects(failure.codeRect)
     }
 
     /// Draws rows `rows` of the current frame into `band`, which holds just those rows

@@ -48,6 +48,14 @@ struct FailureScreenTests {
             #expect(!rect.intersects(box), "\(what): the box \(box) overlaps the \(name) \(rect)")
         }
         #expect(scene.logoRect.isEmpty, "\(what): the logo gives the box its room")
+        let code = scene.failureCodeRect
+        guard !code.isEmpty else { return }
+        #expect(code.intersection(scene.safeRect) == code, "\(what): QR code \(code) leaves the safe area \(scene.safeRect)")
+        for (name, rect) in [("box", box), ("bar", scene.barRect), ("title", scene.titleRect), ("message", scene.messageRect),
+                             ("mark", scene.markRect), ("label", scene.labelRect), ("badge", scene.badgeRect),
+                             ("logo", scene.logoRect), ("question", scene.entryRect)] {
+            #expect(!rect.intersects(code), "\(what): the QR code \(code) overlaps the \(name) \(rect)")
+        }
     }
 
     @Test("the box collides with nothing, at small panels and at 4K, in both styles", arguments: [
@@ -116,6 +124,58 @@ struct FailureScreenTests {
         screen.render(plain, at: 2)
         #expect(screen.scene.failureRect.isEmpty)
         #expect(difference(screen.image, before, tolerance: 0).count == 0, "cleared, the frame is as before")
+    }
+
+    /// The QR code beside the box, read back from the frame by a real decoder (zbarimg):
+    /// the title, the summary and the newest lines, byte for byte, as many as version 20
+    /// holds, the newest among them.
+    @Test("the QR code carries the title, the summary and the newest lines, as zbarimg reads them", arguments: [
+        (1280, 800, 1.0), (1920, 1080, 1.0), (3840, 2160, 2.0),
+    ])
+    func codeReadBack(size: (Int, Int, Double)) throws {
+        let display = try MemoryDisplay(width: size.0, height: size.1)
+        let scene = Scene(theme: Self.logoTheme, width: size.0, height: size.1, scale: size.2)
+        var report = FailureReport(title: "This system could not start")
+        report.summary = "Local File Systems \u{2190} /data \u{2190} /dev/disk/by-uuid/158f35fd-150d-40cd-a785-e33d5518e11a"
+        for n in 1...60 { report.append("[\(n).5] systemd[1]: unit-\(n).service: Main process exited, code=exited, status=1/FAILURE") }
+        scene.render(Self.failedModel(report), at: 10, into: display.framebuffer)
+        checkApart(scene, "\(size.0)x\(size.1)@\(size.2) with its QR code")
+        let code = try #require(scene.failureCode, "a QR code at \(size.0)x\(size.1): \(scene.failureCodeProblem ?? "room")")
+        #expect(!scene.failureCodeRect.isEmpty)
+        let text = String(decoding: code.payload, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(Array(lines.prefix(2)) == [report.title, report.summary])
+        let carried = Array(lines.dropFirst(2))
+        #expect(carried.count >= 5 && carried.count < 60, "\(carried.count) lines carried")
+        #expect(carried == Array(report.lines.suffix(carried.count)), "the newest lines, in order")
+        // One line more would not fit in the version the room allows.
+        #expect(code.width <= 17 + 4 * QRCode.maxVersion)
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gauge-qr-\(size.0)-\(getpid()).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try PNG.write(PNG.image(of: display.framebuffer), to: path)
+        let zbar = Process()
+        zbar.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+        // QR codes only: its other decoders take stripes of the screen for bar codes.
+        zbar.arguments = ["--raw", "-q", "-Sdisable", "-Sqrcode.enable", path]
+        let out = Pipe()
+        zbar.standardOutput = out
+        try zbar.run()
+        let decoded = out.fileHandleForReading.readDataToEndOfFile()
+        zbar.waitUntilExit()
+        #expect(zbar.terminationStatus == 0, "zbarimg found a code")
+        // Its --raw output: the text, then a line feed.
+        #expect(String(decoding: decoded, as: UTF8.self) == text + "\n")
+    }
+
+    /// Where the room beside the box cannot hold a code a phone reads (three pixels a
+    /// module, version 5), none: the words alone.
+    @Test("no QR code where there is no room for one", arguments: [(240, 320), (480, 272), (800, 480)])
+    func noRoomNoCode(size: (Int, Int)) throws {
+        let screen = try Screen(width: size.0, height: size.1, theme: Self.logoTheme)
+        screen.render(Self.failedModel(Self.report(lines: 3)))
+        #expect(screen.scene.failureCodeRect.isEmpty && screen.scene.failureCode == nil)
+        #expect(!screen.scene.failureRect.isEmpty)
     }
 
     /// A failure screen takes the details view's place while it shows.

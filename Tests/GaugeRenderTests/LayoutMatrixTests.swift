@@ -96,7 +96,7 @@ struct LayoutMatrixTests {
             ("title", scene.titleRect), ("message", scene.messageRect), ("question", scene.entryRect),
             ("mark", scene.markRect), ("logo", scene.logoRect),
             (indicatorShown ? "indicator" : "bar", indicatorShown ? scene.indicatorRect : scene.barRect),
-            ("failure screen", scene.failureRect),
+            ("failure screen", scene.failureRect), ("failure screen's QR code", scene.failureCodeRect),
         ]
         if theme.style == .box {
             elements.append(("badge", scene.badgeRect))

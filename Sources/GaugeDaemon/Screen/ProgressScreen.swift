@@ -31,6 +31,8 @@ package final class ProgressScreen {
     /// The text renderer with its glyph caches, kept while the theme's fonts stay the same.
     private var text: (fonts: [String], renderer: TextRenderer)?
     private let log: (String) -> Void
+    /// Why the failure screen has no QR code, as last logged (once each).
+    private var codeProblemLogged: String?
 
     /// `display` may be nil: the daemon then keeps serving and snapshots still work. `scale`
     /// (`gauged --scale`) wins over the theme's and the head's.
@@ -310,6 +312,10 @@ package final class ProgressScreen {
             }
             var changed = scene.update(model, at: time).union(views[index].owedDamage)
             views[index].owedDamage = .zero
+            if let problem = scene.failureCodeProblem, problem != codeProblemLogged {
+                log("the failure screen shows no QR code: \(problem)")
+                codeProblemLogged = problem
+            }
             if isQuestionShown { changed = changed.union(scene.entryRect) }
             guard !changed.isEmpty else { continue }
             scene.draw(into: target.buffer, clip: changed.union(target.staleRegion))

@@ -294,6 +294,7 @@ private func lines(_ text: String) -> [String] {
         let environment = [
             "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts,
             "GAUGE_FILES": repositoryRoot.appendingPathComponent("integration/gauge-files").path,
+            "GAUGE_QRENCODE": "",
         ]
         return (directory, environment)
     }
@@ -311,6 +312,39 @@ private func lines(_ text: String) -> [String] {
     private func executable(_ directory: TemporaryDirectory) -> [String] {
         let bin = directory.appending("bin")
         return ["exec \(bin)/gauged", "link \(bin)/gaugectl gauged", "link \(bin)/plymouth gauged"]
+    }
+
+    /// libqrencode, for the failure screen's QR code, is listed after the executable where
+    /// the system has it, and the initramfs hook copies it with its libraries; where it is
+    /// not, nothing (gauged shows the words alone).
+    @Test func fileListCarriesLibqrencodeWhereThereIsOne() throws {
+        let (directory, environment) = try fixture()
+        let library = directory.appending("libqrencode.so.4")
+        #expect(FileManager.default.createFile(atPath: library, contents: Data("x".utf8)))
+        var env = environment
+        env["GAUGE_QRENCODE"] = library
+        let listed = try listFiles(directory, env)
+        #expect(listed.status == 0, "\(listed.output)")
+        #expect(Array(lines(listed.output).prefix(4)) == executable(directory) + ["library \(library)"])
+        env["GAUGE_QRENCODE"] = directory.appending("absent.so.4")
+        #expect(!(try listFiles(directory, env)).output.contains("library "))
+
+        let stub = directory.appending("hook-functions")
+        try """
+            copy_exec() { echo "copy_exec $*" >> "$LOG"; }
+            copy_file() { :; }
+            copy_modules_dir() { :; }
+            manual_add_modules() { :; }
+            """.write(toFile: stub, atomically: true, encoding: .utf8)
+        env["GAUGE_QRENCODE"] = library
+        env["GAUGE_HOOK_FUNCTIONS"] = stub
+        env["LOG"] = directory.appending("log")
+        env["DESTDIR"] = directory.appending("root")
+        env["GAUGE_BINDIR"] = directory.appending("bin")
+        let hook = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
+        #expect(hook.status == 0, "\(hook.output)")
+        let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
+        #expect(lines(log) == ["copy_exec \(directory.appending("bin"))/gauged", "copy_exec \(library)"])
     }
 
     /// Another package's plymouth in the bin directory is left alone: no link over it.

@@ -230,6 +230,19 @@ def entry_field(img):
 SULOGIN = re.compile(r"root password for maintenance|Enter for system maintenance")
 
 
+def read_qr(path):
+    """The text of the QR code in the screendump at `path` (zbarimg, QR codes only), as a
+    list of lines; None when there is none or zbarimg cannot run."""
+    try:
+        done = subprocess.run(["zbarimg", "--raw", "-q", "-Sdisable", "-Sqrcode.enable", path],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0 or not done.stdout:
+        return None
+    return done.stdout.decode("utf-8", "replace").rstrip("\n").split("\n")
+
+
 def sendkey_name(char):
     """QEMU's `sendkey` name for a letter, digit, space or hyphen (capitals with Shift)."""
     return {" ": "spc", "-": "minus"}.get(char) or (f"shift-{char.lower()}" if char.isupper() else char)
@@ -362,6 +375,8 @@ class Boot:
             if frame.kind == "failure":
                 way.setdefault("failure", frame)
                 if now - way["failure"].host >= 6.0:
+                    # What its QR code says, read from this frame by a real decoder first.
+                    way["qr"] = read_qr(frame.path)
                     self.monitor.sendkey("ret" if self.args.way_out == "enter" else "r")
                     way["key"], way["key-frame"] = now, frame
             return
@@ -1187,6 +1202,9 @@ def main():
                 for row in (boot.console_text.get(f.index, []) if f is not None else []):
                     if row.strip():
                         out.write(f"text {step} |{row}\n")
+            # The failure screen's QR code as zbarimg read it, a line each.
+            for line in boot.way.get("qr") or []:
+                out.write(f"qr |{line}\n")
 
     name = args.name
     for title, text in report.figures:

@@ -27,6 +27,7 @@ install() {
     while read -r kind path target; do
         case "$kind" in
         exec) inst_binary "$path" || return 1 ;;
+        library) inst_binary "$path" || dwarn "gauge: cannot add $path: the failure screen shows no QR code" ;;
         link) mkdir -p "$initdir${path%/*}" && ln -sfn "$target" "$initdir$path" || return 1 ;;
         file) inst_simple "$path" ;;
         esac

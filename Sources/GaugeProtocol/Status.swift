@@ -172,11 +172,13 @@ package struct Status: Equatable, Sendable {
             guard let read = Failure(value) else { return nil }
             failure = read
         }
+        // The values are hundredths, as `json()` writes them: a finer one read (a hand-made
+        // or foreign reply) is rounded the same way, so it writes and reads back as itself.
         self.init(
-            target: target, shown: shown, message: message, title: title, mode: mode,
+            target: Self.twoDecimals(target), shown: Self.twoDecimals(shown), message: message, title: title, mode: mode,
             state: state, visible: visible,
             display: Display(name: name, width: width, height: height, format: format),
-            fps: fps, animating: animating, clients: clients, frames: frames, stallTime: stallTime,
+            fps: fps, animating: animating, clients: clients, frames: frames, stallTime: stallTime.map(Self.twoDecimals),
             failure: failure)
     }
 

@@ -69,6 +69,15 @@ import Testing
         }
     }
 
+    /// A reply with finer values than the daemon writes (the fuzzer's, seed 20260611, run for
+    /// 20 s: `"target":42.114`) reads as hundredths, so it writes and reads back as itself.
+    @Test func finerValuesReadAsHundredths() throws {
+        let json = #"{"target":42.114,"shown":39.996,"message":"Copying files","title":"Installing","mode":"determinate","state":"running","visible":true,"display":{"name":"memory","width":800,"height":600,"format":"xrgb8888"},"fps":60,"animating":true,"clients":1,"frames":7,"stall_time":19.999,"failure":null}"#
+        let status = try #require(Status.parse(json: json))
+        #expect(status.target == 42.11 && status.shown == 40 && status.stallTime == 20)
+        #expect(Status.parse(json: status.json()) == status)
+    }
+
     @Test func readsKeysInAnyOrderAndIgnoresUnknownOnes() {
         let json = """
             { "clients": 2, "animating": false, "fps": 30, "extra": [1, {"x": null}],

@@ -59,8 +59,9 @@ package final class Daemon {
     private let screenOwner: ScreenOwner
     private let notify = SystemdNotify.fromEnvironment()
     private var waiters: [ClientConnection] = []
-    /// Clients waiting for Enter or R (`wait-key`), answered at the next press.
-    private var keyWaiters: [ClientConnection] = []
+    /// Clients waiting for Enter or R (`wait-key`), answered at the next press or the
+    /// theme's `failure_timeout`.
+    private lazy var keyWait = KeyWait(loop: loop, log: log) { [self] in updateEscapeWatch() }
     private var exitStatus: Int32 = 0
     private var retainOnExit = false
     private var demoStart = 0.0
@@ -287,10 +288,7 @@ package final class Daemon {
         }
         server.onDisconnect = { [self] client in
             waiters.removeAll { $0 === client }
-            if keyWaiters.contains(where: { $0 === client }) {
-                keyWaiters.removeAll { $0 === client }
-                updateEscapeWatch()
-            }
+            keyWait.remove(client)
         }
         self.server = server
         do {
@@ -315,6 +313,7 @@ package final class Daemon {
         demoTimer?.close()
         estimateTimer?.close()
         consoleQuestionTimer?.close()
+        keyWait.close()
         signals?.close()
         if let terminal { terminal.close() }
         if retainOnExit, questionShown != nil, handover.owner == .gauge {
@@ -401,7 +400,7 @@ package final class Daemon {
     /// questions read the keys themselves, and for Enter and R while a client waits for
     /// them (`wait-key`).
     private func updateEscapeWatch() {
-        escapeWatch?.setActive(handover.owner == .gauge && (!questionsReadKeys || !keyWaiters.isEmpty))
+        escapeWatch?.setActive(handover.owner == .gauge && (!questionsReadKeys || !keyWait.isEmpty))
     }
 
     /// A key on the keyboards: Escape turns the details view over (the questions' own when
@@ -411,23 +410,17 @@ package final class Daemon {
             if !questionsReadKeys { escapePressed() }
             return
         }
-        guard !keyWaiters.isEmpty else { return }
-        let answer = key == .r ? "r" : "enter"
-        log.info("wait-key: \(answer == "r" ? "R" : "Enter") pressed")
-        let ready = keyWaiters
-        keyWaiters = []
-        for client in ready { client.complete(reply: Reply.ok(answer).encoded) }
-        updateEscapeWatch()
+        keyWait.keyPressed(r: key == .r)
     }
 
-    /// `wait-key`: answered at the next Enter or R on the keyboards.
+    /// `wait-key`: answered at the next Enter or R on the keyboards, or at the theme's
+    /// `failure_timeout` (`KeyWait`).
     private func waitKey(for client: ClientConnection?) -> ReplyAction {
         guard escapeWatch != nil else {
             return Self.reply(ProtocolError(.state, "no keyboards are read here (--escape-input none)"))
         }
         guard let client else { return Self.reply(ProtocolError(.state, "wait-key needs a connection to answer on")) }
-        keyWaiters.append(client)
-        updateEscapeWatch()
+        keyWait.add(client, timeout: screen.theme.failureTimeout, action: screen.theme.failureTimeoutAction)
         return .deferred
     }
 

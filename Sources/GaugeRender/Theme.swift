@@ -119,6 +119,12 @@ package struct Theme: Equatable, Sendable {
     /// never. The daemon reports it in `status`; the commands read it when they start.
     package var stallTime = 20.0
 
+    /// Seconds a failure screen's way out (`wait-key`) waits for Enter or R before the
+    /// daemon answers as `failureTimeoutAction` says, for a machine with nobody at a
+    /// keyboard (a board, a kiosk); 0: it waits for a key.
+    package var failureTimeout = 0.0
+    package var failureTimeoutAction = FailureTimeoutAction.restart
+
     package init() {}
 
     /// The fill colour for a state.
@@ -228,6 +234,8 @@ package struct Theme: Equatable, Sendable {
         "ring_direction": choice { $0.ringDirection = $1 },
         "transition_duration": number(0...60) { $0.transitionDuration = $1 },
         "stall_time": number(0...86400) { $0.stallTime = $1 },
+        "failure_timeout": number(0...86400) { $0.failureTimeout = $1 },
+        "failure_timeout_action": choice { $0.failureTimeoutAction = $1 },
         "easing": choice { $0.easing = $1 },
     ]
 
@@ -273,6 +281,12 @@ package struct Theme: Equatable, Sendable {
 /// The screen's arrangement.
 package enum ScreenStyle: String, CaseIterable, Sendable {
     case plain, box
+}
+
+/// What a failure screen's way out does when nobody pressed a key (`failure_timeout`):
+/// restart the machine (as R), or give the console to the shell (as Enter).
+package enum FailureTimeoutAction: String, CaseIterable, Sendable {
+    case restart, console
 }
 
 /// Where the percentage label sits.

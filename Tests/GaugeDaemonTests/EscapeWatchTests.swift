@@ -186,4 +186,61 @@ struct EscapeWatchTests {
         try #require(try pump(plain.loop) { other.lines.count == 1 })
         #expect(other.lines[0] == "err state no keyboards are read here (--escape-input none)")
     }
+
+    /// The theme's `failure_timeout`, for a machine with nobody at a keyboard: with no key
+    /// that long after the first client began to wait, every waiting client is answered as
+    /// `failure_timeout_action` says (`restart` as R, `console` as Enter), and it is logged;
+    /// a key before it answers as before and disarms it; 0 (the default) waits for a key.
+    @Test func failureTimeoutAnswersForNobody() throws {
+        let directory = TemporaryDirectory()
+        let themePath = directory.appending("gauge.theme")
+        try "failure_timeout = 0.5\n".write(toFile: themePath, atomically: true, encoding: .utf8)
+        let (daemon, lines, client) = try keyboardDaemon(in: directory, themePath: themePath)
+        defer { daemon.shutdown() }
+        defer { client.close() }
+        let second = try TestClient(path: directory.appending("gauged.sock"))
+        defer { second.close() }
+        func request(_ line: String) throws -> String {
+            let before = client.lines.count
+            client.send(line + "\n")
+            try #require(try pump(daemon.loop) { client.lines.count > before }, "no reply to \(line)")
+            return client.lines[before]
+        }
+
+        let asked = monotonicNow()
+        client.send("wait-key\n")
+        try pump(daemon.loop, for: 0.2)
+        second.send("wait-key\n")
+        try pump(daemon.loop, for: 0.1)
+        #expect(client.lines.isEmpty && second.lines.isEmpty, "not before the timeout")
+        try #require(try pump(daemon.loop) { client.lines.count == 1 && second.lines.count == 1 })
+        #expect(monotonicNow() - asked >= 0.5)
+        #expect(client.lines == ["ok r"] && second.lines == ["ok r"], "restart, the default action, answers as R")
+        #expect(lines.all.contains { $0.contains("wait-key: no key in 0.5 s (failure_timeout): answering as R (failure_timeout_action = restart)") },
+                "\(lines.all)")
+
+        // A key first: answered by it, and the timeout does not answer the next wait early.
+        #expect(try request("theme failure_timeout_action=console failure_timeout=0.4") == "ok")
+        let watch = try #require(daemon.escapeWatch)
+        let device = try fakeDevice()
+        defer { close(device.keyboard) }
+        watch.attach(device.daemonEnd, path: "test-keyboard")
+        client.send("wait-key\n")
+        try pump(daemon.loop, for: 0.1)
+        send(tap(28), to: device.keyboard)
+        try #require(try pump(daemon.loop) { client.lines.count == 3 })
+        #expect(client.lines[2] == "ok enter")
+        let again = monotonicNow()
+        #expect(try request("wait-key") == "ok enter", "console answers as Enter")
+        #expect(monotonicNow() - again >= 0.4, "armed afresh for the new wait")
+
+        // 0: only a key.
+        #expect(try request("theme failure_timeout=0") == "ok")
+        client.send("wait-key\n")
+        try pump(daemon.loop, for: 0.8)
+        #expect(client.lines.count == 5, "no answer without a key: \(client.lines)")
+        send(tap(19), to: device.keyboard)
+        try #require(try pump(daemon.loop) { client.lines.count == 6 })
+        #expect(client.lines[5] == "ok r")
+    }
 }

@@ -8,7 +8,7 @@ struct ThemeNumberTests {
     static let numericKeys = [
         "corner_radius", "stripe_width", "stripe_duration", "bar_width", "bar_height", "bar_center", "label_size",
         "title_size", "message_size", "text_gap", "logo_center", "box_radius", "indicator_size", "indicator_period",
-        "transition_duration", "stall_time",
+        "transition_duration", "stall_time", "failure_timeout",
     ]
 
     @Test("hex floats, exponents and non-numbers are refused by every numeric key", arguments: numericKeys)
@@ -29,6 +29,12 @@ struct ThemeNumberTests {
         #expect(theme.barWidth == 0.5 && theme.barHeight == 16.5 && theme.indicatorPeriod == 0.5 && theme.stallTime == 7.5)
         #expect(throws: ThemeError.self) { try theme.set("stall_time", "-1") }
         #expect(throws: ThemeError.self) { try theme.set("stall_time", "86401") }
+        try theme.set("failure_timeout", "300")
+        try theme.set("failure_timeout_action", "console")
+        #expect(theme.failureTimeout == 300 && theme.failureTimeoutAction == .console)
+        #expect(Theme().failureTimeout == 0 && Theme().failureTimeoutAction == .restart, "waits for a key unless told")
+        #expect(throws: ThemeError.self) { try theme.set("failure_timeout", "-1") }
+        #expect(throws: ThemeError.self) { try theme.set("failure_timeout_action", "poweroff") }
     }
 
     @Test("colour components too")

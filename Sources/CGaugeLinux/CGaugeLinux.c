@@ -277,6 +277,55 @@ int CGL_is_on_fuse(int fd) {
     return info.f_type == 0x65735546; /* FUSE_SUPER_MAGIC */
 }
 
+/* The child's signals as CGL_spawn's `default_signals` has them. */
+static int default_signal_attributes(posix_spawnattr_t *attributes, short flags) {
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGHUP);
+    sigaddset(&defaults, SIGCHLD);
+    int result = posix_spawnattr_setsigmask(attributes, &none);
+    if (result == 0) result = posix_spawnattr_setsigdefault(attributes, &defaults);
+    if (result == 0) result = posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags);
+    return result;
+}
+
+int CGL_spawn_on_terminal(char *const argv[], const char *terminal, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int result = posix_spawn_file_actions_init(&actions);
+    if (result != 0) return result;
+    result = posix_spawnattr_init(&attributes);
+    if (result != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return result;
+    }
+    /* A session of its own first (glibc runs setsid before the file actions), so that
+       opening the terminal makes it the controlling one. */
+    result = default_signal_attributes(&attributes, POSIX_SPAWN_SETSID);
+    if (result == 0) result = posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, terminal, O_RDWR, 0);
+    if (result == 0) result = posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    if (result == 0) result = posix_spawnp(pid, argv[0], &actions, &attributes, argv, environ);
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    return result;
+}
+
+int CGL_open_terminal_pair(int *main_fd, char *name, size_t size) {
+    int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    if (grantpt(fd) != 0 || unlockpt(fd) != 0 || ptsname_r(fd, name, size) != 0) {
+        int error = errno;
+        close(fd);
+        return error;
+    }
+    *main_fd = fd;
+    return 0;
+}
+
 int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, int default_signals, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     int result = posix_spawn_file_actions_init(&actions);
@@ -291,19 +340,7 @@ int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, in
         posix_spawn_file_actions_destroy(&actions);
         return result;
     }
-    if (default_signals) {
-        sigset_t none, defaults;
-        sigemptyset(&none);
-        sigemptyset(&defaults);
-        sigaddset(&defaults, SIGPIPE);
-        sigaddset(&defaults, SIGINT);
-        sigaddset(&defaults, SIGTERM);
-        sigaddset(&defaults, SIGHUP);
-        sigaddset(&defaults, SIGCHLD);
-        result = posix_spawnattr_setsigmask(&attributes, &none);
-        if (result == 0) result = posix_spawnattr_setsigdefault(&attributes, &defaults);
-        if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    }
+    if (default_signals) result = default_signal_attributes(&attributes, 0);
     if (stdin_fd >= 0) {
         result = posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO);
     }

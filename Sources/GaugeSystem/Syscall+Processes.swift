@@ -30,6 +30,20 @@ extension Syscall {
         return pid
     }
 
+    /// Starts `arguments[0]` as `spawn` does with `defaultSignals`, but in a session of its
+    /// own whose controlling terminal is `terminal` (a pseudo-terminal's other side, from
+    /// `openTerminalPair`), its standard output and error; its standard input inherited.
+    package static func spawn(_ arguments: [String], onTerminal terminal: String) throws(SystemError) -> pid_t {
+        precondition(!arguments.isEmpty)
+        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        var pid: pid_t = 0
+        let error = pointers.withUnsafeMutableBufferPointer { CGL_spawn_on_terminal($0.baseAddress, terminal, &pid) }
+        guard error == 0 else { throw SystemError("cannot run \(arguments[0])", errno: error) }
+        return pid
+    }
+
     /// How a child ended, from its `waitpid` status.
     package enum ChildEnd: Equatable, Sendable {
         case exited(Int32)

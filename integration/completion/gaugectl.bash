@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait wait-key snapshot quit gauge swupdate bootc apt systemd rauc fwupd console-reset send help"
+    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait wait-key snapshot quit gauge swupdate bootc apt run systemd rauc fwupd console-reset send help"
     local global_options="--socket --timeout --no-wait --help -h --version"
 
     # The command is the first word after the global options (and their values).
@@ -123,6 +123,14 @@ _gaugectl() {
             done
             [[ $prev == --fd || $prev == --stall || $prev == --creep ]] && return
             COMPREPLY=($(compgen -W "--fd --stall --creep --help --" -- "$cur"))
+            ;;
+        run)
+            local word
+            for word in "${words[@]:1:cword-1}"; do
+                [[ $word == -- ]] && { COMPREPLY=($(compgen -c -- "$cur")); return; }
+            done
+            [[ $prev == --title || $prev == -t || $prev == --message || $prev == -m || $prev == --stall || $prev == --creep ]] && return
+            COMPREPLY=($(compgen -W "--title --message --stall --creep --help --" -- "$cur"))
             ;;
         systemd)
             case "$prev" in

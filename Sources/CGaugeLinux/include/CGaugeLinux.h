@@ -165,6 +165,16 @@ ssize_t CGL_send_with_descriptor(int fd, const void *buffer, size_t length, int 
    the child in `*pid`, or the error number. */
 int CGL_spawn(char *const argv[], int stdin_fd, int passed_fd, int passed_as, int default_signals, pid_t *pid);
 
+/* A pseudo-terminal: its main side in `*main_fd` (close-on-exec, not our controlling
+   terminal) and the path of its other side in `name`. Returns 0 or the error number. */
+int CGL_open_terminal_pair(int *main_fd, char *name, size_t size);
+
+/* Runs `argv` (posix_spawnp) in a session of its own whose controlling terminal is
+   `terminal` (a pseudo-terminal's other side), as its standard output and error; its
+   standard input inherited; its signals as CGL_spawn's `default_signals`. Returns 0
+   and the child in `*pid`, or the error number. */
+int CGL_spawn_on_terminal(char *const argv[], const char *terminal, pid_t *pid);
+
 /* pread(2) at a 64-bit offset whatever the size of off_t (another process's memory through
    /proc/PID/mem, whose addresses may not fit a 32-bit off_t). */
 ssize_t CGL_pread64(int fd, void *buffer, size_t length, uint64_t offset);

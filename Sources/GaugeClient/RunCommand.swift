@@ -1,0 +1,108 @@
+import CGaugeLinux
+import GaugeProtocol
+import GaugeSystem
+import GaugeTranslators
+
+/// `gaugectl run -- COMMAND ...`: runs COMMAND on a pseudo-terminal of gaugectl's own (its
+/// standard output and error; standard input inherited), so that it writes what it writes
+/// to a terminal, and copies that to gaugectl's standard output unchanged but for the
+/// terminal progress sequences (OSC 9;4: `TerminalProgressFilter`), which drive one bar
+/// (`TerminalProgressTranslator`). COMMAND is followed as `gaugectl apt`'s is
+/// (`FollowedCommand`); its exit status is gaugectl's (128+N for a signal).
+enum RunCommand {
+    struct Options {
+        var command: [String]
+        var title: String?
+        var message: String?
+        var bar = HonestBar.Settings()
+    }
+
+    /// The terminal's size when gaugectl's own output is no terminal.
+    static let defaultSize: (rows: UInt16, columns: UInt16) = (24, 80)
+
+    static func run(_ options: Options, invocation: Invocation) -> Never {
+        let requests = RequestStream(invocation: invocation, label: "run")
+        let name = Producer(command: options.command, pid: 0).name
+        var translator = TerminalProgressTranslator(name: name, settings: requests.withThemeStall(options.bar))
+        if let title = options.title { requests.send(.title(title)) }
+        requests.send(translator.start(message: options.message, at: Deadline.now()))
+        let terminal: (main: Int32, other: String)
+        let command: FollowedCommand
+        do throws(SystemError) {
+            terminal = try Syscall.openTerminalPair()
+            let size = Syscall.windowSize(1) ?? defaultSize
+            try Syscall.setWindowSize(terminal.main, rows: size.rows, columns: size.columns)
+            // Its bytes as written: no carriage return added before each line feed.
+            var settings = try Syscall.terminalAttributes(terminal.main)
+            settings.c_oflag &= ~tcflag_t(OPOST)
+            try Syscall.setTerminalAttributes(terminal.main, settings)
+            try Syscall.makeNonBlockingAndCloseOnExec(terminal.main)
+            command = try FollowedCommand(label: "run") { () throws(SystemError) in
+                Producer(command: options.command, pid: try Syscall.spawn(options.command, onTerminal: terminal.other))
+            }
+        } catch {
+            let (message, code) = Producer.startFailure(error)
+            printError("gaugectl: run: \(message)")
+            requests.send(translator.finish(failure: message))
+            exit(code)
+        }
+        var filter = TerminalProgressFilter()
+        var output = Output()
+        let end = command.follow(
+            stream: terminal.main,
+            nextTick: { translator.nextTick(after: Deadline.now()) },
+            tick: { requests.send(translator.tick(at: Deadline.now())) },
+            consume: { bytes in
+                let (passed, items) = filter.consume(bytes)
+                output.write(passed)
+                handle(items, requests, &translator)
+            },
+            stopping: {})
+        let (rest, items) = filter.finish()
+        output.write(rest)
+        handle(items, requests, &translator)
+        requests.complaints.flush()
+        if let failure = Producer.failure(name, end) {
+            printError("gaugectl: run: \(failure)")
+            requests.send(translator.finish(failure: failure))
+            exit(Producer.exitCode(end))
+        }
+        requests.send(translator.finish(failure: nil))
+        finish(requests.exitStatus)
+    }
+
+    private static func handle(
+        _ items: [TerminalProgressFilter.Item], _ requests: RequestStream, _ translator: inout TerminalProgressTranslator
+    ) {
+        for item in items {
+            switch item {
+            case .progress(let event): requests.send(translator.requests(for: event, at: Deadline.now()))
+            case .problem(let text): requests.complaints.report(text)
+            }
+        }
+    }
+}
+
+/// gaugectl's standard output, written whole (waiting while a non-blocking one is full);
+/// once it fails (a reader gone) the rest is dropped, said once, and the command goes on.
+private struct Output {
+    private var failed = false
+
+    mutating func write(_ bytes: [UInt8]) {
+        var offset = 0
+        while !failed, offset < bytes.count {
+            let result = bytes[offset...].withUnsafeBytes { raw in
+                Result { () throws(SystemError) in try Syscall.write(1, raw) }
+            }
+            switch result {
+            case .success(let count?):
+                offset += count
+            case .success(nil):
+                _ = try? Syscall.poll(1, events: Int16(POLLOUT), timeoutMilliseconds: 1000)
+            case .failure(let error):
+                printError("gaugectl: run: cannot write the command's output: \(errnoText(error.errno)); dropping the rest")
+                failed = true
+            }
+        }
+    }
+}

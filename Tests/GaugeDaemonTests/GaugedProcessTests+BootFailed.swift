@@ -8,9 +8,6 @@ import Testing
 // against the real gauged and gaugectl, with journalctl and systemctl standing in: the chain
 // from systemd's job results, the journal's lines, the keys that lead out.
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
 @Suite struct GaugedProcessBootFailedTests {
     /// A journalctl that answers as systemd 257's journal does after an fstab entry whose
     /// disk never came (`-p warning`: the job results and a kernel error).
@@ -29,80 +26,49 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         esac
         """
 
-    /// The script run against `daemon`; its `gaugectl wait-key` answers with the line
-    /// written into the returned FIFO's path (the daemon's own wait-key, on keyboards, is
-    /// `EscapeWatchTests`'), every other call is the real gaugectl's.
-    private func bootFailed(_ daemon: GaugedProcess, mode: String = "emergency") throws -> (Process, keys: String) {
+    /// The script run against `daemon` (`FailureScript`), journalctl and systemctl standing in.
+    private func bootFailed(_ daemon: GaugedProcess, mode: String = "emergency") throws -> FailureScript {
         let directory = daemon.directory
-        let journalctl = directory.appending("journalctl")
-        try Self.journal.write(toFile: journalctl, atomically: true, encoding: .utf8)
-        let systemctl = directory.appending("systemctl")
-        try "#!/bin/sh\necho \"$*\" >> \(directory.appending("systemctl.log"))\n".write(toFile: systemctl, atomically: true, encoding: .utf8)
-        let keys = directory.appending("keys")
-        #expect(mkfifo(keys, 0o600) == 0)
-        let wrapper = directory.appending("gaugectl")
-        try """
-            #!/bin/sh
-            if [ "$*" = "--no-wait --timeout 0 wait-key" ]; then read -r key < \(keys); echo "$key"; exit 0; fi
-            exec \(try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")) "$@"
-            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
-        for path in [journalctl, systemctl, wrapper] { chmod(path, 0o755) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [repositoryRoot.appendingPathComponent("integration/gauge-boot-failed").path, mode]
-        process.environment = childEnvironment([
-            "GAUGECTL": wrapper, "GAUGE_SOCKET": daemon.socketPath, "JOURNALCTL": journalctl, "SYSTEMCTL": systemctl,
-            "GAUGE_CONSOLE": directory.appending("console"),
-        ])
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        return (process, keys)
-    }
-
-    private func press(_ key: String, into fifo: String) throws {
-        let handle = try #require(FileHandle(forWritingAtPath: fifo))
-        handle.write(Data((key + "\n").utf8))
-        try handle.close()
-    }
-
-    private func waitForExit(_ process: Process, seconds: Double = 10) -> Bool {
-        let deadline = monotonicNow() + seconds
-        while process.isRunning && monotonicNow() < deadline { usleep(10_000) }
-        return !process.isRunning
+        let journalctl = directory.appending("journalctl"), systemctl = directory.appending("systemctl")
+        return try FailureScript(
+            "integration/gauge-boot-failed", [mode], daemon: daemon,
+            environment: ["JOURNALCTL": journalctl, "SYSTEMCTL": systemctl, "GAUGE_CONSOLE": directory.appending("console")],
+            executables: [
+                (journalctl, Self.journal),
+                (systemctl, "#!/bin/sh\necho \"$*\" >> \(directory.appending("systemctl.log"))\n"),
+            ])
     }
 
     @Test func theChainAndTheJournalThenEnterGivesTheConsole() throws {
         let daemon = try GaugedProcess(display: "memory:640x480")
-        let (script, keys) = try bootFailed(daemon)
-        defer { if script.isRunning { script.terminate() } }
+        let script = try bootFailed(daemon)
+        defer { script.stop() }
         let status = try daemon.waitForStatus { $0.failure?.lines == 4 }
         #expect(status.state == .failure)
         #expect(status.failure == Status.Failure(
             title: "This system could not start", summary: "Local File Systems ← /data ← /dev/disk/by-uuid/1234", lines: 4, dropped: 0))
         #expect(status.message == "Press Enter for a maintenance shell, or R to restart")
         usleep(200_000)
-        #expect(script.isRunning, "the screen waits for a key")
+        #expect(script.process.isRunning, "the screen waits for a key")
         // The same words on the console, under the splash.
         let console = try String(contentsOfFile: daemon.directory.appending("console"), encoding: .utf8)
         #expect(console == "\nThis system could not start\nLocal File Systems ← /data ← /dev/disk/by-uuid/1234\n"
             + "Press Enter for a maintenance shell, or R to restart\n")
         // Enter: the splash ends (the console is back), and the script with it.
-        try press("enter", into: keys)
-        #expect(waitForExit(script))
-        #expect(script.terminationStatus == 0)
+        try script.press("enter")
+        #expect(script.waitForExit())
+        #expect(script.process.terminationStatus == 0)
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
     }
 
     @Test func rRestartsTheMachine() throws {
         let daemon = try GaugedProcess(display: "memory:640x480")
-        let (script, keys) = try bootFailed(daemon, mode: "rescue")
-        defer { if script.isRunning { script.terminate() } }
+        let script = try bootFailed(daemon, mode: "rescue")
+        defer { script.stop() }
         let shown = try daemon.waitForStatus { $0.failure?.lines == 4 }
         #expect(shown.failure?.title == "This system is in rescue mode")
-        try press("r", into: keys)
-        #expect(waitForExit(script))
+        try script.press("r")
+        #expect(script.waitForExit())
         let called = try String(contentsOfFile: daemon.directory.appending("systemctl.log"), encoding: .utf8)
         #expect(called == "--force reboot\n")
         // The splash stays for the reboot, saying so.
@@ -113,33 +79,33 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         // In dracut's initrd, before its emergency shell: the device its initqueue waited
         // for, and its warnings (info in the journal) among the lines.
         let daemon = try GaugedProcess(display: "memory:640x480")
-        let (script, keys) = try bootFailed(daemon, mode: "dracut-emergency")
-        defer { if script.isRunning { script.terminate() } }
+        let script = try bootFailed(daemon, mode: "dracut-emergency")
+        defer { script.stop() }
         let status = try daemon.waitForStatus { $0.failure?.lines == 4 }
         #expect(status.failure == Status.Failure(
             title: "This system could not start", summary: "/dev/disk/by-uuid/1234 does not exist", lines: 4, dropped: 0))
-        try press("enter", into: keys)
-        #expect(waitForExit(script))
+        try script.press("enter")
+        #expect(script.waitForExit())
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
     }
 
     @Test func noWayToWaitGivesTheConsole() throws {
         // wait-key failing (no keyboards read, the daemon gone): the shell, not a trap.
         let daemon = try GaugedProcess(display: "memory:640x480")
-        let (script, keys) = try bootFailed(daemon)
-        defer { if script.isRunning { script.terminate() } }
+        let script = try bootFailed(daemon)
+        defer { script.stop() }
         _ = try daemon.waitForStatus { $0.failure?.lines == 4 }
-        try press("", into: keys)
-        #expect(waitForExit(script))
+        try script.press("")
+        #expect(script.waitForExit())
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
     }
 
     @Test func noSplashOnScreenNoWait() throws {
         // A splash that is not on screen ends at once: the shell must not wait for a key.
         let daemon = try GaugedProcess(display: "none")
-        let (script, _) = try bootFailed(daemon)
-        defer { if script.isRunning { script.terminate() } }
-        #expect(waitForExit(script))
+        let script = try bootFailed(daemon)
+        defer { script.stop() }
+        #expect(script.waitForExit())
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
     }
 }

@@ -7,9 +7,6 @@ import Testing
 // gives up, against the real gauged and gaugectl: the console's text (a VT's vcs and vcsa
 // standing in) as the summary and details, and the keys that lead out.
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
 @Suite struct GaugedProcessInitramfsPanicTests {
     /// The console as initramfs-tools leaves it when the root never came, 40 columns wide:
     /// its explanation, the panic's message wrapped over two rows, the cursor below it, and
@@ -26,11 +23,10 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         "stale text beyond the cursor",
     ]
 
-    /// The script run against `daemon` with a console of `rows` (the cursor on the row after
-    /// the message) and, with `keyboard`, an input device to wait on; its `gaugectl
-    /// wait-key` answers with the line written into the returned FIFO, every other call is
-    /// the real gaugectl's.
-    private func panic(_ daemon: GaugedProcess, keyboard: Bool = true) throws -> (Process, keys: String) {
+    /// The script run against `daemon` (`FailureScript`) with a console of `rows` (the
+    /// cursor on the row after the message) and, with `keyboard`, an input device to wait
+    /// on; reboot standing in.
+    private func panic(_ daemon: GaugedProcess, keyboard: Bool = true) throws -> FailureScript {
         let directory = daemon.directory
         let width = 40
         var screen = Data()
@@ -42,47 +38,19 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         if keyboard { #expect(FileManager.default.createFile(atPath: input + "/event0", contents: nil)) }
         let reboot = directory.appending("reboot")
         // As the real one, it does not come back (the test ends the script).
-        try "#!/bin/sh\necho \"$*\" >> \(directory.appending("reboot.log"))\nexec sleep 30\n".write(
-            toFile: reboot, atomically: true, encoding: .utf8)
-        let keys = directory.appending("keys")
-        #expect(mkfifo(keys, 0o600) == 0)
-        let wrapper = directory.appending("gaugectl")
-        try """
-            #!/bin/sh
-            if [ "$*" = "--no-wait --timeout 0 wait-key" ]; then read -r key < \(keys); echo "$key"; exit 0; fi
-            exec \(try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")) "$@"
-            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
-        for path in [reboot, wrapper] { chmod(path, 0o755) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [repositoryRoot.appendingPathComponent("integration/initramfs-tools/scripts/panic/gauge").path]
-        process.environment = childEnvironment([
-            "GAUGECTL": wrapper, "GAUGE_SOCKET": daemon.socketPath, "GAUGE_VCS": directory.appending("vcs"),
-            "GAUGE_INPUT": input, "REBOOT": reboot, "GAUGE_CONSOLE": directory.appending("console"),
-        ])
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        return (process, keys)
-    }
-
-    private func press(_ key: String, into fifo: String) throws {
-        let handle = try #require(FileHandle(forWritingAtPath: fifo))
-        handle.write(Data((key + "\n").utf8))
-        try handle.close()
-    }
-
-    private func waitForExit(_ process: Process, seconds: Double = 10) -> Bool {
-        let deadline = monotonicNow() + seconds
-        while process.isRunning && monotonicNow() < deadline { usleep(10_000) }
-        return !process.isRunning
+        return try FailureScript(
+            "integration/initramfs-tools/scripts/panic/gauge", daemon: daemon,
+            environment: [
+                "GAUGE_VCS": directory.appending("vcs"), "GAUGE_INPUT": input, "REBOOT": reboot,
+                "GAUGE_CONSOLE": directory.appending("console"),
+            ],
+            executables: [(reboot, "#!/bin/sh\necho \"$*\" >> \(directory.appending("reboot.log"))\nexec sleep 30\n")])
     }
 
     @Test func theConsolesWordsThenEnterGivesTheShell() throws {
         let daemon = try GaugedProcess(display: "memory:640x480")
-        let (script, keys) = try panic(daemon)
-        defer { if script.isRunning { script.terminate() } }
+        let script = try panic(daemon)
+        defer { script.stop() }
         // Rows down to the cursor's, blank ones left out, a full row joined with the next.
         let status = try daemon.waitForStatus { $0.failure?.lines == 3 && $0.message != "" }
         #expect(status.state == .failure)
@@ -91,20 +59,20 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
             summary: "ALERT!  UUID=1234-abcd does not exist.  Dropping to a shell!", lines: 3, dropped: 0))
         #expect(status.message == "Press Enter for a shell, or R to restart")
         usleep(200_000)
-        #expect(script.isRunning, "the screen waits for a key")
-        try press("enter", into: keys)
-        #expect(waitForExit(script))
-        #expect(script.terminationStatus == 0)
+        #expect(script.process.isRunning, "the screen waits for a key")
+        try script.press("enter")
+        #expect(script.waitForExit())
+        #expect(script.process.terminationStatus == 0)
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: daemon.directory.appending("reboot.log")))
     }
 
     @Test func rRestartsTheMachine() throws {
         let daemon = try GaugedProcess(display: "memory:640x480")
-        let (script, keys) = try panic(daemon)
-        defer { if script.isRunning { script.terminate() } }
+        let script = try panic(daemon)
+        defer { script.stop() }
         _ = try daemon.waitForStatus { $0.failure?.lines == 3 && $0.message != "" }
-        try press("r", into: keys)
+        try script.press("r")
         let log = daemon.directory.appending("reboot.log")
         let deadline = monotonicNow() + 10
         while !FileManager.default.fileExists(atPath: log) && monotonicNow() < deadline { usleep(10_000) }
@@ -118,17 +86,17 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         // No input device to read a key from: the words, then the shell; never a screen
         // nobody can leave.
         let daemon = try GaugedProcess(display: "memory:640x480")
-        let (script, _) = try panic(daemon, keyboard: false)
-        defer { if script.isRunning { script.terminate() } }
-        #expect(waitForExit(script))
+        let script = try panic(daemon, keyboard: false)
+        defer { script.stop() }
+        #expect(script.waitForExit())
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
     }
 
     @Test func noSplashOnScreenNoWait() throws {
         let daemon = try GaugedProcess(display: "none")
-        let (script, _) = try panic(daemon)
-        defer { if script.isRunning { script.terminate() } }
-        #expect(waitForExit(script))
+        let script = try panic(daemon)
+        defer { script.stop() }
+        #expect(script.waitForExit())
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
     }
 }

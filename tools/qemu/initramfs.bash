@@ -60,7 +60,7 @@ initramfs_exec() {
 initramfs_gauge() {
   local tree=$1 gauged=$2 sysroot=${3:-} multiarch=${4:-} staged kind path target
   # Gauge's files from the one list the initramfs hooks use: binaries with their shared
-  # libraries, then data files.
+  # libraries, a library gauged loads, then data files.
   staged=$(mktemp -d)
   cp "$gauged" "$staged/gauged"
   GAUGE_BINDIR="$staged" integration/gauge-files | while read -r kind path target; do
@@ -68,6 +68,14 @@ initramfs_gauge() {
       exec) initramfs_exec "$tree" "$path" "/usr/bin/$(basename "$path")" "$sysroot" "$multiarch" ;;
       link) ln -sfn "$target" "$tree/usr/bin/$(basename "$path")" ;;
       file) mkdir -p "$tree$(dirname "$path")"; cp -L "$path" "$tree$path" ;;
+      # libqrencode, loaded at run time, needing only the C library gauged brings: this
+      # machine's, or the sysroot's of that name for another architecture, where it has one.
+      library)
+        if [ -z "$sysroot" ]; then
+          mkdir -p "$tree$(dirname "$path")"; cp -L "$path" "$tree$path"
+        elif [ -e "$sysroot/usr/lib/$multiarch/$(basename "$path")" ]; then
+          mkdir -p "$tree/lib/$multiarch"; cp -L "$sysroot/usr/lib/$multiarch/$(basename "$path")" "$tree/lib/$multiarch/"
+        fi ;;
       *) echo "initramfs: unknown line from integration/gauge-files: $kind $path" >&2; exit 1 ;;
     esac
   done

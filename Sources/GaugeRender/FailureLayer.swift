@@ -13,8 +13,8 @@ import GaugeProtocol
 /// counting those the daemon dropped), then the summary; with no room for the title there
 /// is no box. Each line is cut with an ellipsis at the box's inner width.
 ///
-/// Beside the box, where the room holds one at three pixels a module (times the layout's
-/// scale), a QR code carries the same words as plain text (`QRCode.failureReport`:
+/// Beside the box, once it has detail lines and where the room holds one at three pixels a
+/// module (times the layout's scale), a QR code carries the same words as plain text (`QRCode.failureReport`:
 /// the title, the summary, the newest lines that fit in version 20), dark on a light
 /// square, for a phone's camera; the box and the code are centred together. Without
 /// libqrencode (`codeProblem` says why) or room, the box shows alone.
@@ -104,9 +104,13 @@ final class FailureLayer {
     /// holds at three pixels a module (scaled: a phone's photo of the screen resolves it);
     /// returns its side in pixels, 0 without one.
     private func placeCode(for report: FailureReport, room: Rect, besideWidth: Int) -> Int {
+        // Only with detail lines: a code of the title and summary alone, which the box says,
+        // helps nobody, and the first frame of a failure comes sooner without libqrencode's
+        // load and encoding (a failed boot's script sends the lines a moment later).
+        guard !report.lines.isEmpty else { return 0 }
         let side = min(room.height, room.width - besideWidth - px(24))
         let modules = side / px(3) - 2 * QRCode.quietZone
-        // Version 5 (37 modules) at least: a code holding the title alone helps nobody.
+        // Version 5 (37 modules) at least.
         guard modules >= 37 else { return 0 }
         switch QRCode.failureReport(report, maxVersion: min(QRCode.maxVersion, (modules - 17) / 4)) {
         case .code(let made):

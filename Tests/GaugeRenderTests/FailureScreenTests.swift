@@ -178,6 +178,20 @@ struct FailureScreenTests {
         #expect(!screen.scene.failureRect.isEmpty)
     }
 
+    /// A failure screen without detail lines yet (a failed boot's first request) has no
+    /// code: the box says all it would; the first line brings it.
+    @Test("no QR code before the first detail line")
+    func noLinesNoCode() throws {
+        let screen = try Screen(width: 1280, height: 800, theme: Self.logoTheme)
+        var report = FailureReport(title: "This system could not start")
+        report.summary = "The boot stopped in emergency mode"
+        screen.render(Self.failedModel(report))
+        #expect(screen.scene.failureCode == nil && screen.scene.failureCodeRect.isEmpty && !screen.scene.failureRect.isEmpty)
+        report.append("[15.5] systemd[1]: Dependency failed for local-fs.target - Local File Systems.")
+        screen.render(Self.failedModel(report), at: 1)
+        #expect(screen.scene.failureCode != nil && !screen.scene.failureCodeRect.isEmpty)
+    }
+
     /// A failure screen takes the details view's place while it shows.
     @Test("the details view gives way to the failure screen")
     func detailsGiveWay() throws {

@@ -74,8 +74,9 @@ import Testing
         _ = try daemon.waitForStatus { $0.failure?.lines == 3 && $0.message != "" }
         try script.press("r")
         let log = daemon.directory.appending("reboot.log")
-        let deadline = monotonicNow() + 10
-        while !FileManager.default.fileExists(atPath: log) && monotonicNow() < deadline { usleep(10_000) }
+        // Until the stand-in has written its line (the file exists a moment before).
+        let deadline = monotonicNow() + 30
+        while ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").isEmpty && monotonicNow() < deadline { usleep(10_000) }
         #expect(try String(contentsOfFile: log, encoding: .utf8) == "-f\n")
         // The splash stays for the restart, saying so.
         #expect(try daemon.status().message == "Restarting")

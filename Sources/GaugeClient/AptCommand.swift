@@ -31,10 +31,7 @@ enum AptCommand {
                 return started.0
             }
         } catch {
-            let (message, code) = Producer.startFailure(error)
-            printError("gaugectl: apt: \(message)")
-            requests.send(translator.finish(failure: message))
-            exit(code)
+            FollowedCommand.exit("apt", requests, startFailure: error) { translator.finish(failure: $0) }
         }
         var reader = AptStatusReader()
         let end = command.follow(
@@ -44,14 +41,7 @@ enum AptCommand {
             consume: { handle(reader.consume($0), requests, &translator) },
             stopping: { requests.send(translator.note("Stopping: waiting for \(command.child.name) to end", at: Deadline.now())) })
         handle(reader.finish(), requests, &translator)
-        requests.complaints.flush()
-        if let failure = Producer.failure(name, end) {
-            printError("gaugectl: apt: \(failure)")
-            requests.send(translator.finish(failure: failure))
-            exit(Producer.exitCode(end))
-        }
-        requests.send(translator.finish(failure: nil))
-        finish(requests.exitStatus)
+        command.exit(end, name: name, requests) { translator.finish(failure: $0) }
     }
 
     /// Starts the command with the pipe's write end as its status descriptor; the read

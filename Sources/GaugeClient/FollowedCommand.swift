@@ -80,6 +80,31 @@ struct FollowedCommand {
         }
     }
 
+    /// Ends gaugectl as a command it could not start, or that ended, says: the failure on
+    /// stderr and on the screen (`finish(failure)` gives the requests; nil is success), and
+    /// the command's exit status (the shell's 127 or 126 for one never started).
+    static func exit(
+        _ label: String, _ requests: RequestStream, startFailure error: SystemError, finish: (String?) -> [Request]
+    ) -> Never {
+        let (message, code) = Producer.startFailure(error)
+        printError("gaugectl: \(label): \(message)")
+        requests.send(finish(message))
+        CGaugeLinux.exit(code)
+    }
+
+    /// See `exit(_:_:startFailure:finish:)`: a command that ran and ended as `end` says,
+    /// called `name` (default: its first word's).
+    func exit(_ end: Syscall.ChildEnd, name: String? = nil, _ requests: RequestStream, finish: (String?) -> [Request]) -> Never {
+        requests.complaints.flush()
+        if let failure = Producer.failure(name ?? child.name, end) {
+            printError("gaugectl: \(label): \(failure)")
+            requests.send(finish(failure))
+            CGaugeLinux.exit(Producer.exitCode(end))
+        }
+        requests.send(finish(nil))
+        GaugeClient.finish(requests.exitStatus)
+    }
+
     /// The command's wait status once it has ended; a command that cannot be waited for
     /// (reaped by someone else) counts as ended with 127, as `Producer.wait` has it.
     private func ended() -> Int32? {

@@ -32,7 +32,10 @@ struct Producer {
     }
 
     /// The command's name, as the messages call it.
-    var name: String { command[0].split(separator: "/").last.map(String.init) ?? command[0] }
+    var name: String { Self.name(of: command) }
+
+    /// A command's name, as the messages call it: its first word's last part.
+    static func name(of command: [String]) -> String { command[0].split(separator: "/").last.map(String.init) ?? command[0] }
 
     /// How the command ended, for the screen and stderr; nil for success.
     static func failure(_ name: String, _ end: Syscall.ChildEnd) -> String? {

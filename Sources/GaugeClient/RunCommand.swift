@@ -22,7 +22,7 @@ enum RunCommand {
 
     static func run(_ options: Options, invocation: Invocation) -> Never {
         let requests = RequestStream(invocation: invocation, label: "run")
-        let name = Producer(command: options.command, pid: 0).name
+        let name = Producer.name(of: options.command)
         var translator = TerminalProgressTranslator(name: name, settings: requests.withThemeStall(options.bar))
         if let title = options.title { requests.send(.title(title)) }
         requests.send(translator.start(message: options.message, at: Deadline.now()))
@@ -41,10 +41,7 @@ enum RunCommand {
                 Producer(command: options.command, pid: try Syscall.spawn(options.command, onTerminal: terminal.other))
             }
         } catch {
-            let (message, code) = Producer.startFailure(error)
-            printError("gaugectl: run: \(message)")
-            requests.send(translator.finish(failure: message))
-            exit(code)
+            FollowedCommand.exit("run", requests, startFailure: error) { translator.finish(failure: $0) }
         }
         var filter = TerminalProgressFilter()
         var output = Output()
@@ -61,14 +58,7 @@ enum RunCommand {
         let (rest, items) = filter.finish()
         output.write(rest)
         handle(items, requests, &translator)
-        requests.complaints.flush()
-        if let failure = Producer.failure(name, end) {
-            printError("gaugectl: run: \(failure)")
-            requests.send(translator.finish(failure: failure))
-            exit(Producer.exitCode(end))
-        }
-        requests.send(translator.finish(failure: nil))
-        finish(requests.exitStatus)
+        command.exit(end, requests) { translator.finish(failure: $0) }
     }
 
     private static func handle(

@@ -34,7 +34,6 @@ final class FailureLayer {
     /// Why no QR code can be made (libqrencode missing or failing); nil otherwise.
     private(set) var codeProblem: String?
     private var codeMask: PixmanImage?
-    private var codeModule = 0
 
     private let theme: Theme
     private let layout: Layout
@@ -115,11 +114,9 @@ final class FailureLayer {
         switch QRCode.failureReport(report, maxVersion: min(QRCode.maxVersion, (modules - 17) / 4)) {
         case .code(let made):
             codeProblem = nil
-            let across = made.width + 2 * QRCode.quietZone
-            codeModule = px(3)
             code = made
-            codeMask = made.mask(module: codeModule)
-            return across * codeModule
+            codeMask = made.mask(module: px(3))
+            return (made.width + 2 * QRCode.quietZone) * px(3)
         case .tooLong:
             return 0
         case .failed(let why):

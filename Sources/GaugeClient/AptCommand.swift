@@ -14,10 +14,12 @@ enum AptCommand {
     struct Options {
         var command: AptCommandLine
         var bar = HonestBar.Settings()
+        var range: BarRange?
     }
 
     static func run(_ options: Options, invocation: Invocation) -> Never {
         let requests = RequestStream(invocation: invocation, label: "apt")
+        requests.range = options.range
         let name = options.command.name
         var translator = AptStatusTranslator(
             settings: requests.withThemeStall(options.bar), dpkg: options.command.isDpkg, dpkgSteps: options.command.dpkgSteps)

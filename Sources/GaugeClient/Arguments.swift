@@ -9,8 +9,9 @@ struct Invocation {
         case version
         /// Send `request.line` and show the reply as `request.output` says.
         case send(OutgoingRequest)
-        /// Send `first`, then read a dialog --gauge stream from stdin; `atEnd` at its end.
-        case gauge(first: [Request], atEnd: GaugeCommand.EndOfStream, command: [String]?)
+        /// Send `first`, then read a dialog --gauge stream from stdin; `atEnd` at its end;
+        /// its values drawn in `range` of the bar.
+        case gauge(first: [Request], atEnd: GaugeCommand.EndOfStream, command: [String]?, range: BarRange?)
         /// Follow SWUpdate's progress socket.
         case swupdate(progressSocket: String, layout: SWUpdateProgressMessage.Layout?, bar: HonestBar.Settings)
         /// A command that runs on its own (the tools' progress sources): it gets the

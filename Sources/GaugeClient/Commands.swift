@@ -315,6 +315,7 @@ struct CommandSpec: Sendable {
                 OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
                 OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "Set the message first"),
                 OptionSpec(name: "--on-eof", valueName: "success|quit|keep", help: "What to do at the end of the stream (default success)"),
+                BarRange.option,
             ],
             runsCommand: true,
             makeAction: { arguments throws(UsageError) in
@@ -326,7 +327,7 @@ struct CommandSpec: Sendable {
                 guard let atEnd = GaugeCommand.EndOfStream(rawValue: word) else {
                     throw UsageError("--on-eof must be success, quit or keep, not '\(word)'")
                 }
-                return .gauge(first: first, atEnd: atEnd, command: arguments.command)
+                return .gauge(first: first, atEnd: atEnd, command: arguments.command, range: try BarRange.parse(arguments))
             },
             makeRequest: { _ throws(UsageError) in throw UsageError("gauge is not one request") }),
         CommandSpec(

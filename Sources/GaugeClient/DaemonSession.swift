@@ -98,6 +98,8 @@ final class RequestStream {
     private var message: String?
     private(set) var sawError = false
     private(set) var sawFailure = false
+    /// The part of the bar this command's progress is drawn in (`--range`); nil: all of it.
+    var range: BarRange?
 
     init(session: DaemonSession, label: String, waitsForDaemon: Bool = true) {
         complaints = Complaints(label: label)
@@ -127,7 +129,8 @@ final class RequestStream {
 
     /// Sends `request`; true when the daemon answered it `ok`.
     @discardableResult
-    func send(_ request: Request) -> Bool {
+    func send(_ original: Request) -> Bool {
+        let request = range?.map(original) ?? original
         remember(request)
         let now = Deadline.now()
         if lost && now &- lastAttempt < 1_000_000_000 {

@@ -19,13 +19,14 @@ enum GaugeCommand {
 
     /// Reads stdin, or what `command` (run here) writes to its standard output, to its end.
     static func run(
-        first: [Request], atEnd: EndOfStream, command: [String]?, socketPath: String, timeout: Double?,
+        first: [Request], atEnd: EndOfStream, command: [String]?, range: BarRange?, socketPath: String, timeout: Double?,
         waitsForDaemon: Bool
     ) -> Never {
         unblockSignals()
         let stream = RequestStream(
             session: DaemonSession(socketPath: socketPath, timeout: timeout), label: "gauge",
             waitsForDaemon: waitsForDaemon)
+        stream.range = range
         stream.send(first)
         var input: Int32 = 0
         var producer: Producer?

@@ -42,9 +42,9 @@ package enum Gaugectl {
         case .version:
             print("gaugectl \(GaugeVersion.current)")
             finish(.ok)
-        case .gauge(let first, let atEnd, let command):
+        case .gauge(let first, let atEnd, let command, let range):
             GaugeCommand.run(
-                first: first, atEnd: atEnd, command: command, socketPath: invocation.socketPath,
+                first: first, atEnd: atEnd, command: command, range: range, socketPath: invocation.socketPath,
                 timeout: invocation.timeout, waitsForDaemon: invocation.waitsForDaemon)
         case .consoleReset(let tty, let pidFile):
             resetConsole(tty: tty, pidFile: pidFile)

@@ -15,6 +15,7 @@ enum RunCommand {
         var title: String?
         var message: String?
         var bar = HonestBar.Settings()
+        var range: BarRange?
     }
 
     /// The terminal's size when gaugectl's own output is no terminal.
@@ -22,6 +23,7 @@ enum RunCommand {
 
     static func run(_ options: Options, invocation: Invocation) -> Never {
         let requests = RequestStream(invocation: invocation, label: "run")
+        requests.range = options.range
         let name = Producer.name(of: options.command)
         var translator = TerminalProgressTranslator(name: name, settings: requests.withThemeStall(options.bar))
         if let title = options.title { requests.send(.title(title)) }

@@ -86,7 +86,7 @@ extension CommandSpec {
 
 extension CommandSpec {
     static let apt = CommandSpec(
-        name: "apt", argumentsSynopsis: "[--fd N] -- COMMAND...",
+        name: "apt", argumentsSynopsis: "[--fd N] [--range FROM-TO] -- COMMAND...",
         summary: "Run apt-get, apt or dpkg and show its status stream as one bar",
         details: """
             Runs COMMAND with its status stream on a pipe of gaugectl's own, as its
@@ -123,7 +123,8 @@ extension CommandSpec {
             not delivered.
             """,
         options: [
-            OptionSpec(name: "--fd", valueName: "N", help: "COMMAND's descriptor for the status stream (default 3)")
+            OptionSpec(name: "--fd", valueName: "N", help: "COMMAND's descriptor for the status stream (default 3)"),
+            BarRange.option,
         ] + ProgressTicks.options,
         runsCommand: true,
         makeAction: { arguments throws(UsageError) in
@@ -137,7 +138,8 @@ extension CommandSpec {
             guard let line = AptCommandLine(command, descriptor: Int32(number)) else {
                 throw UsageError("no word of the command is apt-get, apt, aptitude or dpkg")
             }
-            let options = AptCommand.Options(command: line, bar: try ProgressTicks.settings(arguments))
+            let options = AptCommand.Options(
+                command: line, bar: try ProgressTicks.settings(arguments), range: try BarRange.parse(arguments))
             return .run { invocation in AptCommand.run(options, invocation: invocation) }
         },
         makeRequest: { _ throws(UsageError) in throw UsageError("apt is not one request") })
@@ -145,7 +147,7 @@ extension CommandSpec {
 
 extension CommandSpec {
     static let run = CommandSpec(
-        name: "run", argumentsSynopsis: "[--title TEXT] [--message TEXT] -- COMMAND...",
+        name: "run", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--range FROM-TO] -- COMMAND...",
         summary: "Run a command on a terminal and show its terminal progress sequences as one bar",
         details: """
             Runs COMMAND with a pseudo-terminal of gaugectl's own as its standard output and
@@ -173,6 +175,7 @@ extension CommandSpec {
         options: [
             OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
             OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "The message while COMMAND runs (default: Running COMMAND)"),
+            BarRange.option,
         ] + ProgressTicks.options,
         runsCommand: true,
         makeAction: { arguments throws(UsageError) in
@@ -181,7 +184,7 @@ extension CommandSpec {
             }
             let options = RunCommand.Options(
                 command: command, title: arguments.values["--title"], message: arguments.values["--message"],
-                bar: try ProgressTicks.settings(arguments))
+                bar: try ProgressTicks.settings(arguments), range: try BarRange.parse(arguments))
             return .run { invocation in RunCommand.run(options, invocation: invocation) }
         },
         makeRequest: { _ throws(UsageError) in throw UsageError("run is not one request") })

@@ -93,12 +93,12 @@ _gaugectl() {
             COMPREPLY=($(compgen -W "--title --details --help" -- "$cur"))
             ;;
         gauge)
-            [[ $prev == --message || $prev == -m || $prev == --title || $prev == -t ]] && return
+            [[ $prev == --message || $prev == -m || $prev == --title || $prev == -t || $prev == --range ]] && return
             if [[ $prev == --on-eof ]]; then
                 COMPREPLY=($(compgen -W "success quit keep" -- "$cur"))
                 return
             fi
-            COMPREPLY=($(compgen -W "--title --message --on-eof --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "--title --message --on-eof --range --help" -- "$cur"))
             ;;
         swupdate)
             case "$prev" in
@@ -121,16 +121,16 @@ _gaugectl() {
             for word in "${words[@]:1:cword-1}"; do
                 [[ $word == -- ]] && { COMPREPLY=($(compgen -c -- "$cur")); return; }
             done
-            [[ $prev == --fd || $prev == --stall || $prev == --creep ]] && return
-            COMPREPLY=($(compgen -W "--fd --stall --creep --help --" -- "$cur"))
+            [[ $prev == --fd || $prev == --range || $prev == --stall || $prev == --creep ]] && return
+            COMPREPLY=($(compgen -W "--fd --range --stall --creep --help --" -- "$cur"))
             ;;
         run)
             local word
             for word in "${words[@]:1:cword-1}"; do
                 [[ $word == -- ]] && { COMPREPLY=($(compgen -c -- "$cur")); return; }
             done
-            [[ $prev == --title || $prev == -t || $prev == --message || $prev == -m || $prev == --stall || $prev == --creep ]] && return
-            COMPREPLY=($(compgen -W "--title --message --stall --creep --help --" -- "$cur"))
+            [[ $prev == --title || $prev == -t || $prev == --message || $prev == -m || $prev == --range || $prev == --stall || $prev == --creep ]] && return
+            COMPREPLY=($(compgen -W "--title --message --range --stall --creep --help --" -- "$cur"))
             ;;
         systemd)
             case "$prev" in

@@ -65,6 +65,11 @@ import Testing
             "PNG 1920x1080",
         ],
         "dialog": ["gauged: quit requested"],
+        "installer": [
+            "Setting up gauge-hello (1.0)", "progress:  100%\n", "state:     success\n", "message:   \"Installed\"\n",
+            "install.sh exited 1\n", "gaugectl: apt: dpkg failed (exit status 1)", "state:     failure\n",
+            "message:   \"gauge-broken: dependency problems - leaving unconfigured\"\n", "PNG 800x600",
+        ],
         "psplash": ["gauged: psplash FIFO at /tmp/psplash_fifo", "gauged: quit requested"],
         "plymouth": [
             "progress:  40%", "title:     \"Installing updates\"\n", "message:   \"Checking disks\"\n",
@@ -118,7 +123,9 @@ import Testing
 
     /// Runs `code` as a reader would, from the top of the repository, in a private /tmp (the
     /// repository, if it is under /tmp, bind-mounted back at its own path), network and
-    /// PID namespace; then prints the format and size of every PNG it left in /tmp.
+    /// PID namespace (with a /proc of its own, as its processes' /proc/self and /proc/PID
+    /// must be: SYSLINUX's installer hands mtools /proc/PID/fd/N); then prints the format and
+    /// size of every PNG it left in /tmp.
     static func runInPrivateTmp(_ code: String) throws -> (status: Int32, stdout: String, stderr: String) {
         // The repository is entered before the tmpfs hides it; `mount -c` binds "." (the
         // directory entered, not what its path names now) without resolving it to a path.
@@ -137,7 +144,7 @@ import Testing
             exit $status
             """
         let run = try runProgram(
-            "/usr/bin/unshare", ["--mount", "--net", "--pid", "--fork", "--", "/bin/bash", "-c", script, "readme", repositoryRoot.path, code])
+            "/usr/bin/unshare", ["--mount", "--net", "--pid", "--fork", "--mount-proc", "--", "/bin/bash", "-c", script, "readme", repositoryRoot.path, code])
         return (run.status, run.stdout, run.stderr)
     }
 

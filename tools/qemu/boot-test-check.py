@@ -339,6 +339,8 @@ class Boot:
             if self.root_pass and self.splash_seen and (
                     self.unlock_state < 4 or self.now() - self.unlock_times.get("right", -10.0) < 5):
                 self.unlock(img, self.frames[-1])
+            if self.args.give_up_passphrase and self.splash_seen and "failure" not in self.way:
+                self.give_up(img, self.frames[-1])
             if self.args.way_out:
                 self.leave_failure(img, self.frames[-1])
             time.sleep(max(0.0, begin + (INTERVAL if self.splash_seen else EARLY_INTERVAL) - self.now()))
@@ -397,6 +399,23 @@ class Boot:
         elif "prompt" in way and last.rstrip().endswith("#"):
             way["shell"] = frame
             self.type("poweroff", enter=True)
+
+    def give_up(self, img, frame):
+        """A passphrase nobody gets right (--give-up-passphrase): typed at every question
+        on the splash, once its field shows empty, Enter once it holds one bullet per key;
+        each answer is a "wrong" step (way-out.txt), until the failure screen shows."""
+        entry, now = frame.entry, self.now()
+        bullets = entry[2] if entry is not None else 0
+        typed = self.way.get("typing")
+        if typed is None:
+            if entry is not None and bullets == 0 and now - self.way.get("entered", -9) >= 1:
+                self.type(self.args.give_up_passphrase, enter=False)
+                self.way["typing"] = now
+        elif bullets == len(self.args.give_up_passphrase) or now - typed > 30:
+            self.monitor.sendkey("ret")
+            self.way.setdefault("wrong", []).append(frame)
+            self.way["entered"] = now
+            del self.way["typing"]
 
     def type(self, text, enter):
         for char in text:
@@ -1165,6 +1184,8 @@ def main():
     parser.add_argument("--way-out", choices=["enter", "r"],
                         help="a failed boot: press this key on the failure screen (then, after Enter, log in at "
                              "sulogin's prompt and power off from the shell)")
+    parser.add_argument("--give-up-passphrase",
+                        help="type this (wrong) passphrase at every question on the splash until the failure screen shows")
     parser.add_argument("qemu", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -1197,6 +1218,8 @@ def main():
                 f = boot.way.get(step)
                 if f is not None:
                     out.write(f"{step} {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
+            for f in boot.way.get("wrong", []):
+                out.write(f"wrong {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
             for step in ("prompt", "shell"):
                 f = boot.way.get(step)
                 for row in (boot.console_text.get(f.index, []) if f is not None else []):

@@ -52,12 +52,16 @@ package struct QRCode: Equatable {
     }
 
     /// The failure screen's code: its title, its summary, then the newest detail lines that
-    /// fit, one a line, as plain UTF-8 text a phone's camera shows as it is; `.tooLong` when
-    /// not even the title and summary fit in `maxVersion`.
+    /// fit, one a line, as plain UTF-8 text a phone's camera shows as it is; where lines are
+    /// left out (those that do not fit, and those the daemon dropped), a line before them
+    /// says how many (`omittedNote`). `.tooLong` when not even the title and summary fit in
+    /// `maxVersion`.
     package static func failureReport(_ report: FailureReport, maxVersion: Int) -> Made {
         func payload(_ count: Int) -> [UInt8] {
             var text = Array(report.shownTitle.utf8)
             if !report.summary.isEmpty { text += [0x0A] + Array(report.summary.utf8) }
+            let omitted = report.dropped + report.lines.count - count
+            if omitted > 0 { text += [0x0A] + Array(omittedNote(omitted).utf8) }
             for line in report.lines.suffix(count) { text += [0x0A] + Array(line.utf8) }
             return text
         }
@@ -77,6 +81,12 @@ package struct QRCode: Equatable {
             }
         }
         return best
+    }
+
+    /// The code's line before its detail lines when `count` earlier ones are not in it:
+    /// "… 12 earlier lines not in this code".
+    package static func omittedNote(_ count: Int) -> String {
+        "\u{2026} \(count) earlier \(count == 1 ? "line" : "lines") not in this code"
     }
 
     /// The modules as an a8 mask of `module` pixels each, quiet zone included (transparent),

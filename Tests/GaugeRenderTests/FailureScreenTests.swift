@@ -127,8 +127,8 @@ struct FailureScreenTests {
     }
 
     /// The QR code beside the box, read back from the frame by a real decoder (zbarimg):
-    /// the title, the summary and the newest lines, byte for byte, as many as version 20
-    /// holds, the newest among them.
+    /// the title, the summary, how many lines it leaves out, and the newest lines, byte for
+    /// byte, as many as version 20 holds.
     @Test("the QR code carries the title, the summary and the newest lines, as zbarimg reads them", arguments: [
         (1280, 800, 1.0), (1920, 1080, 1.0), (3840, 2160, 2.0),
     ])
@@ -145,8 +145,9 @@ struct FailureScreenTests {
         let text = String(decoding: code.payload, as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(Array(lines.prefix(2)) == [report.title, report.summary])
-        let carried = Array(lines.dropFirst(2))
+        let carried = Array(lines.dropFirst(3))
         #expect(carried.count >= 5 && carried.count < 60, "\(carried.count) lines carried")
+        #expect(lines[2] == "\u{2026} \(60 - carried.count) earlier lines not in this code", "it says how many it leaves out")
         #expect(carried == Array(report.lines.suffix(carried.count)), "the newest lines, in order")
         // One line more would not fit in the version the room allows.
         #expect(code.width <= 17 + 4 * QRCode.maxVersion)
@@ -167,6 +168,32 @@ struct FailureScreenTests {
         // Its --raw output: the text, then a line feed.
         #expect(String(decoding: decoded, as: UTF8.self) == text + "\n")
     }
+
+    /// The code's note counts every line not in it, those the daemon dropped too, and is
+    /// there only when a line is left out.
+    @Test("the QR code says how many lines it leaves out, and only then")
+    func codeNote() throws {
+        func lines(of report: FailureReport) throws -> [String] {
+            guard case .code(let code) = QRCode.failureReport(report, maxVersion: QRCode.maxVersion) else {
+                throw CodeMissing()
+            }
+            return String(decoding: code.payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+        var few = FailureReport(title: "Update failed")
+        few.summary = "hello: subprocess installed post-installation script returned error exit status 1"
+        for n in 1...3 { few.append("line \(n)") }
+        #expect(try lines(of: few) == [few.title, few.summary, "line 1", "line 2", "line 3"])
+
+        var many = FailureReport(title: "Update failed")
+        for n in 1...(Limits.maxFailureLines + 5) { many.append("line \(n)") }
+        #expect(many.dropped == 5)
+        let all = try lines(of: many)
+        let carried = Array(all.dropFirst(2))
+        #expect(all[0] == many.title && !carried.isEmpty && carried.count < Limits.maxFailureLines)
+        #expect(carried == Array(many.lines.suffix(carried.count)))
+        #expect(all[1] == "\u{2026} \(Limits.maxFailureLines + 5 - carried.count) earlier lines not in this code")
+    }
+    private struct CodeMissing: Error {}
 
     /// Where the room beside the box cannot hold a code a phone reads (three pixels a
     /// module, version 5), none: the words alone.

@@ -20,13 +20,28 @@ enum FailureCommand {
         var requests = [Request.failure(title: oneLine(settings.title))]
         if let summary = settings.summary { requests.append(.failureSummary(oneLine(summary))) }
         if let path = settings.details {
-            let details = read(path)
-            if details.dropped > 0 {
-                requests.append(.failureLine("\u{2026} \(details.dropped) earlier lines of \(path == "-" ? "stdin" : path) not sent"))
-            }
-            requests += details.lines.map { .failureLine($0) }
+            requests += sentLines(read(path), source: path == "-" ? "stdin" : path).map { .failureLine($0) }
         }
         send(requests, invocation)
+    }
+
+    /// The lines to send: where some were left out, a first line saying how many, and the
+    /// newest lines with it within the daemon's limits, so the daemon keeps the note too.
+    static func sentLines(_ details: FailureDetails, source: String) -> [String] {
+        var lines = details.lines[...]
+        guard details.dropped > 0 else { return Array(lines) }
+        var dropped = details.dropped
+        var bytes = lines.reduce(0) { $0 + $1.utf8.count }
+        while true {
+            let note = FailureReport.prefix(
+                "\u{2026} \(dropped) earlier lines of \(source) not sent", bytes: Limits.maxFailureTextBytes)
+            guard let oldest = lines.first,
+                lines.count + 1 > Limits.maxFailureLines || bytes + note.utf8.count > Limits.maxFailureBytes
+            else { return [note] + lines }
+            lines = lines.dropFirst()
+            bytes -= oldest.utf8.count
+            dropped += 1
+        }
     }
 
     /// An argument as one line of the box: line breaks become spaces, the rest cleaned as

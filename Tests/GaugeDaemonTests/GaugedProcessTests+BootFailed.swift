@@ -89,6 +89,49 @@ import Testing
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
     }
 
+    /// A journal nobody should have to read (10,000 lines at warning or worse: a 500-character
+    /// unit's description, 300 units failed, bytes that are not UTF-8, escape sequences that
+    /// would retitle or clear a terminal): the screen shows the chain and the newest lines,
+    /// no control character reaches the daemon's words or the console, the daemon keeps
+    /// answering, and Enter still leads out.
+    @Test func aJournalOfBadInputIsShownWithoutHarm() throws {
+        let daemon = try GaugedProcess(display: "memory:640x480")
+        let directory = daemon.directory
+        let long = String(repeating: "x", count: 500)
+        let journal = """
+            #!/bin/sh
+            case "$*" in
+              "-b -q -o short-monotonic --no-pager -p warning")
+                awk 'BEGIN {
+                  for (i = 1; i <= 9396; i++) printf "[%8d.000000] boot-test kernel: noise %d \\377\\376 \\033]0;owned\\007\\033[2J end\\n", i, i
+                  for (i = 1; i <= 300; i++) printf "[%8d.100000] boot-test systemd[1]: Failed to start unit-%d.service - Unit \\033[31m%d.\\n", i, i, i
+                  for (i = 1; i <= 300; i++) printf "[%8d.200000] boot-test systemd[1]: unit-%d.service: Main process exited, code=exited, status=1/FAILURE\\n", i, i
+                  printf "[%8d.300000] boot-test systemd[1]: Dependency failed for \(long).mount - /\(long) \\033]0;owned\\007.\\n", 9999
+                  printf "[%8d.400000] boot-test systemd[1]: Dependency failed for local-fs.target - Local File Systems.\\n", 10000
+                }' ;;
+            esac
+            """
+        let journalctl = directory.appending("journalctl"), systemctl = directory.appending("systemctl")
+        let script = try FailureScript(
+            "integration/gauge-boot-failed", ["emergency"], daemon: daemon,
+            environment: ["JOURNALCTL": journalctl, "SYSTEMCTL": systemctl, "GAUGE_CONSOLE": directory.appending("console")],
+            executables: [(journalctl, journal), (systemctl, "#!/bin/sh\n")])
+        defer { script.stop() }
+        // gaugectl keeps the newest and says how many of the 9,998 it left out in a first
+        // line of its own, which the daemon keeps: nothing dropped there.
+        let status = try daemon.waitForStatus(seconds: 30) { $0.failure?.lines == Limits.maxFailureLines }
+        let failure = try #require(status.failure)
+        #expect(failure.dropped == 0, "the note of lines not sent is kept with them")
+        #expect(failure.summary.hasPrefix("Local File Systems \u{2190} /xxx"), "\(failure.summary.prefix(80))")
+        #expect(failure.summary.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }, "no control character in the summary")
+        let console = try Data(contentsOf: URL(fileURLWithPath: directory.appending("console")))
+        #expect(!console.contains(0x1B) && !console.contains(0x07), "no escape sequence written to the console")
+        #expect(try daemon.status().failure?.title == "This system could not start", "the daemon still answers")
+        try script.press("enter")
+        #expect(script.waitForExit())
+        #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")
+    }
+
     @Test func noWayToWaitGivesTheConsole() throws {
         // wait-key failing (no keyboards read, the daemon gone): the shell, not a trap.
         let daemon = try GaugedProcess(display: "memory:640x480")

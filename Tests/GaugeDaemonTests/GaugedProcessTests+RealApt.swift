@@ -32,7 +32,7 @@ private final class AptRoot {
         // The postinst scripts wait a little, so a sampler sees each package configured.
         try makePackage("gauge-one", postinst: "sleep 0.4")
         try makePackage("gauge-two", postinst: "sleep 0.4")
-        try makePackage("gauge-bad", postinst: "echo 'gauge-bad cannot be set up' >&2; exit 1")
+        try makePackage("gauge-bad", postinst: "sleep 0.4; echo 'gauge-bad cannot be set up' >&2; exit 1")
         let scan = try runProgram("/bin/sh", ["-c", "cd '\(repository)' && dpkg-scanpackages -m . /dev/null > Packages"])
         try #require(scan.status == 0, "dpkg-scanpackages: \(scan.stderr)")
         try "deb [trusted=yes] copy:\(repository) ./\n".write(toFile: root + "/etc/apt/sources.list", atomically: true, encoding: .utf8)

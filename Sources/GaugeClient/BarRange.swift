@@ -1,17 +1,19 @@
 import GaugeProtocol
+import GaugeTranslators
 
 /// `--range FROM-TO`: one stage of a longer job (an installer's partitioning, copying,
 /// packages, boot loader) shown as its part of one bar. The command's own 0-100 % is drawn
 /// between FROM and TO, and its success moves the bar to TO but leaves the state running
-/// (the script that runs the stages says success once the last one is done); its failure
-/// shows as without a range.
+/// (the script that runs the stages says success once the last one is done). A TO of 100
+/// stops at `HonestBar.runningMaximum`, as one tool's bar does: only `success` fills the
+/// bar. Its failure shows as without a range.
 struct BarRange: Equatable {
     var from: Double
     var to: Double
 
     static let option = OptionSpec(
         name: "--range", valueName: "FROM-TO",
-        help: "Draw the command's 0-100 % between FROM and TO % of the bar; its success moves the bar to TO and leaves the state running (one bar across several commands)")
+        help: "Draw the command's 0-100 % between FROM and TO % of the bar; its success moves the bar to TO (99.9 for 100) and leaves the state running (one bar across several commands)")
 
     /// The range the option in `arguments` asks for; nil without it.
     static func parse(_ arguments: CommandArguments) throws(UsageError) -> BarRange? {
@@ -27,7 +29,7 @@ struct BarRange: Equatable {
 
     /// The position of the command's `percent` on the whole bar.
     func position(_ percent: Double) -> Double {
-        from + (to - from) * min(max(percent, 0), 100) / 100
+        min(from + (to - from) * min(max(percent, 0), 100) / 100, HonestBar.runningMaximum)
     }
 
     /// `request` as the whole bar shows it: progress moved into the range, success turned
@@ -36,7 +38,7 @@ struct BarRange: Equatable {
     func map(_ request: Request) -> Request {
         switch request {
         case .progress(let value, let message): .progress(position(value), message: message)
-        case .state(.success, _): .progress(to, message: nil)
+        case .state(.success, _): .progress(position(100), message: nil)
         default: request
         }
     }

@@ -29,6 +29,15 @@ import Testing
         status = try daemon.status()
         #expect(status.target == 80 && status.state == .running && status.message == "Running sh", "\(status)")
 
+        // The last stage: even its 100 is short of full, which only the script's success is.
+        let last = try gaugectl(socket + ["gauge", "--range", "80-100", "--", "sh", "-c", "echo 50; echo 100"])
+        #expect(last.status == 0, "\(last.stderr)")
+        status = try daemon.status()
+        #expect(status.target == 99.9 && status.state == .running, "\(status)")
+        #expect(try gaugectl(socket + ["success", "Installed"]).status == 0)
+        status = try daemon.status()
+        #expect(status.target == 100 && status.state == .success, "\(status)")
+
         // A command's failure: the failure state with its words, and its exit status.
         let failed = try gaugectl(socket + ["gauge", "--range", "80-90", "--", "sh", "-c", "echo 50; exit 3"])
         #expect(failed.status == 3, "\(failed.stderr)")

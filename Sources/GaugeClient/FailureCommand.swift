@@ -34,7 +34,7 @@ enum FailureCommand {
         var bytes = lines.reduce(0) { $0 + $1.utf8.count }
         while true {
             let note = FailureReport.prefix(
-                "\u{2026} \(dropped) earlier lines of \(source) not sent", bytes: Limits.maxFailureTextBytes)
+                "... \(dropped) earlier lines of \(source) not sent", bytes: Limits.maxFailureTextBytes)
             guard let oldest = lines.first,
                 lines.count + 1 > Limits.maxFailureLines || bytes + note.utf8.count > Limits.maxFailureBytes
             else { return [note] + lines }

@@ -84,9 +84,10 @@ package struct QRCode: Equatable {
     }
 
     /// The code's line before its detail lines when `count` earlier ones are not in it:
-    /// "… 12 earlier lines not in this code".
+    /// "... 12 earlier lines not in this code". ASCII: a code without ECI whose only other
+    /// bytes are ASCII is read as Shift JIS by decoders that guess (zbar made "…" "窶ｦ").
     package static func omittedNote(_ count: Int) -> String {
-        "\u{2026} \(count) earlier \(count == 1 ? "line" : "lines") not in this code"
+        "... \(count) earlier \(count == 1 ? "line" : "lines") not in this code"
     }
 
     /// The modules as an a8 mask of `module` pixels each, quiet zone included (transparent),

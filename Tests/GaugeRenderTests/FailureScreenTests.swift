@@ -147,7 +147,7 @@ struct FailureScreenTests {
         #expect(Array(lines.prefix(2)) == [report.title, report.summary])
         let carried = Array(lines.dropFirst(3))
         #expect(carried.count >= 5 && carried.count < 60, "\(carried.count) lines carried")
-        #expect(lines[2] == "\u{2026} \(60 - carried.count) earlier lines not in this code", "it says how many it leaves out")
+        #expect(lines[2] == "... \(60 - carried.count) earlier lines not in this code", "it says how many it leaves out")
         #expect(carried == Array(report.lines.suffix(carried.count)), "the newest lines, in order")
         // One line more would not fit in the version the room allows.
         #expect(code.width <= 17 + 4 * QRCode.maxVersion)
@@ -191,7 +191,7 @@ struct FailureScreenTests {
         let carried = Array(all.dropFirst(2))
         #expect(all[0] == many.title && !carried.isEmpty && carried.count < Limits.maxFailureLines)
         #expect(carried == Array(many.lines.suffix(carried.count)))
-        #expect(all[1] == "\u{2026} \(Limits.maxFailureLines + 5 - carried.count) earlier lines not in this code")
+        #expect(all[1] == "... \(Limits.maxFailureLines + 5 - carried.count) earlier lines not in this code")
     }
     private struct CodeMissing: Error {}
 

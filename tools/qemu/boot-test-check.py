@@ -368,8 +368,8 @@ class Boot:
 
     def leave_failure(self, img, frame):
         """A failed boot's way out: once the failure screen has shown for 6 s (a person reads
-        it first; an emulated boot has the keyboard read only seconds after it fails), its key
-        (Enter, or R); after Enter, Enter at sulogin's prompt (root has no password here),
+        it first; an emulated boot has the keyboard read only seconds after it fails) and its
+        QR code for 1 s (40 s at most), its key (Enter, or R); after Enter, Enter at sulogin's prompt (root has no password here),
         then `poweroff` at the shell's prompt, each once the console shows it; at the
         initramfs's `(initramfs)` prompt, `poweroff -f`."""
         way, now = self.way, self.now()
@@ -378,9 +378,16 @@ class Boot:
                 way.setdefault("failure", frame)
                 if now - way["failure"].host >= 6.0:
                     # What its QR code says, read from this frame by a real decoder first.
-                    way["qr"] = read_qr(frame.path)
-                    self.monitor.sendkey("ret" if self.args.way_out == "enter" else "r")
-                    way["key"], way["key-frame"] = now, frame
+                    # The code comes with the first detail line, which the screen's script
+                    # sends before it waits for the key (on a loaded host up to 10 s after
+                    # the screen): a key pressed before that wait is no answer.
+                    qr = read_qr(frame.path)
+                    if qr and len(qr) >= 3:
+                        way.setdefault("qr-seen", now)
+                    if now - way.get("qr-seen", now) >= 1.0 or now - way["failure"].host >= 40.0:
+                        way["qr"] = qr
+                        self.monitor.sendkey("ret" if self.args.way_out == "enter" else "r")
+                        way["key"], way["key-frame"] = now, frame
             return
         if self.args.way_out != "enter" or frame.kind != "console" or "shell" in way or now - way.get("read", -9) < 1:
             return

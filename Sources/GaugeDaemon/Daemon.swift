@@ -410,7 +410,7 @@ package final class Daemon {
             if !questionsReadKeys { escapePressed() }
             return
         }
-        keyWait.keyPressed(r: key == .r)
+        keyWait.keyPressed(r: key == .r, onFailureScreen: screen.model.failure != nil)
     }
 
     /// `wait-key`: answered at the next Enter or R on the keyboards, or at the theme's
@@ -420,6 +420,10 @@ package final class Daemon {
             return Self.reply(ProtocolError(.state, "no keyboards are read here (--escape-input none)"))
         }
         guard let client else { return Self.reply(ProtocolError(.state, "wait-key needs a connection to answer on")) }
+        if let key = keyWait.takeKept() {
+            log.info("wait-key: answered with the key pressed on the failure screen before")
+            return .reply(Reply.ok(key).encoded)
+        }
         keyWait.add(client, timeout: screen.theme.failureTimeout, action: screen.theme.failureTimeoutAction)
         return .deferred
     }
@@ -550,9 +554,12 @@ package final class Daemon {
         case .failure(let title):
             endBootEstimate(because: "a client put up the failure screen")
             screen.showFailure(title: title)
+            keyWait.forgetKept()
         case .failureSummary(let text): return screen.setFailureSummary(text)
         case .failureLine(let text): return screen.addFailureLine(text)
-        case .failureClear: screen.clearFailure()
+        case .failureClear:
+            screen.clearFailure()
+            keyWait.forgetKept()
         case .reload: return reloadTheme()
         case .show: return show()
         case .hide: updateHandover { $0.hiddenByRequest = true }

@@ -187,6 +187,60 @@ struct EscapeWatchTests {
         #expect(other.lines[0] == "err state no keyboards are read here (--escape-input none)")
     }
 
+    /// A person reads the failure screen's "Press Enter" before its script has asked
+    /// (`wait-key` comes once the journal is read): Enter or R pressed while the failure
+    /// screen is up answers the next `wait-key` at once, the last one pressed; a key pressed
+    /// before the screen went up, or kept for a screen since taken down or replaced, never does.
+    @Test func aKeyPressedOnTheFailureScreenBeforeTheWaitAnswersIt() throws {
+        let directory = TemporaryDirectory()
+        let (daemon, log, client) = try keyboardDaemon(in: directory)
+        defer { daemon.shutdown() }
+        defer { client.close() }
+        let watch = try #require(daemon.escapeWatch)
+        let device = try fakeDevice()
+        defer { close(device.keyboard) }
+        watch.attach(device.daemonEnd, path: "test-keyboard")
+        func ask(_ line: String) throws -> String {
+            let count = client.lines.count
+            client.send(line + "\n")
+            try #require(try pump(daemon.loop) { client.lines.count == count + 1 }, "\(line): \(log.all)")
+            return client.lines[count]
+        }
+        func press(_ code: UInt16) throws {
+            send(tap(code), to: device.keyboard)
+            try pump(daemon.loop, for: 0.1)
+        }
+
+        try press(28)
+        #expect(try ask("failure Boot failed") == "ok")
+        client.send("wait-key\n")
+        try pump(daemon.loop, for: 0.2)
+        #expect(client.lines.count == 1, "an Enter before the failure screen is no answer")
+        try press(19)
+        try #require(try pump(daemon.loop) { client.lines.count == 2 })
+        #expect(client.lines[1] == "ok r")
+
+        try press(28)
+        try press(19)
+        try press(28)
+        #expect(try ask("wait-key") == "ok enter", "the last key pressed on the screen, at once")
+        client.send("wait-key\n")
+        try pump(daemon.loop, for: 0.2)
+        #expect(client.lines.count == 3, "kept once")
+        try press(28)
+        try #require(try pump(daemon.loop) { client.lines.count == 4 })
+
+        try press(19)
+        #expect(try ask("failure-clear") == "ok")
+        #expect(try ask("failure Boot failed again") == "ok")
+        client.send("wait-key\n")
+        try pump(daemon.loop, for: 0.2)
+        #expect(client.lines.count == 6, "a key kept for a screen taken down answers nothing")
+        try press(28)
+        try #require(try pump(daemon.loop) { client.lines.count == 7 })
+        #expect(client.lines[6] == "ok enter")
+    }
+
     /// The theme's `failure_timeout`, for a machine with nobody at a keyboard: with no key
     /// that long after the first client began to wait, every waiting client is answered as
     /// `failure_timeout_action` says (`restart` as R, `console` as Enter), and it is logged;

@@ -124,6 +124,9 @@ import Testing
         #expect(failure.dropped == 0, "the note of lines not sent is kept with them")
         #expect(failure.summary.hasPrefix("Local File Systems \u{2190} /xxx"), "\(failure.summary.prefix(80))")
         #expect(failure.summary.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }, "no control character in the summary")
+        // The script writes the console after the daemon has the lines.
+        let deadline = monotonicNow() + 10
+        while !FileManager.default.fileExists(atPath: directory.appending("console")) && monotonicNow() < deadline { usleep(10_000) }
         let console = try Data(contentsOf: URL(fileURLWithPath: directory.appending("console")))
         #expect(!console.contains(0x1B) && !console.contains(0x07), "no escape sequence written to the console")
         #expect(try daemon.status().failure?.title == "This system could not start", "the daemon still answers")

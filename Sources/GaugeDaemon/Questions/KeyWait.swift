@@ -6,9 +6,14 @@ import GaugeSystem
 /// the next such key on the keyboards, or, when the theme's `failure_timeout` is set and
 /// that long has passed since the first of them began to wait with no key, as its
 /// `failure_timeout_action` says (`restart` as R, `console` as Enter), for a machine with
-/// nobody at a keyboard. The timer runs only while someone waits.
+/// nobody at a keyboard. The timer runs only while someone waits. A key pressed while the
+/// failure screen is up and nobody waits yet (the screen says "Press Enter" while its script
+/// still reads the journal) is kept for the next client (`takeKept`); one pressed before the
+/// screen went up never answers.
 final class KeyWait {
     private(set) var clients: [ClientConnection] = []
+    /// The last Enter or R pressed on the failure screen before anyone waited.
+    private var kept: String?
     private var timer: FrameTimer?
     /// The timeout armed for the clients waiting now.
     private var armed: (timeout: Double, action: FailureTimeoutAction)?
@@ -40,12 +45,28 @@ final class KeyWait {
         changed()
     }
 
-    /// Enter or R pressed: every client gets it.
-    func keyPressed(r: Bool) {
-        guard !clients.isEmpty else { return }
+    /// Enter or R pressed: every client gets it; with none, the key is kept when
+    /// `onFailureScreen`.
+    func keyPressed(r: Bool, onFailureScreen: Bool) {
+        guard !clients.isEmpty else {
+            guard onFailureScreen else { return }
+            kept = r ? "r" : "enter"
+            log.info("wait-key: \(r ? "R" : "Enter") pressed on the failure screen: kept for its wait-key")
+            return
+        }
         log.info("wait-key: \(r ? "R" : "Enter") pressed")
         answer(r ? "r" : "enter")
     }
+
+    /// The key kept for the next client (see the type), once.
+    func takeKept() -> String? {
+        defer { kept = nil }
+        return kept
+    }
+
+    /// The failure screen went (or a new one came): a key kept for the old one is not an
+    /// answer to anything now.
+    func forgetKept() { kept = nil }
 
     private func answer(_ text: String) {
         disarm()

@@ -386,8 +386,11 @@ class Boot:
                         way.setdefault("qr-seen", now)
                     if now - way.get("qr-seen", now) >= 1.0 or now - way["failure"].host >= 40.0:
                         way["qr"] = qr
-                        self.monitor.sendkey("ret" if self.args.way_out == "enter" else "r")
                         way["key"], way["key-frame"] = now, frame
+                        # --way-out wait: a machine without a keyboard; the theme's
+                        # failure_timeout decides.
+                        if self.args.way_out != "wait":
+                            self.monitor.sendkey("ret" if self.args.way_out == "enter" else "r")
             return
         if self.args.way_out != "enter" or frame.kind != "console" or "shell" in way or now - way.get("read", -9) < 1:
             return
@@ -1188,9 +1191,9 @@ def main():
     parser.add_argument("--wrong-passphrase", help="a wrong passphrase, typed first")
     parser.add_argument("--question-on", choices=["console", "splash"], default="console",
                         help="where the root's question must show")
-    parser.add_argument("--way-out", choices=["enter", "r"],
+    parser.add_argument("--way-out", choices=["enter", "r", "wait"],
                         help="a failed boot: press this key on the failure screen (then, after Enter, log in at "
-                             "sulogin's prompt and power off from the shell)")
+                             "sulogin's prompt and power off from the shell); wait: press none, read its QR code")
     parser.add_argument("--give-up-passphrase",
                         help="type this (wrong) passphrase at every question on the splash until the failure screen shows")
     parser.add_argument("qemu", nargs="*")

@@ -61,6 +61,31 @@ final class DaemonSession {
         }
     }
 
+    /// Sends `requests` in one write, then reads their replies in order (the daemon answers
+    /// a connection's requests in the order they came), all within one timeout: the daemon
+    /// takes a loop turn's worth at a time instead of one request a round trip, so a long
+    /// batch (a failure screen's lines) costs a few of its turns and frames, not one each.
+    func send(batch requests: [Request]) throws(ConnectionFailure) -> [Reply] {
+        let deadline = Deadline(seconds: timeout)
+        do throws(ConnectionFailure) {
+            _ = try connect(waitingForDaemon: false)
+            let bytes = requests.flatMap { Array(($0.encoded + "\n").utf8) }
+            try DaemonConnection.send(bytes, on: fd, path: socketPath, deadline: deadline)
+            var replies: [Reply] = []
+            for _ in requests {
+                let line = try DaemonConnection.receiveLine(from: fd, buffered: &received, path: socketPath, deadline: deadline)
+                guard let reply = Reply.parse(line) else {
+                    throw ConnectionFailure(message: "\(socketPath) sent something that is not a gauged reply")
+                }
+                replies.append(reply)
+            }
+            return replies
+        } catch {
+            disconnect()
+            throw error
+        }
+    }
+
     /// Reads until the daemon closes the connection (within the timeout), then disconnects.
     func waitForClose() throws(ConnectionFailure) {
         guard fd >= 0 else { return }

@@ -5,8 +5,8 @@ import GaugeTranslators
 
 /// `gaugectl failure [--title TITLE] [--details FILE|-] [SUMMARY]`: reads the details (a
 /// file, or stdin with `-`) to their end first, then puts up the failure screen with
-/// `failure`, `failure-summary` and a `failure-line` per line, over one connection. Exit
-/// status as every request's: 0 all `ok`, 1 the first `err` (reported, nothing more sent),
+/// `failure`, `failure-summary` and a `failure-line` per line, in one write over one
+/// connection. Exit status as every request's: 0 all `ok`, 1 the first `err` (reported),
 /// 3 no daemon.
 enum FailureCommand {
     struct Settings {
@@ -91,8 +91,8 @@ enum FailureCommand {
         let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
         do throws(ConnectionFailure) {
             _ = try session.connect(waitingForDaemon: invocation.waitsForDaemon)
-            for request in requests {
-                if case .err(let error) = try session.send(request) {
+            for reply in try session.send(batch: requests) {
+                if case .err(let error) = reply {
                     printError("gaugectl: \(error.code.rawValue): \(error.message)")
                     finish(.daemonError)
                 }

@@ -369,7 +369,7 @@ class Boot:
     def leave_failure(self, img, frame):
         """A failed boot's way out: once the failure screen has shown for 6 s (a person reads
         it first; an emulated boot has the keyboard read only seconds after it fails) and its
-        QR code for 1 s (40 s at most), its key (Enter, or R); after Enter, Enter at sulogin's prompt (root has no password here),
+        QR code has said the same for 1 s (40 s at most), its key (Enter, or R); after Enter, Enter at sulogin's prompt (root has no password here),
         then `poweroff` at the shell's prompt, each once the console shows it; at the
         initramfs's `(initramfs)` prompt, `poweroff -f`."""
         way, now = self.way, self.now()
@@ -382,8 +382,10 @@ class Boot:
                     # sends before it waits for the key (on a loaded host up to 10 s after
                     # the screen): a key pressed before that wait is no answer.
                     qr = read_qr(frame.path)
-                    if qr and len(qr) >= 3:
-                        way.setdefault("qr-seen", now)
+                    if qr and len(qr) >= 3 and qr != way.get("qr-text"):
+                        # Read again until it holds still for 1 s: the lines come in over
+                        # frames (one request each).
+                        way["qr-seen"], way["qr-text"] = now, qr
                     if now - way.get("qr-seen", now) >= 1.0 or now - way["failure"].host >= 40.0:
                         way["qr"] = qr
                         way["key"], way["key-frame"] = now, frame

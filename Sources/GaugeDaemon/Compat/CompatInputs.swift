@@ -28,7 +28,7 @@ final class CompatInputs {
     private var fifo: PsplashFIFO?
     private var fifoConnection: Connection<PsplashCommands>?
     private var plymouth: ConnectionServer<PlymouthFrameDecoder>?
-    private var plymouthMessages = PlymouthMessages()
+    private var plymouthMessages = PlymouthMessages(updates: PlymouthUpdates(read: CompatInputs.readPackageKitFile))
     private let scratch: ReadBuffer
     /// What Plymouth's `--has-active-vt` answers: whether the daemon has the console's VT.
     var hasActiveVT = false
@@ -127,6 +127,12 @@ final class CompatInputs {
         apply = { _, _ in false }
         onConsoleLent = nil
         onPauseProgress = nil
+    }
+
+    /// One of PackageKit's small key files under /var/lib/PackageKit (read whole, non-blocking,
+    /// a regular file only; see `PlymouthUpdates`); nil when it is not there.
+    @Sendable static func readPackageKitFile(_ path: String) -> [UInt8]? {
+        try? RegularFile.read(path, maxBytes: 64 * 1024)
     }
 
     /// Applies what a translator made; false when the access policy refused a request.

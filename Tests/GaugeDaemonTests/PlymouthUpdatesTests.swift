@@ -149,6 +149,29 @@ import Testing
             == .state(.failure, message: "The update failed: The name org.freedesktop.PackageKit was not provided by any .service files"))
     }
 
+    /// A PackageKit that hangs: pk-offline-update's unit has no time limit, so the daemon's
+    /// timer calls `stalled` after `stallSeconds` without a word from the tool.
+    @Test func aQuietUpdateSaysSoAndTheNextWordResumes() {
+        var messages = PlymouthMessages()
+        _ = run([plymouthRequest("C", "updates"), plymouthRequest("u", "30")], messages: &messages)
+        let activity = messages.updates.activity
+        #expect(messages.updates.stalled() == [
+            .mode(.indeterminate), .message("No progress reported for 2 minutes. Do not turn off the computer."),
+        ])
+        #expect(messages.updates.stalled() == [], "said once")
+        #expect(messages.updates.activity == activity, "the timer's own call is no word from the tool")
+        #expect(run([plymouthRequest("u", "60")], messages: &messages) == [
+            .mode(.determinate), .message("Do not turn off the computer."), .progress(30, message: nil),
+        ])
+        #expect(messages.updates.activity > activity)
+        // Quiet again, then the end: the bar determinate before the outcome (none here).
+        _ = messages.updates.stalled()
+        #expect(run([plymouthRequest("C", "reboot")], messages: &messages) == [
+            .title("Restarting"), .mode(.determinate), .message("Do not turn off the computer."),
+        ])
+        #expect(messages.updates.stalled() == [], "no update mode, nothing to say")
+    }
+
     @Test(arguments: [
         ("Installing Updates — 69%", true), ("Installing System Upgrade — 5%", true), ("%", false),
         ("Installing updates; this could take a while...", false), ("100% sure", false),

@@ -29,6 +29,9 @@ final class CompatInputs {
     private var fifoConnection: Connection<PsplashCommands>?
     private var plymouth: ConnectionServer<PlymouthFrameDecoder>?
     private var plymouthMessages = PlymouthMessages(updates: PlymouthUpdates(read: CompatInputs.readPackageKitFile))
+    /// Fires when an update mode's tool has said nothing for `PlymouthUpdates.stallSeconds`.
+    private var updateStall: FrameTimer?
+    private var updateActivity = 0
     private let scratch: ReadBuffer
     /// What Plymouth's `--has-active-vt` answers: whether the daemon has the console's VT.
     var hasActiveVT = false
@@ -97,6 +100,7 @@ final class CompatInputs {
                     asks: questions != nil)
                 let output = session.answer(frame, messages: &plymouthMessages)
                 let allowed = deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
+                watchUpdate()
                 // Refused by the access policy: NAK, as plymouthd answers what it will not do.
                 if !allowed { return .send([PlymouthSession.nak]) }
                 if let ask = output.ask, let questions {
@@ -124,9 +128,33 @@ final class CompatInputs {
         fifo = nil
         plymouth?.close()
         plymouth = nil
+        updateStall?.close()
+        updateStall = nil
         apply = { _, _ in false }
         onConsoleLent = nil
         onPauseProgress = nil
+    }
+
+    /// In an update mode, (re)arms the stall timer on each word from the tool; outside, stops it.
+    private func watchUpdate() {
+        let updates = plymouthMessages.updates
+        guard updates.isActive else {
+            updateStall?.stop()
+            return
+        }
+        guard updates.activity != updateActivity || updateStall == nil else { return }
+        updateActivity = updates.activity
+        do throws(SystemError) {
+            if updateStall == nil {
+                updateStall = try FrameTimer(loop: loop) { [self] _ in
+                    updateStall?.stop()
+                    _ = deliver(CompatOutput(requests: plymouthMessages.updates.stalled()), source: "plymouth", access: .compatInput)
+                }
+            }
+            try updateStall?.start(period: PlymouthUpdates.stallSeconds, first: MonotonicClock.now() + PlymouthUpdates.stallSeconds)
+        } catch {
+            log.info("cannot arm the update's stall timer: \(error)")
+        }
     }
 
     /// One of PackageKit's small key files under /var/lib/PackageKit (read whole, non-blocking,

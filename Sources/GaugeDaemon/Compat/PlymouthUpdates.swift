@@ -17,6 +17,10 @@ import GaugeProtocol
 /// | `C reboot` / `C shutdown` | at the end, after a failure's 10 s pause too | success (the bar full) or failure with PackageKit's own error, read from its results file, only when the file changed during the update |
 /// | `M` "Rebooting after installing updates…" | then | the line: the outcome, then that text |
 ///
+/// No `u` or `M` for `stallSeconds` (a PackageKit that hangs: pk-offline-update's unit has no
+/// time limit) turns the bar indeterminate and the line says so (`stalled`, called by the
+/// daemon's timer); the next word from the tool turns it back.
+///
 /// The package names and the outcome are not on the wire: PackageKit keeps them in
 /// `prepared-update` and `offline-update-competed` (sic) under /var/lib/PackageKit, which
 /// `read` fetches (the daemon's reader; none in tests and fuzzing).
@@ -31,6 +35,8 @@ package struct PlymouthUpdates: Equatable, Sendable {
     /// A value at most this much lower than the last is a call that arrived late (each
     /// `plymouth` call is a process of its own, started without waiting), not a new count.
     package static let lateArrival = 5
+    /// Seconds without progress or a message after which the screen says the update is quiet.
+    package static let stallSeconds = 120.0
 
     /// Reads one of PackageKit's files (nil: none, or not readable).
     package typealias Reader = @Sendable (String) -> [UInt8]?
@@ -48,6 +54,11 @@ package struct PlymouthUpdates: Equatable, Sendable {
     /// What the last update came to, put before the tool's messages after it.
     private var outcome: String?
     private var resultsAtStart: [UInt8]?
+    /// Whether the bar was turned indeterminate for a stall.
+    package private(set) var isStalled = false
+    /// Counts the words from the tool in an update mode (its start, `u`, `M`): the daemon
+    /// restarts its stall timer when it changes.
+    package private(set) var activity = 0
 
     package init(read: @escaping Reader = { _ in nil }) {
         self.read = read
@@ -57,6 +68,7 @@ package struct PlymouthUpdates: Equatable, Sendable {
     package static func == (a: PlymouthUpdates, b: PlymouthUpdates) -> Bool {
         (a.isActive, a.shown, a.last, a.base, a.span) == (b.isActive, b.shown, b.last, b.base, b.span)
             && (a.intro, a.toolText, a.outcome, a.resultsAtStart) == (b.intro, b.toolText, b.outcome, b.resultsAtStart)
+            && (a.isStalled, a.activity) == (b.isStalled, b.activity)
     }
 
     /// `change-mode MODE`: entering an update mode starts the bar at 0; leaving it ends it.
@@ -65,7 +77,8 @@ package struct PlymouthUpdates: Equatable, Sendable {
         if Self.modes.contains(mode) {
             guard !isActive else { return [] }
             isActive = true
-            (shown, last, base, span, outcome) = (0, nil, 0, 50, nil)
+            activity &+= 1
+            (shown, last, base, span, outcome, isStalled) = (0, nil, 0, 50, nil, false)
             toolText = showing.flatMap { Self.isPercentage($0) ? nil : $0 } ?? ""
             resultsAtStart = read(Self.resultsPath)
             intro = PackageKitFiles.preparedNames(read(Self.preparedPath) ?? []).map(Self.introduce) ?? ""
@@ -73,33 +86,52 @@ package struct PlymouthUpdates: Equatable, Sendable {
         }
         guard isActive else { return [] }
         isActive = false
+        let resumed = resume()
         let results = read(Self.resultsPath)
-        guard let results, results != resultsAtStart, let result = PackageKitFiles.result(results) else { return [] }
+        guard let results, results != resultsAtStart, let result = PackageKitFiles.result(results) else { return resumed }
         outcome = result.success ? "Updates installed." : "The update failed: \(result.error)"
-        return [.state(result.success ? .success : .failure, message: outcome)]
+        return resumed + [.state(result.success ? .success : .failure, message: outcome)]
+    }
+
+    /// No word from the tool for `stallSeconds`: the bar indeterminate, and the line says so.
+    package mutating func stalled() -> [Request] {
+        guard isActive, !isStalled else { return [] }
+        isStalled = true
+        let minutes = Int(Self.stallSeconds / 60)
+        return [.mode(.indeterminate), .message(line(quiet: "No progress reported for \(minutes) minutes."))]
+    }
+
+    private mutating func resume() -> [Request] {
+        guard isStalled else { return [] }
+        isStalled = false
+        return [.mode(.determinate), .message(line())]
     }
 
     /// `system-update --progress=N` in an update mode, folded into the one bar.
     mutating func progress(_ value: Int) -> [Request] {
         let value = min(max(value, 0), 100)
+        activity &+= 1
+        let resumed = resume()
         if let last, value + Self.lateArrival < last {
             base = shown
             span = (100 - base) / 2
         } else if let last, value < last {
-            return []
+            return resumed
         }
         last = value
         // Cut down to tenths; never full while the tool runs (only success fills the bar).
         let next = min(Double(Int((base + span * Double(value) / 100) * 10 + 1e-7)) / 10, 99.9)
-        guard next > shown else { return [] }
+        guard next > shown else { return resumed }
         shown = next
-        return [.progress(next, message: nil)]
+        return resumed + [.progress(next, message: nil)]
     }
 
     /// The message line for what the message list now shows, in an update mode or after one.
     mutating func message(_ requests: [Request]) -> [Request] {
         guard isActive || outcome != nil else { return requests }
-        return requests.compactMap { request in
+        if isActive { activity &+= 1 }
+        let resumed = isActive ? resume() : []
+        return resumed + requests.compactMap { request in
             guard case .message(let text) = request else { return request }
             if isActive {
                 if Self.isPercentage(text) { return nil }
@@ -111,8 +143,8 @@ package struct PlymouthUpdates: Equatable, Sendable {
         }
     }
 
-    private func line() -> String {
-        [toolText, intro, Self.warning].filter { !$0.isEmpty }.joined(separator: " ")
+    private func line(quiet: String = "") -> String {
+        [toolText, intro, quiet, Self.warning].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     private static func introduce(_ names: [String]) -> String {

@@ -76,7 +76,15 @@ def main():
 
     # The screens from system-update.target's start to the update's end: the last poll that
     # still found the updates screen (pk-offline-update asked for the restart after it).
-    stop = max(t for t, _ in updating)
+    restart = max(t for t, _ in updating)
+    stop = restart
+    failed_at = next((t for t, s in statuses if t > first and s.get("state") == "failure"), None)
+    if failed_at is not None:
+        # The failure's colours are no running bar: the splash is checked up to them.
+        print("figure the failure first shown " + (f"{restart - failed_at:.1f} s before the restart's request"
+                                                    if failed_at <= restart else
+                                                    f"with the restart's request, {failed_at - restart:.1f} s after the update's last poll"))
+        stop = min(stop, failed_at)
     during = [f for f in shots if start <= f[1] < stop]
     other = [f for f in during if f[2] not in ("splash", "failure")]
     check(bool(during) and not other,
@@ -84,11 +92,11 @@ def main():
           + (f"; not: {[(f[0], f[1], f[2]) for f in other[:6]]}" if other else ""))
     # The restart: the boot's daemon goes (gauged.service stops with the shutdown,
     # gauged-shutdown-quit.service quits it) and the restart's own starts
-    # (gauged-reboot.service), and the console shows between them: measured 11-14
-    # screendumps (3.6-4.6 s) here, a flaw still to mend (the power-off screen's bound,
+    # (gauged-reboot.service), and the console shows between them: measured 5-14
+    # screendumps (1.7-4.6 s) here, a flaw still to mend (the power-off screen's bound,
     # 13 from `systemctl poweroff`, is for a screen that follows the console, not one that
     # interrupts the splash). The bound only keeps it from growing.
-    rest = [f for f in shots if f[1] >= stop]
+    rest = [f for f in shots if f[1] >= restart]
     gap = next((i for i, f in enumerate(rest) if f[2] == "splash" and i > 0 and rest[i - 1][2] != "splash"), None)
     between = [f for f in rest[:gap] if f[2] != "splash"] if gap is not None else []
     print(f"figure the restart's hand-over: {len(between)} screens without the splash"

@@ -120,10 +120,19 @@ private func psplashWrite(_ path: String, _ bytes: [UInt8]) -> Bool {
         #expect(try run(["--ping"]).status == 0)
         #expect(try run(["system-update", "--progress=42"]).status == 0)
         #expect(try run(["display-message", "--text=Checking disks"]).status == 0)
+        _ = try daemon.waitForStatus { $0.target == 42 && $0.message == "Checking disks" }
+        // PackageKit's offline update (pk-offline-update's calls): the mode, its message, then
+        // percentages whose count starts again (PlymouthUpdatesTests has the fold's values).
         #expect(try run(["change-mode", "--updates"]).status == 0)
-        let status = try daemon.waitForStatus { $0.target == 42 && $0.message == "Checking disks" }
-        #expect(!status.title.isEmpty, "change-mode sets a title")
-        try expectSnapshot(daemon, equals: settledModel(42, message: "Checking disks", title: status.title))
+        #expect(try run(["display-message", "--text=Installing updates; this could take a while..."]).status == 0)
+        for value in [0, 40, 93, 24, 60, 0, 30] {
+            if value > 10 { #expect(try run(["display-message", "--text=Installing Updates — \(value)%"]).status == 0) }
+            #expect(try run(["system-update", "--progress=\(value)"]).status == 0)
+        }
+        let line = "Installing updates; this could take a while... Do not turn off the computer."
+        let status = try daemon.waitForStatus { $0.target == 68.1 && $0.message == line }
+        #expect(status.title == "Installing updates")
+        try expectSnapshot(daemon, equals: settledModel(68.1, message: line, title: status.title))
 
         // What Gauge cannot serve is refused at once, so the caller falls back.
         let password = try run(["ask-for-password", "--prompt=Disk password"])

@@ -124,7 +124,8 @@ private func plymouth(_ arguments: [String], binary: String, launcher: [String] 
             (["display-message", "--text=hi"], 0, [.message("hi")]),
             (["system-update", "--progress=42"], 0, [.progress(42, message: nil)]),
             (["update", "--status=fsck"], 0, [.step("fsck")]),
-            (["change-mode", "--updates"], 0, [.title("Installing updates")]),
+            // An update mode's own bar, its line the message shown and the warning (PlymouthUpdatesTests).
+            (["change-mode", "--updates"], 0, [.title("Installing updates"), .progress(0, message: "hi Do not turn off the computer.")]),
             (["change-mode", "--boot-up"], 0, [.title("")]),
             (["hide-message", "--text=hi"], 0, [.message("")]),
             (["show-splash"], 0, [.show]),

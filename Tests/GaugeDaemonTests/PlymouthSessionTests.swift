@@ -29,8 +29,9 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
         (plymouthRequest("U", "fsck"), [.step("fsck")], true),
         (plymouthRequest("u", "42"), [.progress(42, message: nil)], true),
         (plymouthRequest("u", "100"), [.progress(100, message: nil)], true),
-        (plymouthRequest("C", "updates"), [.title("Installing updates")], true),
-        (plymouthRequest("C", "system-upgrade"), [.title("Upgrading the system")], true),
+        // An update mode starts its own bar (PlymouthUpdatesTests).
+        (plymouthRequest("C", "updates"), [.title("Installing updates"), .progress(0, message: PlymouthUpdates.warning)], true),
+        (plymouthRequest("C", "system-upgrade"), [.title("Upgrading the system"), .progress(0, message: PlymouthUpdates.warning)], true),
         (plymouthRequest("C", "firmware-upgrade"), [.title("Updating firmware")], true),
         (plymouthRequest("C", "shutdown"), [.title("Shutting down")], true),
         (plymouthRequest("C", "reboot"), [.title("Restarting")], true),
@@ -122,7 +123,7 @@ func plymouthRequest(_ command: Character, _ argument: String) -> [UInt8] {
     @Test func customModeTitles() {
         let titles = PlymouthModeTitles(["updates": "Mise à jour"])
         let output = run(plymouthRequest("C", "updates"), session: PlymouthSession(modeTitles: titles))
-        #expect(output.requests == [.title("Mise à jour")])
+        #expect(output.requests == [.title("Mise à jour"), .progress(0, message: PlymouthUpdates.warning)])
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrder() {

@@ -72,7 +72,8 @@ import Testing
         ],
         "psplash": ["gauged: psplash FIFO at /tmp/psplash_fifo", "gauged: quit requested"],
         "plymouth": [
-            "progress:  40%", "title:     \"Installing updates\"\n", "message:   \"Checking disks\"\n",
+            // In the update mode a count's 40 % is 20 % of the update's bar (PlymouthUpdates).
+            "progress:  20%", "title:     \"Installing updates\"\n", "message:   \"Checking disks Do not turn off the computer.\"\n",
             "gauged: quit (retain) requested",
         ],
     ]

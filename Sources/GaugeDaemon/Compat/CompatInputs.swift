@@ -28,7 +28,12 @@ final class CompatInputs {
     private var fifo: PsplashFIFO?
     private var fifoConnection: Connection<PsplashCommands>?
     private var plymouth: ConnectionServer<PlymouthFrameDecoder>?
-    private var plymouthMessages = PlymouthMessages()
+    private var plymouthMessages = PlymouthMessages(updates: PlymouthUpdates(read: CompatInputs.readPackageKitFile))
+    /// Fires when an update mode's tool has said nothing for `PlymouthUpdates.stallSeconds`.
+    private var updateStall: FrameTimer?
+    /// Fires after `PlymouthUpdates.peekSeconds` of quiet, to read PackageKit's results.
+    private var updatePeek: FrameTimer?
+    private var updateActivity = 0
     private let scratch: ReadBuffer
     /// What Plymouth's `--has-active-vt` answers: whether the daemon has the console's VT.
     var hasActiveVT = false
@@ -97,6 +102,7 @@ final class CompatInputs {
                     asks: questions != nil)
                 let output = session.answer(frame, messages: &plymouthMessages)
                 let allowed = deliver(output, source: "plymouth", access: connection.peer.map { Access(peer: $0) } ?? .compatInput)
+                watchUpdate()
                 // Refused by the access policy: NAK, as plymouthd answers what it will not do.
                 if !allowed { return .send([PlymouthSession.nak]) }
                 if let ask = output.ask, let questions {
@@ -124,9 +130,54 @@ final class CompatInputs {
         fifo = nil
         plymouth?.close()
         plymouth = nil
+        updateStall?.close()
+        updateStall = nil
+        updatePeek?.close()
+        updatePeek = nil
         apply = { _, _ in false }
         onConsoleLent = nil
         onPauseProgress = nil
+    }
+
+    /// In an update mode, (re)arms the timers of quiet (`PlymouthUpdates.quiet`, `stalled`)
+    /// on each word from the tool; outside, stops them.
+    private func watchUpdate() {
+        let updates = plymouthMessages.updates
+        guard updates.isActive else {
+            updatePeek?.stop()
+            updateStall?.stop()
+            return
+        }
+        guard updates.activity != updateActivity || updateStall == nil else { return }
+        updateActivity = updates.activity
+        // PackageKit may write its failure a while into the quiet: read again every 3 s.
+        arm(\.updatePeek, after: PlymouthUpdates.peekSeconds, repeats: true) { $0.quiet() }
+        arm(\.updateStall, after: PlymouthUpdates.stallSeconds, repeats: false) { $0.stalled() }
+    }
+
+    /// The timer in `slot` (made when there is none) armed to fire `seconds` from now (and
+    /// every `seconds` after, if it `repeats`) with the requests `make` returns.
+    private func arm(
+        _ slot: ReferenceWritableKeyPath<CompatInputs, FrameTimer?>, after seconds: Double, repeats: Bool,
+        make: @escaping (inout PlymouthUpdates) -> [Request]
+    ) {
+        do throws(SystemError) {
+            if self[keyPath: slot] == nil {
+                self[keyPath: slot] = try FrameTimer(loop: loop) { [self] _ in
+                    if !repeats { self[keyPath: slot]?.stop() }
+                    _ = deliver(CompatOutput(requests: make(&plymouthMessages.updates)), source: "plymouth", access: .compatInput)
+                }
+            }
+            try self[keyPath: slot]?.start(period: seconds, first: MonotonicClock.now() + seconds)
+        } catch {
+            log.info("cannot arm an update's timer: \(error)")
+        }
+    }
+
+    /// One of PackageKit's small key files under /var/lib/PackageKit (read whole, non-blocking,
+    /// a regular file only; see `PlymouthUpdates`); nil when it is not there.
+    @Sendable static func readPackageKitFile(_ path: String) -> [UInt8]? {
+        try? RegularFile.read(path, maxBytes: 64 * 1024)
     }
 
     /// Applies what a translator made; false when the access policy refused a request.

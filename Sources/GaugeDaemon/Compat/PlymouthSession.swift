@@ -24,9 +24,9 @@ import GaugeSystem
 /// |---|---|---|
 /// | `P` | `--ping` | ACK |
 /// | `U` | `update --status=S` | `step S` (systemd sends each unit it starts) |
-/// | `C` | `change-mode --MODE` | `title` from `PlymouthModeTitles` |
-/// | `u` | `system-update --progress=N` | `progress N` (an integer 0-100, else logged) |
-/// | `M` / `m` | `display-message` / `hide-message` | `message` (see `PlymouthMessages`) |
+/// | `C` | `change-mode --MODE` | `title` from `PlymouthModeTitles`; an update mode's start and end (`PlymouthUpdates`) |
+/// | `u` | `system-update --progress=N` | `progress N` (an integer 0-100, else logged); in an update mode folded into one rising bar (`PlymouthUpdates`) |
+/// | `M` / `m` | `display-message` / `hide-message` | `message` (see `PlymouthMessages`; in an update mode `PlymouthUpdates` makes the line) |
 /// | `$` / `H` | `show-splash` / `hide-splash` | `show` / `hide` |
 /// | `D` / `r` | `deactivate` / `reactivate` | `deactivate` / `reactivate` (a display manager's hand-over) |
 /// | `Q` | `quit [--retain-splash]` | `quit [retain]` (argument byte 1 = retain) |
@@ -120,19 +120,21 @@ package struct PlymouthSession: Sendable {
         case UInt8(ascii: "C"):
             if let title = modeTitles.title(for: text) {
                 requests.append(.title(title))
+                requests += messages.updates.changeMode(text, showing: messages.displayed.last)
             } else {
                 logs.append("unknown mode \(CompatText.quoted(text)) ignored")
             }
         case UInt8(ascii: "u"):
             if let value = Self.percent(text) {
-                requests.append(.progress(Double(value), message: nil))
+                requests += messages.updates.isActive
+                    ? messages.updates.progress(value) : [.progress(Double(value), message: nil)]
             } else {
                 logs.append("system-update progress \(CompatText.quoted(text)) is not an integer 0-100")
             }
         case UInt8(ascii: "M"):
-            requests += messages.display(text)
+            requests += messages.updates.message(messages.display(text))
         case UInt8(ascii: "m"):
-            requests += messages.hide(text)
+            requests += messages.updates.message(messages.hide(text))
         case UInt8(ascii: "$"):
             requests.append(.show)
         case UInt8(ascii: "H"):
@@ -255,14 +257,19 @@ package struct PlymouthModeTitles: Equatable, Sendable {
 ///
 /// The list keeps at most `capacity` messages (the oldest go first), so a client that
 /// only ever displays cannot grow it: each message is at most 255 bytes.
+///
+/// It also carries the update modes' bar (`updates`), daemon-wide for the same reason.
 package struct PlymouthMessages: Equatable, Sendable {
     package static let defaultCapacity = 32
 
     package let capacity: Int
     package private(set) var displayed: [String] = []
+    /// The bar and message line while an update mode is on.
+    package var updates: PlymouthUpdates
 
-    package init(capacity: Int = PlymouthMessages.defaultCapacity) {
+    package init(capacity: Int = PlymouthMessages.defaultCapacity, updates: PlymouthUpdates = PlymouthUpdates()) {
         self.capacity = max(1, capacity)
+        self.updates = updates
     }
 
     mutating func display(_ text: String) -> [Request] {

@@ -150,29 +150,6 @@ import Testing
             == .state(.failure, message: "The update failed: The name org.freedesktop.PackageKit was not provided by any .service files"))
     }
 
-    /// pk-offline-update writes its failure, then waits 10 s with nothing on the wire before it
-    /// asks for the restart: the daemon's timer calls `quiet` after `peekSeconds` of quiet.
-    @Test func aWrittenFailureShowsBeforeTheRestart() {
-        let files = Files()
-        var messages = PlymouthMessages(updates: PlymouthUpdates(read: files.reader))
-        _ = run([plymouthRequest("C", "updates"), plymouthRequest("u", "30")], messages: &messages)
-        #expect(messages.updates.quiet() == [], "no result written yet")
-        files.results = "[PackageKit Offline Update Results]\nSuccess=false\nErrorCode=failed-initialization\nErrorDetails=The transaction did not complete\n"
-        #expect(messages.updates.quiet() == [], "PackageKit's placeholder, written as the update starts, is no failure")
-        files.results = "[PackageKit Offline Update Results]\nSuccess=true\n"
-        #expect(messages.updates.quiet() == [], "success shows at the restart, when the bar fills")
-        files.results = "[PackageKit Offline Update Results]\nSuccess=false\nErrorDetails=Error while installing package: gauge-demo-b\n"
-        let reason = "The update failed: Error while installing package: gauge-demo-b"
-        #expect(messages.updates.quiet() == [.state(.failure, message: reason)])
-        #expect(messages.updates.quiet() == [], "said once")
-        #expect(messages.updates.stalled() == [], "a failed update is not a quiet one")
-        #expect(run([plymouthRequest("u", "90"), plymouthRequest("M", "Installing Updates — 90%")], messages: &messages)
-            == [.message("\(reason) Installing Updates — 90%")], "the bar stays where the failure left it")
-        #expect(run([plymouthRequest("C", "reboot"), plymouthRequest("M", "Rebooting after installing updates…")], messages: &messages) == [
-            .title("Restarting"), .state(.failure, message: reason), .message("\(reason) Rebooting after installing updates…"),
-        ])
-    }
-
     /// A PackageKit that hangs: pk-offline-update's unit has no time limit, so the daemon's
     /// timer calls `stalled` after `stallSeconds` without a word from the tool.
     @Test func aQuietUpdateSaysSoAndTheNextWordResumes() {

@@ -31,8 +31,6 @@ final class CompatInputs {
     private var plymouthMessages = PlymouthMessages(updates: PlymouthUpdates(read: CompatInputs.readPackageKitFile))
     /// Fires when an update mode's tool has said nothing for `PlymouthUpdates.stallSeconds`.
     private var updateStall: FrameTimer?
-    /// Fires after `PlymouthUpdates.peekSeconds` of quiet, to read PackageKit's results.
-    private var updatePeek: FrameTimer?
     private var updateActivity = 0
     private let scratch: ReadBuffer
     /// What Plymouth's `--has-active-vt` answers: whether the daemon has the console's VT.
@@ -132,45 +130,30 @@ final class CompatInputs {
         plymouth = nil
         updateStall?.close()
         updateStall = nil
-        updatePeek?.close()
-        updatePeek = nil
         apply = { _, _ in false }
         onConsoleLent = nil
         onPauseProgress = nil
     }
 
-    /// In an update mode, (re)arms the timers of quiet (`PlymouthUpdates.quiet`, `stalled`)
-    /// on each word from the tool; outside, stops them.
+    /// In an update mode, (re)arms the stall timer on each word from the tool; outside, stops it.
     private func watchUpdate() {
         let updates = plymouthMessages.updates
         guard updates.isActive else {
-            updatePeek?.stop()
             updateStall?.stop()
             return
         }
         guard updates.activity != updateActivity || updateStall == nil else { return }
         updateActivity = updates.activity
-        // PackageKit may write its failure a while into the quiet: read again every 3 s.
-        arm(\.updatePeek, after: PlymouthUpdates.peekSeconds, repeats: true) { $0.quiet() }
-        arm(\.updateStall, after: PlymouthUpdates.stallSeconds, repeats: false) { $0.stalled() }
-    }
-
-    /// The timer in `slot` (made when there is none) armed to fire `seconds` from now (and
-    /// every `seconds` after, if it `repeats`) with the requests `make` returns.
-    private func arm(
-        _ slot: ReferenceWritableKeyPath<CompatInputs, FrameTimer?>, after seconds: Double, repeats: Bool,
-        make: @escaping (inout PlymouthUpdates) -> [Request]
-    ) {
         do throws(SystemError) {
-            if self[keyPath: slot] == nil {
-                self[keyPath: slot] = try FrameTimer(loop: loop) { [self] _ in
-                    if !repeats { self[keyPath: slot]?.stop() }
-                    _ = deliver(CompatOutput(requests: make(&plymouthMessages.updates)), source: "plymouth", access: .compatInput)
+            if updateStall == nil {
+                updateStall = try FrameTimer(loop: loop) { [self] _ in
+                    updateStall?.stop()
+                    _ = deliver(CompatOutput(requests: plymouthMessages.updates.stalled()), source: "plymouth", access: .compatInput)
                 }
             }
-            try self[keyPath: slot]?.start(period: seconds, first: MonotonicClock.now() + seconds)
+            try updateStall?.start(period: PlymouthUpdates.stallSeconds, first: MonotonicClock.now() + PlymouthUpdates.stallSeconds)
         } catch {
-            log.info("cannot arm an update's timer: \(error)")
+            log.info("cannot arm the update's stall timer: \(error)")
         }
     }
 

@@ -14,8 +14,7 @@ import GaugeProtocol
 /// | `M` "Installing updates; this could take a while..." | once | the line: that text, then the warning |
 /// | `u N` | every percentage of PackageKit's *current* count: it counts 0-100 again for each transaction (the simulation, the real one) and phase | folded: each new count (a drop of more than `lateArrival`) covers half of the bar still left, so the bar only rises and stops short of full |
 /// | `M` "Installing Updates — N%" | the same percentage, above 10 | not shown: it is the count's percentage, not the update's (the bar is) |
-/// | (nothing) | a failure's results written, then 10 s of pause | every `peekSeconds` of quiet the results are read: a failure (not PackageKit's placeholder) shows at once |
-/// | `C reboot` / `C shutdown` | at the end, after a failure's pause too | success (the bar full) or failure with PackageKit's own error, read from its results file, only when the file changed during the update |
+/// | `C reboot` / `C shutdown` | at the end, after a failure's 10 s pause too | success (the bar full) or failure with PackageKit's own error, read from its results file, only when the file changed during the update |
 /// | `M` "Rebooting after installing updates…" | then | the line: the outcome, then that text |
 ///
 /// No `u` or `M` for `stallSeconds` (a PackageKit that hangs: pk-offline-update's unit has no
@@ -38,12 +37,6 @@ package struct PlymouthUpdates: Equatable, Sendable {
     package static let lateArrival = 5
     /// Seconds without progress or a message after which the screen says the update is quiet.
     package static let stallSeconds = 120.0
-    /// Seconds without a word after which PackageKit's results are read (`quiet`), and read
-    /// again while the quiet lasts: pk-offline-update writes a failure, then waits 10 s
-    /// before it asks for the restart.
-    package static let peekSeconds = 3.0
-    /// PackageKit's placeholder result, written as the update starts (and left if it never ends).
-    package static let unfinished = "The transaction did not complete"
 
     /// Reads one of PackageKit's files (nil: none, or not readable).
     package typealias Reader = @Sendable (String) -> [UInt8]?
@@ -100,19 +93,9 @@ package struct PlymouthUpdates: Equatable, Sendable {
         return resumed + [.state(result.success ? .success : .failure, message: outcome)]
     }
 
-    /// No word from the tool for `peekSeconds`: a failure PackageKit has written (not its
-    /// placeholder) shows now, rather than after its 10 s pause.
-    package mutating func quiet() -> [Request] {
-        guard isActive, outcome == nil, let results = read(Self.resultsPath), results != resultsAtStart,
-            let result = PackageKitFiles.result(results), !result.success, result.error != Self.unfinished
-        else { return [] }
-        outcome = "The update failed: \(result.error)"
-        return resume() + [.state(.failure, message: outcome)]
-    }
-
     /// No word from the tool for `stallSeconds`: the bar indeterminate, and the line says so.
     package mutating func stalled() -> [Request] {
-        guard isActive, !isStalled, outcome == nil else { return [] }
+        guard isActive, !isStalled else { return [] }
         isStalled = true
         let minutes = Int(Self.stallSeconds / 60)
         return [.mode(.indeterminate), .message(line(quiet: "No progress reported for \(minutes) minutes."))]
@@ -128,8 +111,6 @@ package struct PlymouthUpdates: Equatable, Sendable {
     mutating func progress(_ value: Int) -> [Request] {
         let value = min(max(value, 0), 100)
         activity &+= 1
-        // Failed already (`quiet`): the bar stays where the failure left it.
-        guard outcome == nil else { return [] }
         let resumed = resume()
         if let last, value + Self.lateArrival < last {
             base = shown
@@ -152,7 +133,7 @@ package struct PlymouthUpdates: Equatable, Sendable {
         let resumed = isActive ? resume() : []
         return resumed + requests.compactMap { request in
             guard case .message(let text) = request else { return request }
-            if isActive && outcome == nil {
+            if isActive {
                 if Self.isPercentage(text) { return nil }
                 toolText = text
                 return .message(line())

@@ -65,13 +65,19 @@ final class DaemonSession {
     /// a connection's requests in the order they came), all within one timeout: the daemon
     /// takes a loop turn's worth at a time instead of one request a round trip, so a long
     /// batch (a failure screen's lines) costs a few of its turns and frames, not one each.
+    /// A daemon that refuses the connection (`err` with its reason, then closed: too many
+    /// clients) is answered by that reply: the replies end at an `err` the daemon closed after.
     func send(batch requests: [Request]) throws(ConnectionFailure) -> [Reply] {
         let deadline = Deadline(seconds: timeout)
+        var replies: [Reply] = []
         do throws(ConnectionFailure) {
             _ = try connect(waitingForDaemon: false)
             let bytes = requests.flatMap { Array(($0.encoded + "\n").utf8) }
-            try DaemonConnection.send(bytes, on: fd, path: socketPath, deadline: deadline)
-            var replies: [Reply] = []
+            do throws(ConnectionFailure) {
+                try DaemonConnection.send(bytes, on: fd, path: socketPath, deadline: deadline)
+            } catch let failure where failure.peerClosed {
+                // Closed while the batch went out: its reply, if it sent one, is read below.
+            }
             for _ in requests {
                 let line = try DaemonConnection.receiveLine(from: fd, buffered: &received, path: socketPath, deadline: deadline)
                 guard let reply = Reply.parse(line) else {
@@ -82,6 +88,7 @@ final class DaemonSession {
             return replies
         } catch {
             disconnect()
+            if case .err? = replies.last { return replies }
             throw error
         }
     }

@@ -92,6 +92,25 @@ import Testing
         run = try gaugectl(["--socket", daemon.directory.appending("absent.sock"), "--no-wait", "failure", "x"])
         #expect(run.status == 3, "\(run.stderr)")
     }
+
+    /// The lines go in one write; a daemon that refuses the connection (one `err`, then
+    /// closed) is still heard: its words and exit 1, not a lost reply.
+    @Test func aRefusedBatchReportsTheDaemonsWords() throws {
+        let daemon = try GaugedProcess(["--max-clients", "1"], display: "memory:320x240")
+        // The one place, once the start's own ping has let it go.
+        var held = try LineConnection(path: daemon.socketPath)
+        for _ in 0..<100 where try held.request("ping") != "ok" {
+            held.close()
+            usleep(20_000)
+            held = try LineConnection(path: daemon.socketPath)
+        }
+        defer { held.close() }
+        #expect(try held.request("ping") == "ok")
+        let log = daemon.directory.appending("long.log")
+        try Data((1...150).map { "line \($0) of a long log\n" }.joined().utf8).write(to: URL(fileURLWithPath: log))
+        let run = try gaugectl(["--socket", daemon.socketPath, "--timeout", "5", "failure", "--details", log, "It failed"])
+        #expect(run.status == 1 && run.stderr == "gaugectl: io: too many clients\n", "\(run.status) \(run.stderr)")
+    }
 }
 
 private func rgb(_ c: Color) -> (UInt8, UInt8, UInt8) {

@@ -39,6 +39,15 @@ private func keyboardDaemon(in directory: TemporaryDirectory, themePath: String?
     return (daemon, lines, try TestClient(path: options.socketPath))
 }
 
+/// A fake keyboard (`fakeDevice()`) attached to `daemon`'s keyboard watch: the end the
+/// test writes its input records into.
+private func attachKeyboard(to daemon: Daemon) throws -> Int32 {
+    let watch = try #require(daemon.escapeWatch)
+    let device = try fakeDevice()
+    watch.attach(device.daemonEnd, path: "test-keyboard")
+    return device.keyboard
+}
+
 @Suite("Escape on every boot (EscapeWatch)")
 struct EscapeWatchTests {
     private let escape: UInt16 = 1
@@ -116,9 +125,8 @@ struct EscapeWatchTests {
         }
         let watch = try #require(daemon.escapeWatch)
         #expect(watch.isActive, "the splash shows: Escape is watched")
-        let device = try fakeDevice()
-        defer { close(device.keyboard) }
-        watch.attach(device.daemonEnd, path: "test-keyboard")
+        let keyboard = try attachKeyboard(to: daemon)
+        defer { close(keyboard) }
 
         #expect(try request("progress 20 Checking disks") == "ok")
         #expect(try request("step systemd-udevd.service") == "ok")
@@ -127,12 +135,12 @@ struct EscapeWatchTests {
         try waitForFrame(plain, "the splash")
         var details = plain
         details.details = ["Checking disks", "systemd-udevd.service", "Mounting /home"]
-        send(tap(30) + tap(escape), to: device.keyboard)
+        send(tap(30) + tap(escape), to: keyboard)
         try waitForFrame(details, "Escape: the boot's messages")
-        send(inputRecord(code: escape, value: 2) + tap(28), to: device.keyboard)
+        send(inputRecord(code: escape, value: 2) + tap(28), to: keyboard)
         try pump(daemon.loop, for: 0.2)
         try waitForFrame(details, "a held Escape's repeats and other keys change nothing")
-        send(tap(escape), to: device.keyboard)
+        send(tap(escape), to: keyboard)
         try waitForFrame(plain, "Escape again: the splash")
         #expect(lines.all.filter { $0.contains("Escape: the") }.count == 2, "\(lines.all)")
 
@@ -151,25 +159,23 @@ struct EscapeWatchTests {
         let (daemon, lines, client) = try keyboardDaemon(in: directory)
         defer { daemon.shutdown() }
         defer { client.close() }
-        let watch = try #require(daemon.escapeWatch)
-        let device = try fakeDevice()
-        defer { close(device.keyboard) }
-        watch.attach(device.daemonEnd, path: "test-keyboard")
+        let keyboard = try attachKeyboard(to: daemon)
+        defer { close(keyboard) }
 
         client.send("wait-key\n")
-        send(tap(30) + tap(escape) + inputRecord(code: 28, value: 2), to: device.keyboard)
+        send(tap(30) + tap(escape) + inputRecord(code: 28, value: 2), to: keyboard)
         try pump(daemon.loop, for: 0.2)
         #expect(client.lines.isEmpty, "other keys, Escape and a repeat answer nothing: \(client.lines)")
         #expect(lines.all.contains { $0.contains("Escape: the boot's messages shown") }, "\(lines.all)")
-        send(tap(19), to: device.keyboard)
+        send(tap(19), to: keyboard)
         try #require(try pump(daemon.loop) { client.lines.count == 1 })
         #expect(client.lines[0] == "ok r")
-        send(tap(28), to: device.keyboard)
+        send(tap(28), to: keyboard)
         try pump(daemon.loop, for: 0.2)
         client.send("wait-key\n")
         try pump(daemon.loop, for: 0.2)
         #expect(client.lines.count == 1, "an Enter before the request is no answer to it")
-        send(tap(96), to: device.keyboard)
+        send(tap(96), to: keyboard)
         try #require(try pump(daemon.loop) { client.lines.count == 2 })
         #expect(client.lines[1] == "ok enter")
 
@@ -196,10 +202,8 @@ struct EscapeWatchTests {
         let (daemon, log, client) = try keyboardDaemon(in: directory)
         defer { daemon.shutdown() }
         defer { client.close() }
-        let watch = try #require(daemon.escapeWatch)
-        let device = try fakeDevice()
-        defer { close(device.keyboard) }
-        watch.attach(device.daemonEnd, path: "test-keyboard")
+        let keyboard = try attachKeyboard(to: daemon)
+        defer { close(keyboard) }
         func ask(_ line: String) throws -> String {
             let count = client.lines.count
             client.send(line + "\n")
@@ -207,7 +211,7 @@ struct EscapeWatchTests {
             return client.lines[count]
         }
         func press(_ code: UInt16) throws {
-            send(tap(code), to: device.keyboard)
+            send(tap(code), to: keyboard)
             try pump(daemon.loop, for: 0.1)
         }
 
@@ -275,13 +279,11 @@ struct EscapeWatchTests {
 
         // A key first: answered by it, and the timeout does not answer the next wait early.
         #expect(try request("theme failure_timeout_action=console failure_timeout=0.4") == "ok")
-        let watch = try #require(daemon.escapeWatch)
-        let device = try fakeDevice()
-        defer { close(device.keyboard) }
-        watch.attach(device.daemonEnd, path: "test-keyboard")
+        let keyboard = try attachKeyboard(to: daemon)
+        defer { close(keyboard) }
         client.send("wait-key\n")
         try pump(daemon.loop, for: 0.1)
-        send(tap(28), to: device.keyboard)
+        send(tap(28), to: keyboard)
         try #require(try pump(daemon.loop) { client.lines.count == 3 })
         #expect(client.lines[2] == "ok enter")
         let again = monotonicNow()
@@ -293,7 +295,7 @@ struct EscapeWatchTests {
         client.send("wait-key\n")
         try pump(daemon.loop, for: 0.8)
         #expect(client.lines.count == 5, "no answer without a key: \(client.lines)")
-        send(tap(19), to: device.keyboard)
+        send(tap(19), to: keyboard)
         try #require(try pump(daemon.loop) { client.lines.count == 6 })
         #expect(client.lines[5] == "ok r")
     }

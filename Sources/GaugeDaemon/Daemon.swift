@@ -163,6 +163,10 @@ package final class Daemon {
         let listener = try listen(groupID: groupID)
         try takeFramesAndSignals()
         displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
+        displays?.onShownAgain = { [self] in
+            screen.invalidate()
+            scheduleFrames()
+        }
         displays?.onFrameReady = { [self] in if pacer.owed { tick() } }
         if options.psplashFIFO != nil || options.plymouth { startCompatInputs(groupID: groupID) }
         // With questions asked on the screen and the pid file that tells systemd so, its

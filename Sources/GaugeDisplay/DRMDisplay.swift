@@ -367,6 +367,14 @@ package final class DRMDisplay: DeviceDisplay {
         isActive = true
         // A flip queued before the release that has not completed yet still counts: its
         // completion must not be taken for the next flip's.
+        try showAgain()
+    }
+
+    /// Puts our front buffers on their heads again and marks every buffer stale whole:
+    /// the kernel's fbdev emulation, registered on this card after we took it, may have
+    /// set its own picture or cleared ours when the console moved onto it.
+    package func showAgain() throws(DisplayError) {
+        guard !closed, isActive else { return }
         waitForFlips()
         for head in heads {
             head.damage.invalidateAll()

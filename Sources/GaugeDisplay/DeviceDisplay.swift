@@ -45,6 +45,9 @@ package protocol DeviceDisplay: Display {
     func release(keepingFrame: Bool)
     /// Takes the device back and shows our buffers again; the next frame must be whole.
     func acquire() throws(DisplayError)
+    /// Shows our picture again after another client of the device may have changed it (a
+    /// DRM card's fbdev emulation arriving after us); the next frame must be whole.
+    func showAgain() throws(DisplayError)
     /// Puts the device back as it was found (the saved CRTC, the console's pan offset),
     /// or with `retain` leaves the last frame on the screen where the kernel allows it.
     func close(retain: Bool)
@@ -55,4 +58,5 @@ package protocol DeviceDisplay: Display {
 
 extension DeviceDisplay {
     package func takeProblems() -> [String] { [] }
+    package func showAgain() throws(DisplayError) {}
 }

@@ -111,10 +111,14 @@ package struct DeviceEventSummary: Equatable, Sendable {
     package var displaysChanged = false
     /// The device in use was removed.
     package var currentRemoved = false
+    /// A framebuffer device was added: a DRM card's own fbdev emulation, registered after
+    /// the card, among them (never the one in use, which was there before).
+    package var framebufferAdded = false
 
-    package init(displaysChanged: Bool = false, currentRemoved: Bool = false) {
+    package init(displaysChanged: Bool = false, currentRemoved: Bool = false, framebufferAdded: Bool = false) {
         self.displaysChanged = displaysChanged
         self.currentRemoved = currentRemoved
+        self.framebufferAdded = framebufferAdded
     }
 
     /// Folds `events` for the device in use at `path` with `number` (either may be unknown).
@@ -124,6 +128,7 @@ package struct DeviceEventSummary: Equatable, Sendable {
         var summary = DeviceEventSummary()
         for event in events where event.isDisplayDevice && event.action != .other {
             summary.displaysChanged = true
+            if event.action == .add, event.subsystem == "graphics" { summary.framebufferAdded = true }
             guard event.action == .remove else { continue }
             if let number = event.number, let currentNumber {
                 if number == currentNumber { summary.currentRemoved = true }

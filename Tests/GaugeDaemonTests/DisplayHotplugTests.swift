@@ -73,6 +73,10 @@ final class FakeDeviceDisplay: DeviceDisplay {
 
     func acquire() throws(DisplayError) { active = true }
 
+    /// Times the daemon put its picture on the device again.
+    private(set) var shownAgain = 0
+    func showAgain() throws(DisplayError) { shownAgain += 1 }
+
     func close(retain: Bool) {
         closed = true
         if let problemOnRelease { problems.append(problemOnRelease) }
@@ -325,6 +329,34 @@ struct DisplayHotplugTests {
         #expect(MonotonicClock.now() - removed < DisplaySlot.replacementGrace)
         let since = fixture.lines.all[logged...]
         #expect(!since.contains { $0.contains("no display") }, "the console was given the screen: \(Array(since))")
+    }
+
+    @Test func theCardsOwnFbdevArrivingAfterItGetsThePictureShownAgainWhole() throws {
+        let (fixture, card) = try HotplugFixture.showing(.drm, "/dev/dri/card0", driver: "bochs-drm", number: card0)
+        let devices = fixture.devices
+        try fixture.request("theme animate=false transition_duration=0")
+        try fixture.request("progress 40 Unpacking")
+        let expected = try HotplugFixture.reference(width: 320, height: 240, progress: 40, message: "Unpacking")
+        try fixture.pumpUntil("the card shows 40%") { card.bytes() == expected }
+        // The card's fbdev registers; the console moving onto it clears the buffer on screen.
+        devices.add(.fbdev, "/dev/fb0", driver: "bochs-drmdrmfb", width: 320, height: 240, number: fb0)
+        memset(card.memory.base, 0, card.memory.byteCount)
+        try fixture.pumpUntil("the picture shown again") { card.shownAgain == 1 }
+        try fixture.pumpUntil("the whole frame drawn again") { card.bytes() == expected }
+        // Once more a moment later (the kernel may clear it after the event), then no more.
+        memset(card.memory.base, 0, card.memory.byteCount)
+        try fixture.pumpUntil("the picture shown again, once more", seconds: 5) { card.shownAgain == 2 }
+        try fixture.pumpUntil("the whole frame drawn again, once more") { card.bytes() == expected }
+        try pump(fixture.daemon.loop, for: DisplaySlot.showAgainDelay * 2)
+        #expect(card.shownAgain == 2)
+        #expect(devices.opened.count == 1, "the card's own fbdev is not opened")
+    }
+
+    @Test func anFbdevBesideAnFbdevInUseChangesNothing() throws {
+        let (fixture, efifb) = try HotplugFixture.showing(.fbdev, "/dev/fb0", driver: "EFI VGA", number: fb0)
+        fixture.devices.add(.fbdev, "/dev/fb1", driver: "simple", width: 320, height: 240, number: DeviceNumber(major: 29, minor: 1))
+        try pump(fixture.daemon.loop, for: DisplaySlot.showAgainDelay * 2)
+        #expect(efifb.shownAgain == 0)
     }
 
     @Test func withNoReplacementTheConsoleGetsTheScreenAfterTheGrace() throws {

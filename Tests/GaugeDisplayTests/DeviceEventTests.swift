@@ -94,13 +94,15 @@ struct DeviceEventSummaryTests {
             DeviceEvent(action: .add, subsystem: "graphics", devname: "fb0", number: fb0),
         ]
         #expect(DeviceEventSummary.of(burst, currentPath: "/dev/fb0", currentNumber: fb0)
-            == DeviceEventSummary(displaysChanged: true, currentRemoved: true))
+            == DeviceEventSummary(displaysChanged: true, currentRemoved: true, framebufferAdded: true))
         // In the other order (the card first), the same.
         #expect(DeviceEventSummary.of(Array(burst.reversed()), currentPath: "/dev/fb0", currentNumber: fb0)
-            == DeviceEventSummary(displaysChanged: true, currentRemoved: true))
-        // On the card, the framebuffer's comings and goings are a change only.
+            == DeviceEventSummary(displaysChanged: true, currentRemoved: true, framebufferAdded: true))
+        // On the card, the framebuffer's comings and goings are a change, and its own fbdev
+        // an added framebuffer (the card shows its picture again); a card added is not.
         #expect(DeviceEventSummary.of(burst, currentPath: "/dev/dri/card0", currentNumber: card0)
-            == DeviceEventSummary(displaysChanged: true, currentRemoved: false))
+            == DeviceEventSummary(displaysChanged: true, currentRemoved: false, framebufferAdded: true))
+        #expect(!DeviceEventSummary.of(Array(burst.prefix(3)), currentPath: "/dev/fb0", currentNumber: fb0).framebufferAdded)
     }
 
     @Test func theNumberDecidesWhenBothAreKnownThePathOtherwise() {

@@ -57,6 +57,9 @@ package final class DisplaySlot {
     package var onChange: (_ device: (any DeviceDisplay)?, _ settled: Bool) -> Void = { _, _ in }
     /// The device can take a frame again (a page flip finished).
     package var onFrameReady: () -> Void = {}
+    /// The device in use showed our picture again (`DeviceDisplay.showAgain()`): the next
+    /// frame must be whole.
+    package var onShownAgain: () -> Void = {}
 
     /// Quiet time after an event before looking at the devices.
     package static let settleDelay = 0.05
@@ -68,6 +71,12 @@ package final class DisplaySlot {
     /// later (0.1-0.3 s in a VM, seconds for a GPU that loads firmware); the console,
     /// given text mode in between, would show its cursor on the card's new framebuffer.
     package static let replacementGrace = 3.0
+    /// After a framebuffer device is added beside a DRM card in use, our picture is put on it
+    /// again at the look that follows (`settleDelay`) and once more this much later. The
+    /// card's fbdev emulation registers after the card, and the console moving onto it can
+    /// clear our buffer (seen on bochs-drm: the screen black but for what the next frames
+    /// changed); the kernel finishes that after the event, at a time of its own.
+    package static let showAgainDelay = 0.5
 
     private let policy: Policy
     private let devices: DisplayDevices
@@ -79,6 +88,9 @@ package final class DisplaySlot {
     private var lookPending = false
     private var retries = 0
     private var replacementWanted = false
+    /// How many more times the device in use is to show our picture again (see
+    /// `showAgainDelay`).
+    private var showsAgainDue = 0
     /// When the device in use went away (monotonic seconds).
     private var droppedAt = 0.0
     private var lastProblem: String?
@@ -135,6 +147,7 @@ package final class DisplaySlot {
         device = nil
         onChange = { _, _ in }
         onFrameReady = {}
+        onShownAgain = {}
     }
 
     // MARK: - Events
@@ -142,6 +155,7 @@ package final class DisplaySlot {
     private func deviceEvents(_ events: [DeviceEvent], lost: Bool) {
         let summary = DeviceEventSummary.of(events, currentPath: device?.path, currentNumber: device?.deviceNumber)
         if summary.currentRemoved, let device { drop(device, reason: "the device was removed") }
+        if summary.framebufferAdded, device?.kind == .drm { showsAgainDue = 2 }
         if summary.displaysChanged || lost {
             retries = 0
             watcher?.settle(after: Self.settleDelay)
@@ -153,6 +167,21 @@ package final class DisplaySlot {
             retries += 1
             watcher?.settle(after: Self.retryDelay(retries))
         }
+        showAgainIfDue()
+    }
+
+    private func showAgainIfDue() {
+        guard showsAgainDue > 0, let device, !released else { return }
+        showsAgainDue -= 1
+        if showsAgainDue > 0 { watcher?.settle(after: Self.showAgainDelay) }
+        do throws(DisplayError) {
+            try device.showAgain()
+            log.info("\(device.name): picture shown again whole (a framebuffer device was added beside it)")
+        } catch {
+            log.info("\(error)")
+        }
+        for problem in device.takeProblems() { log.info(problem) }
+        onShownAgain()
     }
 
     /// 0.05 s for the first look, then 0.1, 0.2, ... 1.6 s.
@@ -237,6 +266,7 @@ package final class DisplaySlot {
         }
         device = next
         replacementWanted = false
+        showsAgainDue = 0
         lastProblem = nil
         if let fd = next.eventDescriptor {
             do throws(SystemError) {

@@ -223,6 +223,31 @@ int gauge_bus_signal_int32(gauge_bus *bus, int32_t *value) {
     return result < 0 ? result : 0;
 }
 
+static int copy_text(const char *borrowed, char **text);
+
+int gauge_bus_signal_job(gauge_bus *bus, uint32_t *id, char **unit, char **result_text) {
+    if (!bus->current) return -EINVAL;
+    int result = sd.message_rewind(bus->current, 1);
+    const char *job = NULL, *name = NULL, *outcome = NULL;
+    if (result >= 0) result = sd.message_read(bus->current, "uos", id, &job, &name);
+    if (result < 0) return result;
+    if (result_text) {
+        char type = 0;
+        const char *signature = NULL;
+        if (sd.message_peek_type(bus->current, &type, &signature) > 0 && type == 's') {
+            result = sd.message_read(bus->current, "s", &outcome);
+            if (result < 0) return result;
+        }
+        *result_text = NULL;
+        if (outcome && copy_text(outcome, result_text) < 0) return -ENOMEM;
+    }
+    if (copy_text(name, unit) < 0) {
+        if (result_text) free(*result_text);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
 /* Leaves the current signal inside the variant of `key` in its first a{sv} argument (after
  * a leading string, as in PropertiesChanged), if the variant holds `contents`: 1 found,
  * 0 not there, < 0 malformed. */
@@ -310,22 +335,18 @@ static int replied(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
     return 0;
 }
 
-/* Reads property `member` and leaves *reply inside its variant (of `contents`). Not with
- * sd_bus_call: while it waits for the reply it keeps every other message that arrives in
- * sd-bus's own queue (up to 384k messages: a service sending large signals meanwhile
- * grows the process by hundreds of megabytes). Here the connection is processed as for
- * signals, one message at a time, each signal going to the bounded queue above, until
- * the reply comes or the connection's timeout passes. */
-static int get_property(gauge_bus *bus, const char *destination, const char *path, const char *interface,
-                        const char *member, const char *contents, sd_bus_message **reply, char *message,
-                        size_t size) {
-    struct pending pending = {0, NULL};
-    sd_bus_slot *slot = NULL;
-    int result = sd.call_method_async(bus->bus, &slot, destination, path, "org.freedesktop.DBus.Properties", "Get",
-                                      replied, &pending, "ss", interface, member);
-    if (result < 0) return failed(result, NULL, member, message, size);
+/* Waits for the reply of a call made with `replied` and `pending` (its slot), processing
+ * the connection as for signals, one message at a time, each signal going to the bounded
+ * queue above, until the reply comes or the connection's timeout passes. Not sd_bus_call:
+ * while it waits for the reply it keeps every other message that arrives in sd-bus's own
+ * queue (up to 384k messages: a service sending large signals meanwhile grows the process
+ * by hundreds of megabytes). 0 with *reply, or < 0 with `message` (an error reply, a
+ * failed or timed-out call). */
+static int await_reply(gauge_bus *bus, sd_bus_slot *slot, struct pending *pending, const char *member,
+                       sd_bus_message **reply, char *message, size_t size) {
+    int result = 0;
     uint64_t deadline = monotonic_usec() + bus->timeout_usec;
-    while (!pending.done) {
+    while (!pending->done) {
         result = sd.process(bus->bus, NULL);
         if (result < 0) break;
         if (result > 0) continue;
@@ -338,13 +359,41 @@ static int get_property(gauge_bus *bus, const char *destination, const char *pat
         if (result < 0) break;
     }
     sd.slot_unref(slot);
-    if (!pending.done) return failed(result, NULL, member, message, size);
-    const sd_bus_error *error = sd.message_get_error(pending.reply);
+    if (!pending->done) return failed(result, NULL, member, message, size);
+    const sd_bus_error *error = sd.message_get_error(pending->reply);
     if (error) {
         snprintf(message, size, "%s: %s", member, error->message ? error->message : (error->name ? error->name : "error"));
-        sd.message_unref(pending.reply);
+        sd.message_unref(pending->reply);
         return -EIO;
     }
+    *reply = pending->reply;
+    return 0;
+}
+
+int gauge_bus_call(gauge_bus *bus, const char *destination, const char *path, const char *interface,
+                   const char *member, char *message, size_t size) {
+    struct pending pending = {0, NULL};
+    sd_bus_slot *slot = NULL;
+    int result = sd.call_method_async(bus->bus, &slot, destination, path, interface, member, replied, &pending, "");
+    if (result < 0) return failed(result, NULL, member, message, size);
+    sd_bus_message *reply = NULL;
+    result = await_reply(bus, slot, &pending, member, &reply, message, size);
+    if (result < 0) return result;
+    sd.message_unref(reply);
+    return 0;
+}
+
+/* Reads property `member` and leaves *reply inside its variant (of `contents`). */
+static int get_property(gauge_bus *bus, const char *destination, const char *path, const char *interface,
+                        const char *member, const char *contents, sd_bus_message **reply, char *message,
+                        size_t size) {
+    struct pending pending = {0, NULL};
+    sd_bus_slot *slot = NULL;
+    int result = sd.call_method_async(bus->bus, &slot, destination, path, "org.freedesktop.DBus.Properties", "Get",
+                                      replied, &pending, "ss", interface, member);
+    if (result < 0) return failed(result, NULL, member, message, size);
+    result = await_reply(bus, slot, &pending, member, &pending.reply, message, size);
+    if (result < 0) return result;
     result = sd.message_enter_container(pending.reply, 'v', contents);
     if (result <= 0) {
         sd.message_unref(pending.reply);
@@ -375,6 +424,11 @@ int gauge_bus_get_uint32(gauge_bus *bus, const char *destination, const char *pa
     return trivial(bus, destination, path, interface, member, "u", value, message, size);
 }
 
+int gauge_bus_get_uint64(gauge_bus *bus, const char *destination, const char *path, const char *interface,
+                         const char *member, uint64_t *value, char *message, size_t size) {
+    return trivial(bus, destination, path, interface, member, "t", value, message, size);
+}
+
 int gauge_bus_get_string(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, char **value, char *message, size_t size) {
     sd_bus_message *reply = NULL;
@@ -398,5 +452,38 @@ int gauge_bus_get_isi(gauge_bus *bus, const char *destination, const char *path,
     if (result >= 0) result = copy_text(borrowed, text);
     sd.message_unref(reply);
     if (result < 0) return failed(result, NULL, member, message, size);
+    return 0;
+}
+
+int gauge_bus_list_jobs(gauge_bus *bus, char **text, char *message, size_t size) {
+    struct pending pending = {0, NULL};
+    sd_bus_slot *slot = NULL;
+    int result = sd.call_method_async(bus->bus, &slot, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                      "org.freedesktop.systemd1.Manager", "ListJobs", replied, &pending, "");
+    if (result < 0) return failed(result, NULL, "ListJobs", message, size);
+    sd_bus_message *reply = NULL;
+    result = await_reply(bus, slot, &pending, "ListJobs", &reply, message, size);
+    if (result < 0) return result;
+    char *list = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&list, &length);
+    if (!out) {
+        sd.message_unref(reply);
+        return failed(-ENOMEM, NULL, "ListJobs", message, size);
+    }
+    result = sd.message_enter_container(reply, 'a', "(usssoo)");
+    while (result > 0) {
+        uint32_t id = 0;
+        const char *unit = NULL, *type = NULL, *state = NULL, *job = NULL, *path = NULL;
+        result = sd.message_read(reply, "(usssoo)", &id, &unit, &type, &state, &job, &path);
+        if (result > 0) fprintf(out, "%u\t%s\t%s\t%s\t%s\n", id, unit, type, state, path);
+    }
+    fclose(out);
+    sd.message_unref(reply);
+    if (result < 0) {
+        free(list);
+        return failed(result, NULL, "ListJobs", message, size);
+    }
+    *text = list;
     return 0;
 }

@@ -1,6 +1,7 @@
 import CGaugeBus
 import CGaugeLinux
 import GaugeSystem
+import GaugeTranslators
 
 /// Why a D-Bus call failed, as sd-bus says it.
 struct BusFailure: Error {
@@ -44,11 +45,48 @@ final class BusConnection {
         return value
     }
 
-    func string(_ member: String) throws(BusFailure) -> String {
+    /// A string property, of this object or of `path`'s `interface`.
+    func string(_ member: String, path: String? = nil, interface: String? = nil) throws(BusFailure) -> String {
         var value: UnsafeMutablePointer<CChar>?
+        let (path, interface) = (path ?? self.path, interface ?? self.interface)
         try Self.call { message, size in gauge_bus_get_string(bus, destination, path, interface, member, &value, message, size) }
         defer { free(value) }
         return value.map { String(cString: $0) } ?? ""
+    }
+
+    /// A uint64 (`t`) property, of this object or of `path`'s `interface`.
+    func uint64(_ member: String, path: String? = nil, interface: String? = nil) throws(BusFailure) -> UInt64 {
+        var value: UInt64 = 0
+        let (path, interface) = (path ?? self.path, interface ?? self.interface)
+        try Self.call { message, size in gauge_bus_get_uint64(bus, destination, path, interface, member, &value, message, size) }
+        return value
+    }
+
+    /// Calls this object's method `member`, which takes no argument (its reply unread).
+    func call(_ member: String) throws(BusFailure) {
+        try Self.call { message, size in gauge_bus_call(bus, destination, path, interface, member, message, size) }
+    }
+
+    /// systemd's jobs now (its Manager's ListJobs).
+    func listJobs() throws(BusFailure) -> [StartJobWaits.ListedJob] {
+        var text: UnsafeMutablePointer<CChar>?
+        try Self.call { message, size in gauge_bus_list_jobs(bus, &text, message, size) }
+        defer { free(text) }
+        return StartJobWaits.ListedJob.parse(text.map { String(cString: $0) } ?? "")
+    }
+
+    /// The current signal as systemd's JobNew or JobRemoved: the job's id, its unit, and
+    /// its result (JobRemoved only); nil when it is neither.
+    func signalJob() -> (id: UInt32, unit: String, result: String?)? {
+        var id: UInt32 = 0
+        var unit: UnsafeMutablePointer<CChar>?
+        var result: UnsafeMutablePointer<CChar>?
+        guard gauge_bus_signal_job(bus, &id, &unit, &result) == 0 else { return nil }
+        defer {
+            free(unit)
+            free(result)
+        }
+        return (id, unit.map { String(cString: $0) } ?? "", result.map { String(cString: $0) })
     }
 
     /// A `(isi)` property: (integer, text, integer).

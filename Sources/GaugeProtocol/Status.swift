@@ -41,6 +41,10 @@ package struct Status: Equatable, Sendable {
     /// The theme's `stall_time` (seconds, 0: never), which the commands that follow an
     /// update tool use; nil from a daemon older than it, which leaves it out.
     package var stallTime: Double?
+    /// The theme's `wait_notice` (seconds, 0: never): how long a boot's start job runs
+    /// before the screen says what it waits for (`gaugectl systemd --waits`); nil from a
+    /// daemon older than it.
+    package var waitNotice: Double?
     /// The failure screen while it is up (`failure`); nil otherwise, and from a daemon
     /// older than it, which leaves the key out.
     package var failure: Failure?
@@ -79,7 +83,7 @@ package struct Status: Equatable, Sendable {
         target: Double = 0, shown: Double = 0, message: String = "", title: String = "",
         mode: DisplayMode = .determinate, state: RunState = .running, visible: Bool = true,
         display: Display = .none, fps: Int = 60, animating: Bool = false, clients: Int = 0, frames: Int = 0,
-        stallTime: Double? = nil, failure: Failure? = nil
+        stallTime: Double? = nil, waitNotice: Double? = nil, failure: Failure? = nil
     ) {
         self.target = target
         self.shown = shown
@@ -94,6 +98,7 @@ package struct Status: Equatable, Sendable {
         self.clients = clients
         self.frames = frames
         self.stallTime = stallTime
+        self.waitNotice = waitNotice
         self.failure = failure
     }
 
@@ -120,6 +125,7 @@ package struct Status: Equatable, Sendable {
             .init("clients", .number(Double(clients))),
             .init("frames", .number(Double(frames))),
         ] + (stallTime.map { [.init("stall_time", .number(Self.twoDecimals($0)))] } ?? [])
+            + (waitNotice.map { [.init("wait_notice", .number(Self.twoDecimals($0)))] } ?? [])
             + [.init("failure", failure?.jsonValue ?? .null)])
     }
 
@@ -167,6 +173,11 @@ package struct Status: Equatable, Sendable {
             guard let seconds = value.doubleValue else { return nil }
             stallTime = seconds
         }
+        var waitNotice: Double?
+        if let value = root["wait_notice"] {
+            guard let seconds = value.doubleValue else { return nil }
+            waitNotice = seconds
+        }
         var failure: Failure?
         if let value = root["failure"], value != .null {
             guard let read = Failure(value) else { return nil }
@@ -179,7 +190,7 @@ package struct Status: Equatable, Sendable {
             state: state, visible: visible,
             display: Display(name: name, width: width, height: height, format: format),
             fps: fps, animating: animating, clients: clients, frames: frames, stallTime: stallTime.map(Self.twoDecimals),
-            failure: failure)
+            waitNotice: waitNotice.map(Self.twoDecimals), failure: failure)
     }
 
     /// What `gaugectl status` prints: one `label: value` per line, no trailing newline.

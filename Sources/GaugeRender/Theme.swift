@@ -119,6 +119,11 @@ package struct Theme: Equatable, Sendable {
     /// never. The daemon reports it in `status`; the commands read it when they start.
     package var stallTime = 20.0
 
+    /// Seconds a boot's start job may run before the screen says what it waits for
+    /// ("Waiting for /dev/disk/by-uuid/… (1 min 5 s of 1 min 30 s)", `gaugectl systemd
+    /// --waits`); 0: never. Reported in `status`.
+    package var waitNotice = 60.0
+
     /// Seconds a failure screen's way out (`wait-key`) waits for Enter or R before the
     /// daemon answers as `failureTimeoutAction` says, for a machine with nobody at a
     /// keyboard (a board, a kiosk); 0: it waits for a key.
@@ -234,6 +239,7 @@ package struct Theme: Equatable, Sendable {
         "ring_direction": choice { $0.ringDirection = $1 },
         "transition_duration": number(0...60) { $0.transitionDuration = $1 },
         "stall_time": number(0...86400) { $0.stallTime = $1 },
+        "wait_notice": number(0...86400) { $0.waitNotice = $1 },
         "failure_timeout": number(0...86400) { $0.failureTimeout = $1 },
         "failure_timeout_action": choice { $0.failureTimeoutAction = $1 },
         "easing": choice { $0.easing = $1 },

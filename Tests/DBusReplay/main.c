@@ -14,14 +14,24 @@
  *   flood <TAB> COUNT <TAB> BYTES        the next property read first emits COUNT signals
  *                                       (`Flood`, one string of BYTES bytes each), as a
  *                                       service flooding its clients while they read
+ *   job <TAB> ID <TAB> UNIT <TAB> TYPE <TAB> STATE <TAB> UNIT_PATH
+ *                                       a job for systemd's ListJobs (replacing one of that ID)
+ *   unjob <TAB> ID                      that job gone from ListJobs
+ *   unit <TAB> PATH <TAB> DESCRIPTION <TAB> JOB_RUNNING_TIMEOUT_USEC <TAB> INACTIVE_EXIT_USEC
+ *                                       an object of systemd's Unit interface at PATH, with
+ *                                       those properties (and JobTimeoutUSec 0)
+ *
+ * The object also answers systemd's Manager methods Subscribe (nothing) and ListJobs (the
+ * jobs above, a(usssoo)); a signal's arguments may be of type o too.
  *
  * It answers each command (and start-up) with a line on stdout, "ok" or "error: ...", so
  * the test knows the bus has the new state. It exits at the end of stdin.
  *
  * Usage: gauge-dbus-replay ADDRESS NAME PATH INTERFACE PROPERTY:SIGNATURE[:change]...
- * Signatures: d u i b s (isi).
+ * Signatures: d u i b s t (isi).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +50,21 @@ struct property {
 };
 
 static struct property properties[32];
+
+struct job {
+    uint32_t id;
+    char unit[256], type[32], state[32], path[512];
+};
+static struct job jobs[64];
+static size_t job_count;
+
+struct unit {
+    char path[512];
+    char *description;
+    uint64_t running_timeout, inactive_exit, no_timeout;
+};
+static struct unit units[16];
+static size_t unit_count;
 static unsigned long flood_count, flood_bytes;
 static size_t property_count;
 static const char *object_path, *interface_name;
@@ -66,11 +91,43 @@ static int get(sd_bus *bus, const char *path, const char *interface, const char 
     case 'i': return sd_bus_message_append(reply, "i", (int32_t)property->integer);
     case 'b': return sd_bus_message_append(reply, "b", (int)(property->integer != 0));
     case 's': return sd_bus_message_append(reply, "s", property->text ? property->text : "");
+    case 't': return sd_bus_message_append(reply, "t", (uint64_t)property->integer);
     default:
         return sd_bus_message_append(reply, "(isi)", (int32_t)property->integer, property->text ? property->text : "",
                                      property->second);
     }
 }
+
+static int subscribe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+    (void)userdata, (void)error;
+    return sd_bus_reply_method_return(call, "");
+}
+
+static int list_jobs(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+    (void)userdata, (void)error;
+    sd_bus_message *reply = NULL;
+    int r = sd_bus_message_new_method_return(call, &reply);
+    if (r >= 0) r = sd_bus_message_open_container(reply, 'a', "(usssoo)");
+    for (size_t i = 0; r >= 0 && i < job_count; i++) {
+        char job_path[64];
+        snprintf(job_path, sizeof job_path, "/org/freedesktop/systemd1/job/%u", jobs[i].id);
+        r = sd_bus_message_append(reply, "(usssoo)", jobs[i].id, jobs[i].unit, jobs[i].type, jobs[i].state, job_path,
+                                  jobs[i].path);
+    }
+    if (r >= 0) r = sd_bus_message_close_container(reply);
+    if (r >= 0) r = sd_bus_send(NULL, reply, NULL);
+    sd_bus_message_unref(reply);
+    return r;
+}
+
+static const sd_bus_vtable unit_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Description", "s", NULL, offsetof(struct unit, description), 0),
+    SD_BUS_PROPERTY("JobRunningTimeoutUSec", "t", NULL, offsetof(struct unit, running_timeout), 0),
+    SD_BUS_PROPERTY("JobTimeoutUSec", "t", NULL, offsetof(struct unit, no_timeout), 0),
+    SD_BUS_PROPERTY("InactiveExitTimestampMonotonic", "t", NULL, offsetof(struct unit, inactive_exit), 0),
+    SD_BUS_VTABLE_END,
+};
 
 static void answer(const char *text) {
     printf("%s\n", text);
@@ -146,6 +203,7 @@ static void command(sd_bus *bus, char *line) {
             else if (strcmp(type, "i") == 0) r = sd_bus_message_append(message, "i", (int32_t)strtol(value, NULL, 10));
             else if (strcmp(type, "u") == 0) r = sd_bus_message_append(message, "u", (uint32_t)strtoul(value, NULL, 10));
             else if (strcmp(type, "s") == 0) r = sd_bus_message_append(message, "s", value);
+            else if (strcmp(type, "o") == 0) r = sd_bus_message_append(message, "o", value);
             else if (strcmp(type, "a{sv}") == 0) r = append_dictionary(message, value);
             else r = -EINVAL;
         }
@@ -163,6 +221,40 @@ static void command(sd_bus *bus, char *line) {
         flood_bytes = strtoul(bytes, NULL, 10);
         return answer("ok");
     }
+    if (verb && strcmp(verb, "job") == 0) {
+        char *id = field(&cursor), *unit = field(&cursor), *type = field(&cursor), *state = field(&cursor);
+        char *path = field(&cursor);
+        if (!path) return answer("error: job needs an id, a unit, a type, a state and a unit path");
+        size_t i = 0;
+        while (i < job_count && jobs[i].id != (uint32_t)strtoul(id, NULL, 10)) i++;
+        if (i == sizeof jobs / sizeof *jobs) return answer("error: too many jobs");
+        if (i == job_count) job_count++;
+        jobs[i].id = (uint32_t)strtoul(id, NULL, 10);
+        snprintf(jobs[i].unit, sizeof jobs[i].unit, "%s", unit);
+        snprintf(jobs[i].type, sizeof jobs[i].type, "%s", type);
+        snprintf(jobs[i].state, sizeof jobs[i].state, "%s", state);
+        snprintf(jobs[i].path, sizeof jobs[i].path, "%s", path);
+        return answer("ok");
+    }
+    if (verb && strcmp(verb, "unjob") == 0) {
+        char *id = field(&cursor);
+        if (!id) return answer("error: unjob needs an id");
+        for (size_t i = 0; i < job_count; i++)
+            if (jobs[i].id == (uint32_t)strtoul(id, NULL, 10)) jobs[i] = jobs[--job_count];
+        return answer("ok");
+    }
+    if (verb && strcmp(verb, "unit") == 0) {
+        char *path = field(&cursor), *description = field(&cursor), *timeout = field(&cursor), *exit = field(&cursor);
+        if (!exit || unit_count == sizeof units / sizeof *units) return answer("error: unit needs four fields");
+        struct unit *unit = &units[unit_count++];
+        snprintf(unit->path, sizeof unit->path, "%s", path);
+        unit->description = strdup(description);
+        unit->running_timeout = strtoull(timeout, NULL, 10);
+        unit->inactive_exit = strtoull(exit, NULL, 10);
+        if (sd_bus_add_object_vtable(bus, NULL, unit->path, "org.freedesktop.systemd1.Unit", unit_vtable, unit) < 0)
+            return answer("error: cannot serve the unit");
+        return answer("ok");
+    }
     answer("error: unknown command");
 }
 
@@ -173,9 +265,11 @@ int main(int argc, char **argv) {
     }
     object_path = argv[3];
     interface_name = argv[4];
-    static sd_bus_vtable vtable[34];
+    static sd_bus_vtable vtable[36];
     size_t n = 0;
     vtable[n++] = (sd_bus_vtable)SD_BUS_VTABLE_START(0);
+    vtable[n++] = (sd_bus_vtable)SD_BUS_METHOD("Subscribe", "", "", subscribe, 0);
+    vtable[n++] = (sd_bus_vtable)SD_BUS_METHOD("ListJobs", "", "a(usssoo)", list_jobs, 0);
     for (int i = 5; i < argc && property_count < 32; i++) {
         struct property *property = &properties[property_count];
         char *spec = argv[i];

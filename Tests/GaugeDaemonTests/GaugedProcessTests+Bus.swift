@@ -170,6 +170,42 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         #expect(!daemon.log.contains("the boot estimate stops"), "jobs leave the estimate running")
     }
 
+    /// A boot that stops moving: a disk's start job runs on while the theme's wait_notice
+    /// (1 s here) passes; `gaugectl systemd --waits` names it with its description, how
+    /// long it has run and its limit, again each second, never a job that only waits for
+    /// others, and clears the message when the job ends; it ends with the boot.
+    @Test func systemdWaitsNameTheStartJobTheBootWaitsFor() throws {
+        let bus = try PrivateBus()
+        let manager = try ReplayService(
+            bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
+            interface: "org.freedesktop.systemd1.Manager", properties: ["UnitsLoadFinishTimestampMonotonic:t"])
+        let disk = "/org/freedesktop/systemd1/unit/dev_2ddisk_2dby_5cx2duuid_2d1234_2edevice"
+        let local = "/org/freedesktop/systemd1/unit/local_2dfs_2etarget"
+        try manager.send("unit", disk, "/dev/disk/by-uuid/1234", "90000000", "0")
+        try manager.send("unit", local, "Local File Systems", "0", "0")
+        try manager.send("job", "7", "dev-disk-by\\x2duuid-1234.device", "start", "running", disk)
+        try manager.send("job", "8", "local-fs.target", "start", "waiting", local)
+        let daemon = try GaugedProcess(["--fps", "60"])
+        _ = try daemon.request("theme wait_notice=1")
+        _ = try daemon.request("message Mounting")
+        let client = try PipedGaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
+        let named = try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        #expect(named.message == "Waiting for /dev/disk/by-uuid/1234 (1 s of 1 min 30 s)", "\(named.message)")
+        let later = try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for /dev/disk/by-uuid/1234 (2 s of") }
+        #expect(later.message == "Waiting for /dev/disk/by-uuid/1234 (2 s of 1 min 30 s)")
+        // The disk came: its job ends.
+        try manager.send("unjob", "7")
+        try manager.send("signal", "JobRemoved", "u", "7", "o", "/org/freedesktop/systemd1/job/7", "s",
+                         "dev-disk-by\\x2duuid-1234.device", "s", "done")
+        try daemon.waitForStatus(seconds: 10) { $0.message.isEmpty }
+        // The target's job, still waiting for others, is not what the boot waits for.
+        usleep(1_500_000)
+        #expect(try daemon.status().message.isEmpty, "a job that only waits is never named")
+        try manager.send("signal", "StartupFinished", "u", "0")
+        let end = client.close()
+        #expect(end.status == 0, "the boot is over: gaugectl ends (\(end.stderr))")
+    }
+
     @Test func systemdAlreadyRunningLeavesTheScreenAlone() throws {
         let bus = try PrivateBus()
         let daemon = try GaugedProcess(["--fps", "60"])

@@ -53,7 +53,7 @@ private func lines(_ text: String) -> [String] {
     private let units = [
         "gauged.service", "gauged-quit.service", "gauged-poweroff.service", "gauged-reboot.service",
         "gauged-halt.service", "gauged-kexec.service", "gauged-shutdown-quit.service", "gauged-switch-root.service",
-        "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service", "gauged-boot-failed@.service",
+        "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service", "gauged-waits.service", "gauged-boot-failed@.service",
     ]
     private let dropIns = [
         "emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf",
@@ -159,7 +159,7 @@ private func lines(_ text: String) -> [String] {
                 calls.append((name, command.replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)))
             }
         }
-        #expect(calls.count == 7, "\(calls.map(\.0))")
+        #expect(calls.count == 8, "\(calls.map(\.0))")
         for script in [
             "integration/initramfs-tools/scripts/init-bottom/gauge", "integration/initramfs-tools/scripts/panic/gauge",
             "integration/dracut/90gauge/gauge-newroot.sh", "integration/dracut/90gauge/gauge-emergency.sh",
@@ -246,6 +246,16 @@ private func lines(_ text: String) -> [String] {
             #expect(jobs.contains(line), "gauged-jobs.service: \(line)")
         }
         #expect(service.contains { $0.hasPrefix("Also=") && $0.contains("gauged-jobs.service") }, "enabled with gauged.service")
+        // What a boot that stops moving waits for: on every boot, from systemd's own socket.
+        let waits = try unit("gauged-waits.service")
+        for line in [
+            "ExecStart=/usr/bin/gaugectl --no-wait systemd --waits", "DefaultDependencies=no", "After=gauged.service",
+            "Before=sysinit.target shutdown.target", "ConditionPathExists=/run/gauge/gauged.sock", "WantedBy=sysinit.target",
+        ] {
+            #expect(waits.contains(line), "gauged-waits.service: \(line)")
+        }
+        #expect(!waits.contains { $0.contains("boot-duration") }, "every boot, not only a first one")
+        #expect(service.contains { $0.hasPrefix("Also=") && $0.contains("gauged-waits.service") }, "enabled with gauged.service")
         let switchRoot = try unit("gauged-switch-root.service")
         #expect(switchRoot.contains("ExecStart=-/usr/bin/gaugectl --no-wait --timeout 5 newroot /sysroot"))
         #expect(switchRoot.contains("Before=initrd-switch-root.service"))

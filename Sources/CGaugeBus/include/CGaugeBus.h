@@ -35,6 +35,8 @@ int gauge_bus_get_double(gauge_bus *bus, const char *destination, const char *pa
                          const char *member, double *value, char *message, size_t size);
 int gauge_bus_get_uint32(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, uint32_t *value, char *message, size_t size);
+int gauge_bus_get_uint64(gauge_bus *bus, const char *destination, const char *path, const char *interface,
+                         const char *member, uint64_t *value, char *message, size_t size);
 /* `value` is set to a string the caller frees with free(). */
 int gauge_bus_get_string(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                          const char *member, char **value, char *message, size_t size);
@@ -42,6 +44,15 @@ int gauge_bus_get_string(gauge_bus *bus, const char *destination, const char *pa
  * in gauge_bus_get_string. */
 int gauge_bus_get_isi(gauge_bus *bus, const char *destination, const char *path, const char *interface,
                       const char *member, int32_t *first, char **text, int32_t *second, char *message, size_t size);
+
+/* Calls method `member`, which takes no argument, and waits for its reply (whose values
+ * are not read), keeping the signals that arrive meanwhile as a property read does. */
+int gauge_bus_call(gauge_bus *bus, const char *destination, const char *path, const char *interface,
+                   const char *member, char *message, size_t size);
+
+/* systemd's jobs (its Manager's ListJobs), a line each: "ID\tUNIT\tTYPE\tSTATE\tUNIT_PATH\n";
+ * *text is set to a string the caller frees with free(). */
+int gauge_bus_list_jobs(gauge_bus *bus, char **text, char *message, size_t size);
 
 /* Adds a match rule (D-Bus match syntax); the signals it matches are queued for
  * gauge_bus_next_signal (up to 16; the rest are dropped and reported). */
@@ -61,6 +72,11 @@ int gauge_bus_next_signal(gauge_bus *bus, const char **interface, const char **m
 
 /* The current signal's first argument, an int32 (RAUC's Completed). 0 or a negative errno. */
 int gauge_bus_signal_int32(gauge_bus *bus, int32_t *value);
+
+/* The current signal as systemd's JobNew (`uos`: id, job, unit) or JobRemoved (`uoss`: the
+ * same and the result): the id, and the unit and (when `result` is not NULL) the result
+ * set to copies the caller frees with free() (*result NULL for JobNew). 0 or < 0. */
+int gauge_bus_signal_job(gauge_bus *bus, uint32_t *id, char **unit, char **result);
 
 /* An entry of the current signal's a{sv} argument (the first argument, or the second after
  * a string, as in PropertiesChanged's changed properties): 1 read, 0 absent or of another

@@ -367,6 +367,7 @@ package final class ProgressScreen {
             mode: model.mode, state: model.state,
             visible: visible, display: displayInfo ?? .none, fps: fps,
             animating: isAnimating(at: time), clients: clients, frames: framesPresented, stallTime: theme.stallTime,
+            waitNotice: theme.waitNotice,
             failure: model.failure.map {
                 Status.Failure(title: $0.shownTitle, summary: $0.summary, lines: $0.lines.count, dropped: $0.dropped)
             })

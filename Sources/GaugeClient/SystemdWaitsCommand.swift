@@ -1,0 +1,149 @@
+import GaugeProtocol
+import GaugeSystem
+import GaugeTranslators
+
+/// `gaugectl systemd --waits`: tells the boot screen what a boot that stops moving waits
+/// for (see `StartJobWaits`), from systemd's job signals on its own socket: no polling
+/// while the boot moves; while a job is named, its message once a second. Ends (0) when
+/// the boot does (StartupFinished), when the boot screen has gone, or at once when the
+/// theme's `wait_notice` is 0; exit 3 with no daemon, 1 on an `err` reply.
+enum SystemdWaitsCommand {
+    static let unitInterface = "org.freedesktop.systemd1.Unit"
+
+    static func run(_ options: SystemdCommand.Options, invocation: Invocation) -> Never {
+        unblockSignals()
+        let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
+        let follower = Follower(session: session, noticeAfter: noticeAfter(session, invocation: invocation))
+        guard follower.waits.noticeAfter > 0 else { finish(.ok) }
+        BusPolling.run(
+            label: "systemd",
+            connect: { () throws(BusFailure) in
+                try BusConnection(
+                    address: options.address ?? SystemdCommand.privateAddress, direct: options.address == nil,
+                    timeout: invocation.timeout, destination: SystemdCommand.destination, path: SystemdCommand.path,
+                    interface: SystemdCommand.interface)
+            },
+            rules: ["JobNew", "JobRemoved", "StartupFinished"].map {
+                "type='signal',interface='\(SystemdCommand.interface)',member='\($0)'"
+            },
+            interval: nil,
+            sample: { bus, now throws(BusFailure) in try follower.start(bus, at: now) },
+            signal: { bus, _, member, now throws(BusFailure) in follower.signal(member, on: bus, at: now) },
+            lost: { _ in follower.bus = nil },
+            tick: { now in follower.look(at: now) },
+            nextTick: { _ in follower.waits.nextCheck() })
+        finish(.ok)
+    }
+
+    /// The theme's `wait_notice`, from the daemon's status (60 from a daemon older than it).
+    private static func noticeAfter(_ session: DaemonSession, invocation: Invocation) -> Double {
+        do throws(ConnectionFailure) {
+            _ = try session.connect(waitingForDaemon: invocation.waitsForDaemon)
+            guard case .ok(let payload?) = try session.send(.status), let status = Status.parse(json: payload) else {
+                printError("gaugectl: systemd: the daemon's status could not be read")
+                finish(.daemonError)
+            }
+            return status.waitNotice ?? 60
+        } catch {
+            printError("gaugectl: systemd: \(error.message)")
+            finish(.noDaemon)
+        }
+    }
+
+    /// The loop's state: the jobs' times, the connection, and what the screen was told.
+    private final class Follower {
+        var waits: StartJobWaits
+        var bus: BusConnection?
+        private let session: DaemonSession
+        /// Each unit's description and time limit (seconds), read once.
+        private var units: [String: (description: String, limit: Double?)] = [:]
+
+        init(session: DaemonSession, noticeAfter: Double) {
+            self.session = session
+            waits = StartJobWaits(noticeAfter: noticeAfter)
+        }
+
+        /// Connected (again): systemd sends its job signals from now on; the jobs it has
+        /// count from when it queued the boot's (its units loaded), or from now.
+        func start(_ bus: BusConnection, at now: UInt64) throws(BusFailure) -> Bool {
+            self.bus = bus
+            try bus.call("Subscribe")
+            let loaded = (try? bus.uint64("UnitsLoadFinishTimestampMonotonic")) ?? 0
+            let created = loaded > 0 && loaded < now / 1000 ? loaded &* 1000 : now
+            waits.listed(try bus.listJobs(), createdBy: created)
+            return true
+        }
+
+        func signal(_ member: String, on bus: BusConnection, at now: UInt64) -> Bool {
+            switch member {
+            case "JobNew":
+                if let job = bus.signalJob() { waits.added(job.id, at: now) }
+            case "JobRemoved":
+                if let job = bus.signalJob(), waits.removed(job.id) { send(.message("")) }
+            case "StartupFinished":
+                if waits.shown != nil { send(.message("")) }
+                return false
+            default:
+                break
+            }
+            return true
+        }
+
+        /// At `nextCheck`: the oldest running start job past the notice named, or the
+        /// message cleared when none is any more.
+        func look(at now: UInt64) {
+            guard let due = waits.nextCheck(), now >= due, let bus else { return }
+            do throws(BusFailure) {
+                let overdue = waits.overdue(try bus.listJobs(), at: now)
+                for job in overdue {
+                    let began = (try? bus.uint64("InactiveExitTimestampMonotonic", path: job.unitPath, interface: unitInterface)) ?? 0
+                    if began > 0 { waits.began(job.id, at: began &* 1000) }
+                }
+                guard let job = overdue.first(where: { waits.isOverdue($0.id, at: now) }) else {
+                    if waits.shown != nil { send(.message("")) }
+                    waits.show(nil, at: now)
+                    return
+                }
+                let unit = try describe(job, on: bus)
+                waits.show(job.id, at: now)
+                let waited = waits.waited(job.id, at: now)
+                send(.message(StartJobWaits.message(description: unit.description, waited: waited, limit: unit.limit)))
+            } catch {
+                printError("gaugectl: systemd: \(error.message)")
+                waits.show(nil, at: now)
+            }
+        }
+
+        /// The unit's description (its name when it has none) and the first limit on its
+        /// start: the job's timeouts (a device's `x-systemd.device-timeout=`), a service's
+        /// TimeoutStartUSec; nil when none is set.
+        private func describe(_ job: StartJobWaits.ListedJob, on bus: BusConnection) throws(BusFailure) -> (description: String, limit: Double?) {
+            if let known = units[job.unit] { return known }
+            let description = try bus.string("Description", path: job.unitPath, interface: unitInterface)
+            var limits = ["JobRunningTimeoutUSec", "JobTimeoutUSec"].compactMap {
+                try? bus.uint64($0, path: job.unitPath, interface: unitInterface)
+            }
+            if job.unit.hasSuffix(".service") {
+                limits += [try? bus.uint64("TimeoutStartUSec", path: job.unitPath, interface: "org.freedesktop.systemd1.Service")]
+                    .compactMap { $0 }
+            }
+            let limit = limits.filter { $0 > 0 && $0 != .max }.min().map { Double($0) / 1e6 }
+            let unit = (description: CompatText.clean(description.isEmpty ? job.unit : description), limit: limit)
+            units[job.unit] = unit
+            return unit
+        }
+
+        /// Sends `request`; the boot screen gone ends the command (0), an `err` reply too (1).
+        private func send(_ request: Request) {
+            do throws(ConnectionFailure) {
+                _ = try session.connect(waitingForDaemon: false)
+                if case .err(let error) = try session.send(request) {
+                    printError("gaugectl: systemd: \(error.message)")
+                    finish(.daemonError)
+                }
+            } catch {
+                finish(.ok)
+            }
+        }
+    }
+}

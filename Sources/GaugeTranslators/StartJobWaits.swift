@@ -1,0 +1,149 @@
+/// What the boot screen says of a boot that stops moving: systemd's jobs followed from its
+/// JobNew and JobRemoved signals (with the list it had when the follower started), and once
+/// one has run longer than the theme's `wait_notice`, the message "Waiting for DESCRIPTION
+/// (WAITED of LIMIT)" for the oldest running start job among them, again each second
+/// while it runs, cleared when it ends. The screen stays a progress screen: a job that
+/// fails is systemd's to report (emergency mode, the failure screen).
+///
+/// Only the times come from here; which jobs run (systemd's ListJobs) and their
+/// descriptions and limits are read by the caller when `checkDue` says so.
+package struct StartJobWaits: Sendable {
+    /// A job of systemd's as ListJobs gives it.
+    package struct ListedJob: Equatable, Sendable {
+        package var id: UInt32
+        package var unit: String
+        package var type: String
+        package var state: String
+        package var unitPath: String
+
+        package init(id: UInt32, unit: String, type: String, state: String, unitPath: String) {
+            self.id = id
+            self.unit = unit
+            self.type = type
+            self.state = state
+            self.unitPath = unitPath
+        }
+
+        /// ListJobs' answer as CGaugeBus writes it: "ID\tUNIT\tTYPE\tSTATE\tUNIT_PATH" a line.
+        package static func parse(_ text: String) -> [ListedJob] {
+            text.split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+                guard fields.count == 5, let id = UInt32(fields[0]) else { return nil }
+                return ListedJob(
+                    id: id, unit: String(fields[1]), type: String(fields[2]), state: String(fields[3]),
+                    unitPath: String(fields[4]))
+            }
+        }
+    }
+
+    /// Seconds a job may run before it is named; 0: never.
+    package let noticeAfter: Double
+    /// When each job known now was created (nanoseconds, CLOCK_MONOTONIC).
+    private var since: [UInt32: UInt64] = [:]
+    /// The job whose wait the message shows now.
+    package private(set) var shown: UInt32?
+    /// When to look at the jobs next while some are overdue (a second after the last look).
+    private var nextLook: UInt64?
+
+    package init(noticeAfter: Double) {
+        self.noticeAfter = noticeAfter
+    }
+
+    private var notice: UInt64 { UInt64(noticeAfter * 1e9) }
+
+    /// A JobNew.
+    package mutating func added(_ id: UInt32, at now: UInt64) {
+        if since[id] == nil { since[id] = now }
+    }
+
+    /// A JobRemoved: true when it was the job shown (its message is to be cleared).
+    package mutating func removed(_ id: UInt32) -> Bool {
+        since[id] = nil
+        guard shown == id else { return false }
+        shown = nil
+        nextLook = nil
+        return true
+    }
+
+    /// The jobs systemd has now (at the start, or after signals were lost): the ones not
+    /// known yet count from `createdBy` (when systemd queued the boot's jobs), and the
+    /// ones gone are forgotten.
+    package mutating func listed(_ jobs: [ListedJob], createdBy: UInt64) {
+        var known: [UInt32: UInt64] = [:]
+        for job in jobs { known[job.id] = since[job.id] ?? createdBy }
+        since = known
+        if let shown, known[shown] == nil { self.shown = nil }
+    }
+
+    /// When the jobs are next worth a look: a second after the last look while some are
+    /// overdue, else when the oldest reaches the notice; nil with none (or no notice).
+    package func nextCheck() -> UInt64? {
+        guard noticeAfter > 0 else { return nil }
+        return nextLook ?? since.values.min().map { $0 &+ notice }
+    }
+
+    /// The running start jobs of `jobs` (ListJobs now) that have waited past the notice,
+    /// the oldest first. One still waiting for others past it counts from now at the
+    /// earliest: its own wait has not begun. While any is overdue, the next look is a
+    /// second from `now`.
+    package mutating func overdue(_ jobs: [ListedJob], at now: UInt64) -> [ListedJob] {
+        listed(jobs, createdBy: now)
+        var found: [ListedJob] = []
+        for job in jobs {
+            guard let began = since[job.id], now >= began &+ notice else { continue }
+            if job.type == "start", job.state == "running" {
+                found.append(job)
+            } else {
+                since[job.id] = now
+            }
+        }
+        nextLook = found.isEmpty ? nil : now &+ 1_000_000_000
+        return found.sorted { (since[$0.id] ?? 0, $0.id) < (since[$1.id] ?? 0, $1.id) }
+    }
+
+    /// `job` began to run at `began` (its unit left the inactive state then), later than
+    /// it was queued: its wait counts from then.
+    package mutating func began(_ job: UInt32, at began: UInt64) {
+        guard let queued = since[job], began > queued else { return }
+        since[job] = began
+    }
+
+    /// Whether `job` has waited past the notice at `now`.
+    package func isOverdue(_ job: UInt32, at now: UInt64) -> Bool {
+        guard let began = since[job] else { return false }
+        return now >= began &+ notice
+    }
+
+    /// `job` is the one the message shows now (nil: none is). With none, and none overdue
+    /// at `now` (their waits counted from when they began), the next look waits for the
+    /// first to reach the notice rather than coming each second.
+    package mutating func show(_ job: UInt32?, at now: UInt64) {
+        shown = job
+        if job == nil, since.values.allSatisfy({ now < $0 &+ notice }) { nextLook = nil }
+    }
+
+    /// How long `job` has waited at `now`, in seconds.
+    package func waited(_ job: UInt32, at now: UInt64) -> Double {
+        guard let began = since[job], now > began else { return 0 }
+        return Double(now - began) / 1e9
+    }
+
+    /// "Waiting for /dev/disk/by-uuid/1234 (1 min 5 s of 1 min 30 s)"; without a limit
+    /// "(1 min 5 s)".
+    package static func message(description: String, waited: Double, limit: Double?) -> String {
+        let time = limit.map { "\(duration(waited)) of \(duration($0))" } ?? duration(waited)
+        return "Waiting for \(description) (\(time))"
+    }
+
+    /// Whole seconds as systemd's messages give them, in words: "45 s", "1 min 30 s",
+    /// "2 min", "1 h 5 min".
+    package static func duration(_ seconds: Double) -> String {
+        let total = Int(max(0, min(seconds, 1e9)).rounded(.down))
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        var parts: [String] = []
+        if hours > 0 { parts.append("\(hours) h") }
+        if minutes > 0 { parts.append("\(minutes) min") }
+        if rest > 0 || parts.isEmpty { parts.append("\(rest) s") }
+        return parts.joined(separator: " ")
+    }
+}

@@ -5,8 +5,9 @@ import GaugeTranslators
 /// `gaugectl systemd --waits`: tells the boot screen what a boot that stops moving waits
 /// for (see `StartJobWaits`), from systemd's job signals on its own socket: no polling
 /// while the boot moves; while a job is named, its message once a second. Ends (0) when
-/// the boot does (StartupFinished), when the boot screen has gone, or at once when the
-/// theme's `wait_notice` is 0; exit 3 with no daemon, 1 on an `err` reply.
+/// the boot does (StartupFinished) or fails (a job for emergency or rescue mode: the
+/// failure screen takes over), when the boot screen has gone, or at once when the theme's
+/// `wait_notice` is 0; exit 3 with no daemon, 1 on an `err` reply.
 enum SystemdWaitsCommand {
     static let unitInterface = "org.freedesktop.systemd1.Unit"
 
@@ -70,14 +71,21 @@ enum SystemdWaitsCommand {
             try bus.call("Subscribe")
             let loaded = (try? bus.uint64("UnitsLoadFinishTimestampMonotonic")) ?? 0
             let created = loaded > 0 && loaded < now / 1000 ? loaded &* 1000 : now
-            waits.listed(try bus.listJobs(), createdBy: created)
-            return true
+            let jobs = try bus.listJobs()
+            waits.listed(jobs, createdBy: created)
+            return !jobs.contains { StartJobWaits.endsTheBoot($0.unit) }
         }
 
         func signal(_ member: String, on bus: BusConnection, at now: UInt64) -> Bool {
             switch member {
             case "JobNew":
-                if let job = bus.signalJob() { waits.added(job.id, at: now) }
+                guard let job = bus.signalJob() else { break }
+                if StartJobWaits.endsTheBoot(job.unit) {
+                    // The failure screen comes, with its own message.
+                    if waits.shown != nil { send(.message("")) }
+                    return false
+                }
+                waits.added(job.id, at: now)
             case "JobRemoved":
                 if let job = bus.signalJob(), waits.removed(job.id) { send(.message("")) }
             case "StartupFinished":

@@ -91,7 +91,7 @@ package struct StartJobWaits: Sendable {
         var found: [ListedJob] = []
         for job in jobs {
             guard let began = since[job.id], now >= began &+ notice else { continue }
-            if job.type == "start", job.state == "running" {
+            if job.type == "start", job.state == "running", !Self.waitsForAPerson(job.unit) {
                 found.append(job)
             } else {
                 since[job.id] = now
@@ -99,6 +99,16 @@ package struct StartJobWaits: Sendable {
         }
         nextLook = found.isEmpty ? nil : now &+ 1_000_000_000
         return found.sorted { (since[$0.id] ?? 0, $0.id) < (since[$1.id] ?? 0, $1.id) }
+    }
+
+    /// Gauge's own units, whose jobs run while they wait for a person (the failure screen's
+    /// key) or for the splash: never what the boot is stuck on.
+    package static func waitsForAPerson(_ unit: String) -> Bool { unit.hasPrefix("gauged") }
+
+    /// Whether a job for `unit` means the boot failed (emergency or rescue mode): the
+    /// failure screen says what, and the waits are not followed any more.
+    package static func endsTheBoot(_ unit: String) -> Bool {
+        unit == "emergency.target" || unit == "rescue.target"
     }
 
     /// `job` began to run at `began` (its unit left the inactive state then), later than

@@ -59,10 +59,14 @@ import Testing
         #expect(!removedOther, "not the one shown")
     }
 
-    @Test func aStopJobOrNoNoticeIsNeverNamed() {
+    @Test func aStopJobGaugesOwnUnitsOrNoNoticeAreNeverNamed() {
         var waits = StartJobWaits(noticeAfter: 1)
-        waits.listed([job(1, "running", type: "stop")], createdBy: 0)
-        #expect(waits.overdue([job(1, "running", type: "stop")], at: 5 * second).isEmpty)
+        let failureScreen = StartJobWaits.ListedJob(
+            id: 2, unit: "gauged-boot-failed@emergency.service", type: "start", state: "running", unitPath: "/u/2")
+        waits.listed([job(1, "running", type: "stop"), failureScreen], createdBy: 0)
+        #expect(waits.overdue([job(1, "running", type: "stop"), failureScreen], at: 5 * second).isEmpty)
+        #expect(StartJobWaits.endsTheBoot("emergency.target") && StartJobWaits.endsTheBoot("rescue.target"))
+        #expect(!StartJobWaits.endsTheBoot("local-fs.target"))
         let never = StartJobWaits(noticeAfter: 0)
         #expect(never.nextCheck() == nil)
     }

@@ -206,6 +206,28 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         #expect(end.status == 0, "the boot is over: gaugectl ends (\(end.stderr))")
     }
 
+    /// The disk never comes and the boot goes to emergency mode: the notice goes, and the
+    /// follower leaves the screen to the failure screen's unit (whose own job, waiting for
+    /// a key, it would otherwise take for what the boot waits for).
+    @Test func systemdWaitsEndWhenTheBootGoesToEmergencyMode() throws {
+        let bus = try PrivateBus()
+        let manager = try ReplayService(
+            bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
+            interface: "org.freedesktop.systemd1.Manager", properties: ["UnitsLoadFinishTimestampMonotonic:t"])
+        let disk = "/org/freedesktop/systemd1/unit/dev_2dsdb_2edevice"
+        try manager.send("unit", disk, "/dev/sdb", "0", "0")
+        try manager.send("job", "7", "dev-sdb.device", "start", "running", disk)
+        let daemon = try GaugedProcess(["--fps", "60"])
+        _ = try daemon.request("theme wait_notice=1")
+        let client = try PipedGaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
+        let named = try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        #expect(named.message == "Waiting for /dev/sdb (1 s)", "no limit set: none said")
+        try manager.send("signal", "JobNew", "u", "9", "o", "/org/freedesktop/systemd1/job/9", "s", "emergency.target")
+        try daemon.waitForStatus(seconds: 10) { $0.message.isEmpty }
+        let end = client.close()
+        #expect(end.status == 0, "the failure screen takes over: gaugectl ends (\(end.stderr))")
+    }
+
     @Test func systemdAlreadyRunningLeavesTheScreenAlone() throws {
         let bus = try PrivateBus()
         let daemon = try GaugedProcess(["--fps", "60"])

@@ -65,9 +65,15 @@ enum SystemdWaitsCommand {
         }
 
         /// Connected (again): systemd sends its job signals from now on; the jobs it has
-        /// count from when it queued the boot's (its units loaded), or from now.
+        /// count from when it queued the boot's (its units loaded), or from now. With no
+        /// boot under way (started by hand on a running system) there is nothing to follow.
         func start(_ bus: BusConnection, at now: UInt64) throws(BusFailure) -> Bool {
             self.bus = bus
+            let state = try bus.string("SystemState")
+            guard state == "initializing" || state == "starting" else {
+                printError("gaugectl: systemd: the system is \(CompatText.clean(state)); no boot to follow")
+                return false
+            }
             try bus.call("Subscribe")
             let loaded = (try? bus.uint64("UnitsLoadFinishTimestampMonotonic")) ?? 0
             let created = loaded > 0 && loaded < now / 1000 ? loaded &* 1000 : now

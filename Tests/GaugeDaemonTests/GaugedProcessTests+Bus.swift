@@ -178,7 +178,9 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         let bus = try PrivateBus()
         let manager = try ReplayService(
             bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
-            interface: "org.freedesktop.systemd1.Manager", properties: ["UnitsLoadFinishTimestampMonotonic:t"])
+            interface: "org.freedesktop.systemd1.Manager",
+            properties: ["UnitsLoadFinishTimestampMonotonic:t", "SystemState:s"])
+        try manager.send("set", "SystemState", "starting")
         let disk = "/org/freedesktop/systemd1/unit/dev_2ddisk_2dby_5cx2duuid_2d1234_2edevice"
         let local = "/org/freedesktop/systemd1/unit/local_2dfs_2etarget"
         try manager.send("unit", disk, "/dev/disk/by-uuid/1234", "90000000", "0")
@@ -204,6 +206,10 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         try manager.send("signal", "StartupFinished", "u", "0")
         let end = client.close()
         #expect(end.status == 0, "the boot is over: gaugectl ends (\(end.stderr))")
+        // Started on a system that is up: nothing to follow, nothing shown.
+        try manager.send("set", "SystemState", "running")
+        let late = try gaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
+        #expect(late.status == 0 && late.stderr.contains("the system is running; no boot to follow"), "\(late.stderr)")
     }
 
     /// The disk never comes and the boot goes to emergency mode: the notice goes, and the
@@ -213,7 +219,9 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         let bus = try PrivateBus()
         let manager = try ReplayService(
             bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
-            interface: "org.freedesktop.systemd1.Manager", properties: ["UnitsLoadFinishTimestampMonotonic:t"])
+            interface: "org.freedesktop.systemd1.Manager",
+            properties: ["UnitsLoadFinishTimestampMonotonic:t", "SystemState:s"])
+        try manager.send("set", "SystemState", "starting")
         let disk = "/org/freedesktop/systemd1/unit/dev_2dsdb_2edevice"
         try manager.send("unit", disk, "/dev/sdb", "0", "0")
         try manager.send("job", "7", "dev-sdb.device", "start", "running", disk)

@@ -11,8 +11,9 @@ import Testing
 @Suite struct GaugedProcessUnitFailedTests {
     /// A systemctl that answers `show` as systemd 257 does for the three targets the script
     /// asks about (a queued job for those with a file `pending-TARGET`) and the unit (its
-    /// description "Example NAME", exited with status 3), `list-units --failed` with the
-    /// file `failed`, and logs every call.
+    /// description "Example NAME", or its name with a file `no-description`; its Result
+    /// exit-code, or the file `result`'s; status 3), `list-units --failed` with the file
+    /// `failed`, and logs every call.
     static func systemctl(_ directory: TemporaryDirectory) -> String {
         """
         #!/bin/sh
@@ -25,7 +26,10 @@ import Testing
               echo
             done
             for unit; do :; done
-            printf 'Result=exit-code\\nExecMainStatus=3\\nId=%s\\nDescription=Example %s\\nActiveState=failed\\n' "$unit" "${unit%.service}" ;;
+            description="Example ${unit%.service}"
+            [ ! -e \(directory.path)/no-description ] || description=$unit
+            printf 'Result=%s\\nExecMainStatus=3\\nId=%s\\nDescription=%s\\nActiveState=failed\\n' \\
+              "$(cat \(directory.path)/result 2>/dev/null || echo exit-code)" "$unit" "$description" ;;
           list-units) cat \(directory.appending("failed")) 2>/dev/null ;;
         esac
         """
@@ -71,7 +75,7 @@ import Testing
             toFile: daemon.directory.appending("failed"), atomically: true, encoding: .utf8)
         let script = try unitFailed(daemon)
         defer { script.stop() }
-        let summary = "Example example (example.service) exited with status 3"
+        let summary = "example.service exited with status 3 (Example example)"
         let status = try daemon.waitForStatus { $0.failure?.lines == 2 }
         #expect(status.failure == Status.Failure(title: Self.title, summary: summary, lines: 2, dropped: 0))
         #expect(status.message == "Press Enter to continue, or R to restart")
@@ -128,6 +132,22 @@ import Testing
         // A running system: its units stopped in order, not --force.
         #expect(asked.hasSuffix("list-units --failed --plain --no-legend --no-pager\nreboot\n"), "\(asked)")
         #expect(try daemon.status().message == "Restarting")
+    }
+
+    /// A unit with no description of its own (systemd shows its name) is named once; a
+    /// result is said in words.
+    @Test(arguments: [("exit-code", "example.service exited with status 3"),
+                      ("signal", "example.service was killed by signal 3"),
+                      ("oom-kill", "example.service ran out of memory"),
+                      ("protocol", "example.service failed (protocol)")])
+    func theResultInWordsAndTheNameOnce(result: String, summary: String) throws {
+        let daemon = try GaugedProcess(display: "memory:640x480")
+        try "".write(toFile: daemon.directory.appending("no-description"), atomically: true, encoding: .utf8)
+        try result.write(toFile: daemon.directory.appending("result"), atomically: true, encoding: .utf8)
+        let script = try unitFailed(daemon)
+        defer { script.stop() }
+        let status = try daemon.waitForStatus { $0.failure?.lines == 2 }
+        #expect(status.failure?.summary == summary)
     }
 
     @Test func theThemesTimeoutLetsTheBootGoOn() throws {

@@ -5,24 +5,34 @@ import Testing
 /// A failure screen's script (integration/gauge-boot-failed, the initramfs panic script)
 /// run against a test daemon: its `gaugectl wait-key` answers with the line the test
 /// writes into a FIFO (the daemon's own wait-key, on keyboards, is `EscapeWatchTests`'),
-/// every other call is the real gaugectl's.
+/// every other call is the real gaugectl's. Every call's arguments are logged (`calls`), a
+/// line each, and what it read as `--details -` after it, each line behind "| ".
 struct FailureScript {
     let process = Process()
     /// The FIFO `press` writes the key into.
     let keys: String
+    /// The log of gaugectl's calls.
+    let callLog: String
 
     /// Starts `/bin/sh SCRIPT ARGUMENTS` (a path in the repository) with `environment`
     /// and GAUGECTL, GAUGE_SOCKET set; `executables` (path, text) are written first and
-    /// made executable.
+    /// made executable. `tag` names this script's FIFO, gaugectl and log apart from another
+    /// one's on the same daemon.
     init(_ script: String, _ arguments: [String] = [], daemon: GaugedProcess, environment: [String: String],
-         executables: [(String, String)] = []) throws {
+         executables: [(String, String)] = [], tag: String = "") throws {
         let directory = daemon.directory
-        keys = directory.appending("keys")
+        keys = directory.appending("keys\(tag)")
+        callLog = directory.appending("gaugectl\(tag).log")
         #expect(mkfifo(keys, 0o600) == 0)
-        let wrapper = directory.appending("gaugectl")
+        let wrapper = directory.appending("gaugectl\(tag)")
+        let details = directory.appending("details\(tag)")
         let files = executables + [(wrapper, """
             #!/bin/sh
+            printf '%s\\n' "$*" >> \(callLog)
             if [ "$*" = "--no-wait --timeout 0 wait-key" ]; then read -r key < \(keys); echo "$key"; exit 0; fi
+            case " $* " in
+              *" --details - "*) cat > \(details); sed 's/^/| /' \(details) >> \(callLog); exec < \(details) ;;
+            esac
             exec \(try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")) "$@"
             """)]
         for (path, text) in files {
@@ -54,4 +64,7 @@ struct FailureScript {
     }
 
     func stop() { if process.isRunning { process.terminate() } }
+
+    /// gaugectl's calls so far (see the type).
+    var calls: String { (try? String(contentsOfFile: callLog, encoding: .utf8)) ?? "" }
 }

@@ -54,13 +54,17 @@ private func lines(_ text: String) -> [String] {
         "gauged.service", "gauged-quit.service", "gauged-poweroff.service", "gauged-reboot.service",
         "gauged-halt.service", "gauged-kexec.service", "gauged-shutdown-quit.service", "gauged-switch-root.service",
         "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service", "gauged-waits.service", "gauged-boot-failed@.service",
+        "gauged-unit-failed@.service",
     ]
     private let dropIns = [
         "emergency.service.d/gauge.conf", "rescue.service.d/gauge.conf",
         "gdm.service.d/gauge.conf", "lightdm.service.d/gauge.conf",
+        "service.d/gauge-failure.conf", "mount.d/gauge-failure.conf", "gauged-unit-failed@.service.d/gauge-no-failure.conf",
     ]
     /// The display managers' drop-ins go on units of other packages: stand-ins for those.
     private let displayManagers = ["gdm.service", "lightdm.service"]
+    /// A mount for mount.d/'s drop-in (a disk the boot need not wait for).
+    private let mount = ("data.mount", "[Mount]\nWhat=/dev/disk/by-label/data\nWhere=/data\nOptions=nofail\n")
 
     @Test func unitsVerifyCleanly() throws {
         let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
@@ -89,10 +93,12 @@ private func lines(_ text: String) -> [String] {
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "", "systemd-analyze verify is not clean:\n\(result.output)")
 
-        // The drop-ins, on the system's own emergency and rescue units and on stand-ins for
-        // the display managers' (other packages' units). Each is verified as shipped, then
-        // once more with an unknown key added, which verify must name: the drop-in was read.
-        let names = ["emergency.service", "rescue.service"] + displayManagers
+        // The drop-ins, on the system's own emergency and rescue units, on stand-ins for
+        // the display managers' (other packages' units), on a mount and on the failure
+        // handler's instance for it (the top-level service.d/ and mount.d/ apply to every
+        // service and mount). Each is verified as shipped, then once more with an unknown
+        // key added, which verify must name: the drop-in was read.
+        let names = ["emergency.service", "rescue.service"] + displayManagers + [mount.0, "gauged-unit-failed@data.mount.service"]
         for probe in [false, true] {
             let unitPath = directory.appending(probe ? "probed" : "units")
             for dropIn in dropIns {
@@ -107,6 +113,7 @@ private func lines(_ text: String) -> [String] {
                 try "[Unit]\nDescription=\(unit)\n[Service]\nExecStart=/bin/true\n"
                     .write(toFile: unitPath + "/" + unit, atomically: true, encoding: .utf8)
             }
+            try mount.1.write(toFile: unitPath + "/" + mount.0, atomically: true, encoding: .utf8)
             for unit in units {
                 try FileManager.default.copyItem(atPath: directory.appending(unit), toPath: unitPath + "/" + unit)
             }
@@ -167,6 +174,7 @@ private func lines(_ text: String) -> [String] {
         ] {
             calls.append((script, "sh \(script)"))
         }
+        calls.append(("integration/gauge-boot-failed unit", "sh integration/gauge-boot-failed unit example.service"))
         for (source, command) in calls {
             let start = Date()
             let result = try shell(command, environment: environment)
@@ -269,6 +277,24 @@ private func lines(_ text: String) -> [String] {
                      "TimeoutStartSec=infinity", "ConditionPathExists=/run/gauge/gauged.sock", "DefaultDependencies=no"] {
             #expect(failed.contains(line), "gauged-boot-failed@.service: \(line)")
         }
+        // A unit failing while the boot goes on: every service and mount names the handler
+        // for itself, whole (a mount's name with its type, as the journal knows it), and the
+        // handler none; the end of the boot (whatever ends the splash) waits for its key.
+        for dropIn in ["service.d/gauge-failure.conf", "mount.d/gauge-failure.conf"] {
+            #expect(try unit(dropIn).contains("OnFailure=gauged-unit-failed@%n.service"), "\(dropIn)")
+        }
+        #expect(try unit("gauged-unit-failed@.service.d/gauge-no-failure.conf").contains("OnFailure="))
+        #expect("gauge-no-failure.conf" > "gauge-failure.conf", "the handler's reset applies after the top-level drop-in")
+        let unitFailed = try unit("gauged-unit-failed@.service")
+        for line in [
+            "Type=oneshot", "DefaultDependencies=no", "Conflicts=shutdown.target", "TimeoutStartSec=infinity",
+            "ConditionPathExists=/run/gauge/gauged.sock", "ExecStart=-/usr/share/gauge/boot-failed unit %i",
+            "Before=shutdown.target gauged-quit.service plymouth-quit.service plymouth-quit-wait.service",
+            "Before=getty@tty1.service display-manager.service gdm.service lightdm.service",
+        ] {
+            #expect(unitFailed.contains(line), "gauged-unit-failed@.service: \(line)")
+        }
+        #expect(!unitFailed.contains { $0.hasPrefix("After=") }, "it waits for nothing: it runs while the boot goes on")
         // GDM and LightDM end the splash themselves: gauged-quit must not end it before them,
         // and must when they fail.
         for dropIn in ["gdm.service.d/gauge.conf", "lightdm.service.d/gauge.conf"] {

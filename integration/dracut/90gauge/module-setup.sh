@@ -71,6 +71,10 @@ install() {
                         "$initdir$systemdsystemunitdir/$unit.wants/gauged-boot-failed@${unit%.*}.service"
             done
         fi
+        # Not the screen of a unit that fails while the boot goes on (gauged-unit-failed@ and
+        # the top-level drop-ins service.d/, mount.d/ that start it): an initrd unit the boot
+        # needs fails into the emergency shell, whose screen is above, and the switch to the
+        # real root would stop a handler still waiting for its key.
     else
         inst_hook pre-trigger 10 "$moddir/gauge-start.sh"
         inst_hook pre-pivot 90 "$moddir/gauge-newroot.sh"

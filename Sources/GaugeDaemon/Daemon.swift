@@ -384,7 +384,7 @@ package final class Daemon {
     /// a password request or a program reading the console, or a client's `pause-progress`.
     private func updateBootPause() {
         let paused = progressPausedByClient || questions?.questions.current != nil
-            || handover.passwordPending || handover.consoleQuestion
+            || handover.passwordPending || handover.consoleQuestion || screen.model.failure != nil
         boot.setPaused(paused, at: MonotonicClock.now())
     }
 
@@ -556,14 +556,15 @@ package final class Daemon {
             noteMessage(message)
         case .theme(let settings): return applyTheme(settings)
         case .failure(let title):
-            endBootEstimate(because: "a client put up the failure screen")
             screen.showFailure(title: title)
             keyWait.forgetKept()
+            holdBootEstimate()
         case .failureSummary(let text): return screen.setFailureSummary(text)
         case .failureLine(let text): return screen.addFailureLine(text)
         case .failureClear:
             screen.clearFailure()
             keyWait.forgetKept()
+            holdBootEstimate()
         case .reload: return reloadTheme()
         case .show: return show()
         case .hide: updateHandover { $0.hiddenByRequest = true }
@@ -858,6 +859,21 @@ package final class Daemon {
         guard let percent = boot.valueToShow(at: now) else { return }
         screen.setProgress(percent, message: nil, at: now)
         scheduleFrames()
+    }
+
+    /// While a failure screen is up the boot's estimate holds, its timer stopped (a person
+    /// reads it: not boot time, and a screen left up for good wakes nobody); taken down
+    /// (a unit failed and the boot goes on), the bar goes on from where it was.
+    private func holdBootEstimate() {
+        updateBootPause()
+        guard boot.isRunning else { return }
+        guard screen.model.failure == nil else { return estimateTimer?.stop() ?? () }
+        do throws(SystemError) {
+            try estimateTimer?.start(fps: 4)
+        } catch {
+            log.info("cannot arm the boot estimate's timer again: \(error)")
+        }
+        updateBootEstimate()
     }
 
     private func endBootEstimate(because reason: String) {

@@ -284,6 +284,37 @@ private let floodSteps = """
         #expect(saved.steps["late.service"]! > 5 && saved.steps["late.service"]! <= saved.steps["other.service"]!)
     }
 
+    /// A unit fails and the boot goes on: while its failure screen is up the estimate holds
+    /// (a person reads it, and nothing wakes the daemon for it); taken down, the bar goes on
+    /// moving from where it was, and the wait is not in the history.
+    @Test(.enabled(if: geteuid() == 0, "a time namespace needs root"))
+    func aFailureScreenTakenDownLetsTheEstimateGoOn() throws {
+        let uptime = monotonicNow()
+        try #require(uptime > 10, "the machine has been up for more than ten seconds")
+        let directory = TemporaryDirectory()
+        let history = directory.appending("boot-duration")
+        try "duration 20\n".write(toFile: history, atomically: false, encoding: .utf8)
+        let daemon = try GaugedProcess(
+            ["--boot", "--boot-history", history],
+            launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+        _ = try daemon.waitForStatus { $0.target > 25 }
+        #expect(try daemon.request("failure Part of this system could not start") == "ok")
+        let held = try daemon.status().target
+        usleep(1_500_000)
+        #expect(try daemon.status().target == held, "the estimate holds under the failure screen")
+        #expect(try daemon.request("failure-clear") == "ok")
+        #expect(try daemon.request("state running") == "ok")
+        let moving = try daemon.waitForStatus { $0.target > held }
+        #expect(moving.target < held + 10, "from where it was: \(held) to \(moving.target)")
+        #expect(!daemon.log.contains("the boot estimate stops"), "\(daemon.log)")
+        // The namespace's clock is the host's less whole seconds: the boot's length now.
+        let booted = monotonicNow() - Double(Int(uptime) - 5)
+        #expect(try daemon.request("quit") == "ok")
+        #expect(daemon.waitForExit(seconds: 30).flatMap(exitCode) == 0)
+        let saved = try #require(BootHistory.load(history).history, "\(daemon.log)")
+        #expect(saved.duration <= booted - 1.4, "the 1.5 s under the failure screen left out of \(booted) s: \(saved.duration)")
+    }
+
     /// A group member's steps show but are not recorded: 2,000 of the longest names and a
     /// `quit` leave a history of the boot's own steps, which the next boot reads.
     @Test(.enabled(if: geteuid() == 0, "a time namespace and a member through setpriv need root"))

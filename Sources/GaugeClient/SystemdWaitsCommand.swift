@@ -56,8 +56,8 @@ enum SystemdWaitsCommand {
         var waits: StartJobWaits
         var bus: BusConnection?
         private let session: DaemonSession
-        /// Each unit's description and time limit (seconds), read once.
-        private var units: [String: (description: String, limit: Double?)] = [:]
+        /// The unit named last, its description and time limit (seconds), read once.
+        private var described: (unit: String, description: String, limit: Double?)?
 
         init(session: DaemonSession, noticeAfter: Double) {
             self.session = session
@@ -113,7 +113,7 @@ enum SystemdWaitsCommand {
                     let began = (try? bus.uint64("InactiveExitTimestampMonotonic", path: job.unitPath, interface: unitInterface)) ?? 0
                     if began > 0 { waits.began(job.id, at: began &* 1000) }
                 }
-                guard let job = overdue.first(where: { waits.isOverdue($0.id, at: now) }) else {
+                guard let job = waits.oldest(of: overdue, at: now) else {
                     if waits.shown != nil { send(.message("")) }
                     waits.show(nil, at: now)
                     return
@@ -132,7 +132,7 @@ enum SystemdWaitsCommand {
         /// start: the job's timeouts (a device's `x-systemd.device-timeout=`), a service's
         /// TimeoutStartUSec; nil when none is set.
         private func describe(_ job: StartJobWaits.ListedJob, on bus: BusConnection) throws(BusFailure) -> (description: String, limit: Double?) {
-            if let known = units[job.unit] { return known }
+            if let known = described, known.unit == job.unit { return (known.description, known.limit) }
             let description = try bus.string("Description", path: job.unitPath, interface: unitInterface)
             var limits = ["JobRunningTimeoutUSec", "JobTimeoutUSec"].compactMap {
                 try? bus.uint64($0, path: job.unitPath, interface: unitInterface)
@@ -142,9 +142,9 @@ enum SystemdWaitsCommand {
                     .compactMap { $0 }
             }
             let limit = limits.filter { $0 > 0 && $0 != .max }.min().map { Double($0) / 1e6 }
-            let unit = (description: CompatText.clean(description.isEmpty ? job.unit : description), limit: limit)
-            units[job.unit] = unit
-            return unit
+            let text = CompatText.clean(description.isEmpty ? job.unit : description)
+            described = (job.unit, text, limit)
+            return (text, limit)
         }
 
         /// Sends `request`; the boot screen gone ends the command (0), an `err` reply too (1).

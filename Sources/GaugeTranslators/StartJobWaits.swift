@@ -38,8 +38,10 @@ package struct StartJobWaits: Sendable {
 
     /// Seconds a job may run before it is named; 0: never.
     package let noticeAfter: Double
-    /// When each job known now was created (nanoseconds, CLOCK_MONOTONIC).
-    private var since: [UInt32: UInt64] = [:]
+    /// The jobs known now and when each was created (nanoseconds, CLOCK_MONOTONIC). An
+    /// array, not a dictionary: a boot has a few hundred jobs at most, and the executable
+    /// carries no dictionary of this kind.
+    private var jobs: [(id: UInt32, since: UInt64)] = []
     /// The job whose wait the message shows now.
     package private(set) var shown: UInt32?
     /// When to look at the jobs next while some are overdue (a second after the last look).
@@ -51,14 +53,19 @@ package struct StartJobWaits: Sendable {
 
     private var notice: UInt64 { UInt64(noticeAfter * 1e9) }
 
+    private func since(_ id: UInt32) -> UInt64? {
+        for job in jobs where job.id == id { return job.since }
+        return nil
+    }
+
     /// A JobNew.
     package mutating func added(_ id: UInt32, at now: UInt64) {
-        if since[id] == nil { since[id] = now }
+        if since(id) == nil { jobs.append((id, now)) }
     }
 
     /// A JobRemoved: true when it was the job shown (its message is to be cleared).
     package mutating func removed(_ id: UInt32) -> Bool {
-        since[id] = nil
+        jobs.removeAll { $0.id == id }
         guard shown == id else { return false }
         shown = nil
         nextLook = nil
@@ -68,37 +75,50 @@ package struct StartJobWaits: Sendable {
     /// The jobs systemd has now (at the start, or after signals were lost): the ones not
     /// known yet count from `createdBy` (when systemd queued the boot's jobs), and the
     /// ones gone are forgotten.
-    package mutating func listed(_ jobs: [ListedJob], createdBy: UInt64) {
-        var known: [UInt32: UInt64] = [:]
-        for job in jobs { known[job.id] = since[job.id] ?? createdBy }
-        since = known
-        if let shown, known[shown] == nil { self.shown = nil }
+    package mutating func listed(_ listed: [ListedJob], createdBy: UInt64) {
+        jobs = listed.map { ($0.id, since($0.id) ?? createdBy) }
+        if let shown, since(shown) == nil { self.shown = nil }
     }
 
     /// When the jobs are next worth a look: a second after the last look while some are
     /// overdue, else when the oldest reaches the notice; nil with none (or no notice).
     package func nextCheck() -> UInt64? {
         guard noticeAfter > 0 else { return nil }
-        return nextLook ?? since.values.min().map { $0 &+ notice }
+        if let nextLook { return nextLook }
+        var oldest: UInt64?
+        for job in jobs where job.since < oldest ?? .max { oldest = job.since }
+        return oldest.map { $0 &+ notice }
     }
 
-    /// The running start jobs of `jobs` (ListJobs now) that have waited past the notice,
-    /// the oldest first. One still waiting for others past it counts from now at the
-    /// earliest: its own wait has not begun. While any is overdue, the next look is a
-    /// second from `now`.
-    package mutating func overdue(_ jobs: [ListedJob], at now: UInt64) -> [ListedJob] {
-        listed(jobs, createdBy: now)
+    /// The running start jobs of `listed` (ListJobs now) that have waited past the notice,
+    /// in ListJobs' order (`oldest` picks). One still waiting for others past it counts
+    /// from now at the earliest: its own wait has not begun. While any is overdue, the
+    /// next look is a second from `now`.
+    package mutating func overdue(_ listed: [ListedJob], at now: UInt64) -> [ListedJob] {
+        self.listed(listed, createdBy: now)
         var found: [ListedJob] = []
-        for job in jobs {
-            guard let began = since[job.id], now >= began &+ notice else { continue }
+        for (index, job) in listed.enumerated() {
+            guard now >= jobs[index].since &+ notice else { continue }
             if job.type == "start", job.state == "running", !Self.waitsForAPerson(job.unit) {
                 found.append(job)
             } else {
-                since[job.id] = now
+                jobs[index].since = now
             }
         }
         nextLook = found.isEmpty ? nil : now &+ 1_000_000_000
-        return found.sorted { (since[$0.id] ?? 0, $0.id) < (since[$1.id] ?? 0, $1.id) }
+        return found
+    }
+
+    /// The job of `candidates` that has waited longest and past the notice at `now` (the
+    /// lower id of two that began together), or nil.
+    package func oldest(of candidates: [ListedJob], at now: UInt64) -> ListedJob? {
+        var best: (job: ListedJob, since: UInt64)?
+        for job in candidates {
+            guard let began = since(job.id), now >= began &+ notice else { continue }
+            if let current = best, current.since < began || (current.since == began && current.job.id < job.id) { continue }
+            best = (job, began)
+        }
+        return best?.job
     }
 
     /// Gauge's own units, whose jobs run while they wait for a person (the failure screen's
@@ -114,14 +134,9 @@ package struct StartJobWaits: Sendable {
     /// `job` began to run at `began` (its unit left the inactive state then), later than
     /// it was queued: its wait counts from then.
     package mutating func began(_ job: UInt32, at began: UInt64) {
-        guard let queued = since[job], began > queued else { return }
-        since[job] = began
-    }
-
-    /// Whether `job` has waited past the notice at `now`.
-    package func isOverdue(_ job: UInt32, at now: UInt64) -> Bool {
-        guard let began = since[job] else { return false }
-        return now >= began &+ notice
+        for index in jobs.indices where jobs[index].id == job && began > jobs[index].since {
+            jobs[index].since = began
+        }
     }
 
     /// `job` is the one the message shows now (nil: none is). With none, and none overdue
@@ -129,12 +144,12 @@ package struct StartJobWaits: Sendable {
     /// first to reach the notice rather than coming each second.
     package mutating func show(_ job: UInt32?, at now: UInt64) {
         shown = job
-        if job == nil, since.values.allSatisfy({ now < $0 &+ notice }) { nextLook = nil }
+        if job == nil, jobs.allSatisfy({ now < $0.since &+ notice }) { nextLook = nil }
     }
 
     /// How long `job` has waited at `now`, in seconds.
     package func waited(_ job: UInt32, at now: UInt64) -> Double {
-        guard let began = since[job], now > began else { return 0 }
+        guard let began = since(job), now > began else { return 0 }
         return Double(now - began) / 1e9
     }
 

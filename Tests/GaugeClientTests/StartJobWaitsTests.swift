@@ -38,8 +38,9 @@ import Testing
         waits.added(3, at: 20 * second)
         #expect(waits.nextCheck() == 70 * second)
         let now = 70 * second
-        let overdue = waits.overdue([job(1, "running"), job(2, "waiting"), job(3, "running")], at: now)
+        let overdue = waits.overdue([job(3, "running"), job(2, "waiting"), job(1, "running")], at: now)
         #expect(overdue.map(\.id) == [1], "job 3 is 50 s old, job 2 only waits")
+        #expect(waits.oldest(of: overdue, at: now)?.id == 1)
         waits.show(1, at: now)
         #expect(waits.waited(1, at: now) == 60)
         #expect(waits.nextCheck() == 71 * second)
@@ -52,7 +53,7 @@ import Testing
         #expect(later.map(\.id) == [3])
         // Job 3's unit began to run at 30 s (it waited before): 50 s, not overdue yet.
         waits.began(3, at: 30 * second)
-        #expect(!waits.isOverdue(3, at: 80 * second))
+        #expect(waits.oldest(of: later, at: 80 * second) == nil)
         waits.show(nil, at: 80 * second)
         #expect(waits.nextCheck() == 90 * second, "the next look when job 3 reaches the notice, not each second")
         let removedOther = waits.removed(3)

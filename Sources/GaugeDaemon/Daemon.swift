@@ -556,7 +556,7 @@ package final class Daemon {
             noteMessage(message)
         case .theme(let settings): return applyTheme(settings)
         case .failure(let title):
-            throttled.info("failure", "a client put up the failure screen")
+            log.info("a client put up the failure screen")
             screen.showFailure(title: title)
             keyWait.forgetKept()
             holdBootEstimate()

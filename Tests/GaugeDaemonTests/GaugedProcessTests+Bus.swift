@@ -94,6 +94,16 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
         interface: "org.freedesktop.systemd1.Manager", properties: ["Progress:d", "SystemState:s", "NFailedUnits:u"])
 }
 
+/// systemd's Manager during a boot, for `gaugectl systemd --waits`: its jobs, unit objects
+/// and job signals replayed by the test.
+private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
+    let manager = try ReplayService(
+        bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
+        interface: "org.freedesktop.systemd1.Manager", properties: ["UnitsLoadFinishTimestampMonotonic:t", "SystemState:s"])
+    try manager.send("set", "SystemState", "starting")
+    return manager
+}
+
 @Suite struct GaugedBusSourceTests {
     @Test func systemdBootFollowsProgressWithoutGoingBackAndEndsDegraded() throws {
         let bus = try PrivateBus()
@@ -176,11 +186,7 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
     /// others, and clears the message when the job ends; it ends with the boot.
     @Test func systemdWaitsNameTheStartJobTheBootWaitsFor() throws {
         let bus = try PrivateBus()
-        let manager = try ReplayService(
-            bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
-            interface: "org.freedesktop.systemd1.Manager",
-            properties: ["UnitsLoadFinishTimestampMonotonic:t", "SystemState:s"])
-        try manager.send("set", "SystemState", "starting")
+        let manager = try systemdBooting(bus)
         let disk = "/org/freedesktop/systemd1/unit/dev_2ddisk_2dby_5cx2duuid_2d1234_2edevice"
         let local = "/org/freedesktop/systemd1/unit/local_2dfs_2etarget"
         try manager.send("unit", disk, "/dev/disk/by-uuid/1234", "90000000", "0")
@@ -217,11 +223,7 @@ private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
     /// a key, it would otherwise take for what the boot waits for).
     @Test func systemdWaitsEndWhenTheBootGoesToEmergencyMode() throws {
         let bus = try PrivateBus()
-        let manager = try ReplayService(
-            bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
-            interface: "org.freedesktop.systemd1.Manager",
-            properties: ["UnitsLoadFinishTimestampMonotonic:t", "SystemState:s"])
-        try manager.send("set", "SystemState", "starting")
+        let manager = try systemdBooting(bus)
         let disk = "/org/freedesktop/systemd1/unit/dev_2dsdb_2edevice"
         try manager.send("unit", disk, "/dev/sdb", "0", "0")
         try manager.send("job", "7", "dev-sdb.device", "start", "running", disk)

@@ -56,6 +56,8 @@ enum SystemdWaitsCommand {
         var waits: StartJobWaits
         var bus: BusConnection?
         private let session: DaemonSession
+        /// The jobs whose unit's start time was read: it does not change while the job runs.
+        private var startTimesRead: [UInt32] = []
         /// The unit named last, its description and time limit (seconds), read once.
         private var described: (unit: String, description: String, limit: Double?)?
 
@@ -109,7 +111,8 @@ enum SystemdWaitsCommand {
             guard let due = waits.nextCheck(), now >= due, let bus else { return }
             do throws(BusFailure) {
                 let overdue = waits.overdue(try bus.listJobs(), at: now)
-                for job in overdue {
+                for job in overdue where !startTimesRead.contains(job.id) {
+                    startTimesRead.append(job.id)
                     let began = (try? bus.uint64("InactiveExitTimestampMonotonic", path: job.unitPath, interface: unitInterface)) ?? 0
                     if began > 0 { waits.began(job.id, at: began &* 1000) }
                 }

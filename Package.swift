@@ -55,8 +55,9 @@ let package = Package(
         .executableTarget(name: "gauge-dbus-replay", dependencies: ["CSystemd"], path: "Tests/DBusReplay"),
 
         .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
-        // gaugectl: its translators, and the built executable against fake daemons.
+        // gaugectl, the built executable against fake daemons.
         .testTarget(name: "GaugeClientTests", dependencies: ["GaugeProtocol", "GaugeTranslators"]),
+        .testTarget(name: "GaugeTranslatorsTests", dependencies: ["GaugeProtocol", "GaugeTranslators"]),
         .testTarget(
             name: "GaugeRenderTests",
             dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay"],

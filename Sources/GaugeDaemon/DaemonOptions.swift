@@ -165,7 +165,6 @@ package struct DaemonOptions: Equatable, Sendable {
                 inline = String(name[name.index(after: eq)...])
                 name = String(name[..<eq])
             }
-        if let themes = environment["GAUGE_THEMES"], !themes.isEmpty { options.themesDirectory = themes }
             switch name {
             case "-h", "--help": return .help
             case "--version": return inline == nil ? .version : .error("--version takes no value")

@@ -12,14 +12,14 @@ struct PlymouthAnswers {
     /// Asks up to `tries` times while `command` refuses the answer (cached passwords
     /// first, as Plymouth's client does for a command).
     func password(prompt: String?, command: String?, tries: Int) -> Int32 {
-        if let command, case .answers(var cached)? = session.request(UInt8(ascii: "c")) {
+        if let command, case .answers(var cached)? = session.request(.cachedPassword) {
             defer { for index in cached.indices { Self.zero(&cached[index]) } }
             for answer in cached where Self.run(command, input: answer) == 0 { return 0 }
         }
         var left = tries
         while true {
             var answer: [UInt8]
-            switch ask(UInt8(ascii: "*"), prompt: prompt, echo: false) {
+            switch ask(.password, prompt: prompt, echo: false) {
             case .answer(let bytes): answer = bytes
             case .noAnswer:
                 // Cancelled at the screen: the command may still ask for itself.
@@ -36,7 +36,7 @@ struct PlymouthAnswers {
 
     func question(prompt: String?, command: String?) -> Int32 {
         var answer: [UInt8]
-        switch ask(UInt8(ascii: "W"), prompt: prompt, echo: true) {
+        switch ask(.question, prompt: prompt, echo: true) {
         case .answer(let bytes): answer = bytes
         case .noAnswer: return 1
         case .failed(let status): return status
@@ -55,7 +55,7 @@ struct PlymouthAnswers {
     }
 
     /// Asks the daemon; where it refuses to ask on the screen, asks on the terminal.
-    private func ask(_ request: UInt8, prompt: String?, echo: Bool) -> Asked {
+    private func ask(_ request: PlymouthRequest.Kind, prompt: String?, echo: Bool) -> Asked {
         switch session.request(request, prompt) {
         case .answer(let bytes)?: return .answer(bytes)
         case .nak?:

@@ -85,9 +85,9 @@ final class PlymouthSessionClient {
 
     /// Sends a request and waits for its reply; nil when the daemon went away first or
     /// answered outside the protocol.
-    func request(_ command: UInt8, _ argument: String? = nil) -> PlymouthResponse? {
+    func request(_ kind: PlymouthRequest.Kind, _ argument: String? = nil) -> PlymouthResponse? {
         do throws(ConnectionFailure) {
-            try DaemonConnection.send(PlymouthRequest.encode(command, text: argument), on: fd, path: path, deadline: forever)
+            try DaemonConnection.send(PlymouthRequest.encode(kind, text: argument), on: fd, path: path, deadline: forever)
             while true {
                 if let decoded = PlymouthResponse.decode(received[...]) {
                     guard case .success(let (reply, count)) = decoded else { return nil }
@@ -102,8 +102,8 @@ final class PlymouthSessionClient {
     }
 
     /// ACK: 0; NAK: 1; gone: 2, as Plymouth's client exits.
-    func simple(_ command: UInt8, _ argument: String? = nil) -> Int32 {
-        switch request(command, argument) {
+    func simple(_ kind: PlymouthRequest.Kind, _ argument: String? = nil) -> Int32 {
+        switch request(kind, argument) {
         case .ack?: return 0
         case nil: return Self.disconnected()
         default: return 1
@@ -118,28 +118,28 @@ final class PlymouthSessionClient {
 
     func run(_ action: PlymouthAction) -> Int32 {
         switch action {
-        case .ping: return simple(UInt8(ascii: "P"))
-        case .hasActiveVT: return simple(UInt8(ascii: "V"))
-        case .sysinit: return simple(UInt8(ascii: "S"))
-        case .showSplash: return simple(UInt8(ascii: "$"))
-        case .hideSplash: return simple(UInt8(ascii: "H"))
-        case .deactivate: return simple(UInt8(ascii: "D"))
-        case .reactivate: return simple(UInt8(ascii: "r"))
-        case .pauseProgress: return simple(UInt8(ascii: "A"))
-        case .unpauseProgress: return simple(UInt8(ascii: "a"))
-        case .reportError: return simple(UInt8(ascii: "!"))
+        case .ping: return simple(.ping)
+        case .hasActiveVT: return simple(.hasActiveVT)
+        case .sysinit: return simple(.sysinit)
+        case .showSplash: return simple(.showSplash)
+        case .hideSplash: return simple(.hideSplash)
+        case .deactivate: return simple(.deactivate)
+        case .reactivate: return simple(.reactivate)
+        case .pauseProgress: return simple(.pauseProgress)
+        case .unpauseProgress: return simple(.unpauseProgress)
+        case .reportError: return simple(.reportError)
         case .quit(let retain):
             // The argument is one byte, 1 to keep the splash on screen, and its NUL.
-            return simple(UInt8(ascii: "Q"), retain ? "\u{01}" : "")
-        case .update(let status): return simple(UInt8(ascii: "U"), status)
-        case .changeMode(let mode): return simple(UInt8(ascii: "C"), mode)
-        case .systemUpdate(let progress): return simple(UInt8(ascii: "u"), "\(progress)")
-        case .newRoot(let directory): return simple(UInt8(ascii: "R"), directory)
-        case .displayMessage(let text): return simple(UInt8(ascii: "M"), text)
-        case .hideMessage(let text): return simple(UInt8(ascii: "m"), text)
-        case .ignoreKeystroke(let keys): return simple(UInt8(ascii: "L"), keys)
+            return simple(.quit, retain ? "\u{01}" : "")
+        case .update(let status): return simple(.update, status)
+        case .changeMode(let mode): return simple(.changeMode, mode)
+        case .systemUpdate(let progress): return simple(.systemUpdate, "\(progress)")
+        case .newRoot(let directory): return simple(.newRoot, directory)
+        case .displayMessage(let text): return simple(.displayMessage, text)
+        case .hideMessage(let text): return simple(.hideMessage, text)
+        case .ignoreKeystroke(let keys): return simple(.ignoreKeystroke, keys)
         case .watchKeystroke(let keys, let command):
-            switch request(UInt8(ascii: "K"), keys) {
+            switch request(.watchKeystroke, keys) {
             case .answer(let key)?: return PlymouthAnswers.deliver(key, to: command)
             case nil: return Self.disconnected()
             default: return 1
@@ -153,9 +153,9 @@ final class PlymouthSessionClient {
 
     /// Plymouth's client pauses the bar while a question waits unless told not to.
     private func withProgressPaused(_ pauses: Bool, _ body: () -> Int32) -> Int32 {
-        if pauses, request(UInt8(ascii: "A")) == nil { return 2 }
+        if pauses, request(.pauseProgress) == nil { return 2 }
         let status = body()
-        if pauses { _ = request(UInt8(ascii: "a")) }
+        if pauses { _ = request(.unpauseProgress) }
         return status
     }
 

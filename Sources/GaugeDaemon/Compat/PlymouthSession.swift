@@ -55,7 +55,6 @@ import GaugeSystem
 package struct PlymouthSession: Sendable {
     package static let ack = PlymouthReply.ackByte
     package static let nak = PlymouthReply.nakByte
-    static let argumentMarker = PlymouthRequest.argumentMarker
 
     package var authorized: Bool
     /// The peer is root: only root may move the daemon into a new root (`R`).
@@ -95,66 +94,67 @@ package struct PlymouthSession: Sendable {
 
     /// The answer, requests and log lines for one request.
     package func answer(_ frame: PlymouthFrame, messages: inout PlymouthMessages) -> CompatOutput {
-        answer(frame.command, frame.argument, messages: &messages)
+        guard authorized else {
+            return CompatOutput(reply: [Self.nak], logs: ["refused \(frame.name) from an unauthorized client"])
+        }
+        guard let kind = frame.kind else {
+            return CompatOutput(reply: [Self.nak], logs: ["unknown request \(frame.name)"])
+        }
+        return answer(kind, frame.argument, messages: &messages)
     }
 
-    private func answer(_ command: UInt8, _ argument: [UInt8]?, messages: inout PlymouthMessages) -> CompatOutput {
-        let name = Self.describe(command)
-        guard authorized else {
-            return CompatOutput(reply: [Self.nak], logs: ["refused \(name) from an unauthorized client"])
-        }
+    private func answer(_ kind: PlymouthRequest.Kind, _ argument: [UInt8]?, messages: inout PlymouthMessages) -> CompatOutput {
         let text = argument.map { CompatText.clean($0) } ?? ""
-        if let output = answerQuestion(command, argument, text: text, name: name) { return output }
+        if let output = answerQuestion(kind, argument, text: text) { return output }
         var requests: [Request] = []
         var logs: [String] = []
         var reply = Self.ack
-        switch command {
-        case UInt8(ascii: "P"), UInt8(ascii: "S"), UInt8(ascii: "!"):
+        switch kind {
+        case .ping, .sysinit, .reportError:
             break
-        case UInt8(ascii: "A"), UInt8(ascii: "a"):
+        case .pauseProgress, .unpauseProgress:
             var output = CompatOutput(reply: [reply])
-            output.pausesProgress = command == UInt8(ascii: "A")
+            output.pausesProgress = kind == .pauseProgress
             return output
-        case UInt8(ascii: "U"):
+        case .update:
             if !text.isEmpty { requests.append(.step(text)) }
-        case UInt8(ascii: "C"):
+        case .changeMode:
             if let title = modeTitles.title(for: text) {
                 requests.append(.title(title))
                 requests += messages.updates.changeMode(text, showing: messages.displayed.last)
             } else {
                 logs.append("unknown mode \(CompatText.quoted(text)) ignored")
             }
-        case UInt8(ascii: "u"):
+        case .systemUpdate:
             if let value = Self.percent(text) {
                 requests += messages.updates.isActive
                     ? messages.updates.progress(value) : [.progress(Double(value), message: nil)]
             } else {
                 logs.append("system-update progress \(CompatText.quoted(text)) is not an integer 0-100")
             }
-        case UInt8(ascii: "M"):
+        case .displayMessage:
             requests += messages.updates.message(messages.display(text))
-        case UInt8(ascii: "m"):
+        case .hideMessage:
             requests += messages.updates.message(messages.hide(text))
-        case UInt8(ascii: "$"):
+        case .showSplash:
             requests.append(.show)
-        case UInt8(ascii: "H"):
+        case .hideSplash:
             requests.append(.hide)
-        case UInt8(ascii: "D"):
+        case .deactivate:
             requests.append(.deactivate)
-        case UInt8(ascii: "r"):
+        case .reactivate:
             requests.append(.reactivate)
-        case UInt8(ascii: "R"):
+        case .newRoot:
             switch newRoot(text) {
             case .success(let request): requests.append(request)
             case .failure(let problem): (reply, logs) = (Self.nak, [problem.text])
             }
-        case UInt8(ascii: "Q"):
+        case .quit:
             requests.append(.quit(retain: (argument?.first ?? 0) != 0))
-        case UInt8(ascii: "V"):
+        case .hasActiveVT:
             if !hasActiveVT { reply = Self.nak }
-        default:
-            reply = Self.nak
-            logs.append("unknown request \(name)")
+        case .password, .cachedPassword, .question, .watchKeystroke, .ignoreKeystroke:
+            break  // answerQuestion answered them
         }
         return CompatOutput(requests: requests, reply: [reply], logs: logs)
     }
@@ -162,32 +162,33 @@ package struct PlymouthSession: Sendable {
     /// The questions and keystroke watches (nil for any other command): asked on the
     /// screen with `asks` and of root alone; without it refused, and the console lent to
     /// the caller for its own prompt.
-    private func answerQuestion(_ command: UInt8, _ argument: [UInt8]?, text: String, name: String) -> CompatOutput? {
-        switch command {
-        case UInt8(ascii: "*") where asks && !rootPeer, UInt8(ascii: "W") where asks && !rootPeer,
-            UInt8(ascii: "K") where asks && !rootPeer:
+    private func answerQuestion(_ kind: PlymouthRequest.Kind, _ argument: [UInt8]?, text: String) -> CompatOutput? {
+        let name = kind.name
+        switch kind {
+        case .password where asks && !rootPeer, .question where asks && !rootPeer,
+            .watchKeystroke where asks && !rootPeer:
             // What is typed at the boot screen (a disk's passphrase) goes to root alone.
             return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may ask at the screen"])
-        case UInt8(ascii: "L") where asks && !rootPeer:
+        case .ignoreKeystroke where asks && !rootPeer:
             // Every keystroke watch is root's: another peer has none to end.
             return CompatOutput(reply: [Self.nak], logs: ["\(name) refused: only root may end root's keystroke watches"])
-        case UInt8(ascii: "*") where asks:
+        case .password where asks:
             return CompatOutput(ask: .password(prompt: text))
-        case UInt8(ascii: "W") where asks:
+        case .question where asks:
             return CompatOutput(ask: .question(prompt: text))
-        case UInt8(ascii: "c") where asks:
+        case .cachedPassword where asks:
             return CompatOutput(reply: PlymouthReply.noAnswer)
-        case UInt8(ascii: "K") where asks:
+        case .watchKeystroke where asks:
             return CompatOutput(ask: .watchKeystroke(keys: argument))
-        case UInt8(ascii: "L"):
+        case .ignoreKeystroke:
             return asks ? CompatOutput(reply: [Self.ack], ask: .ignoreKeystroke(keys: argument)) : CompatOutput(reply: [Self.ack])
-        case UInt8(ascii: "*"), UInt8(ascii: "c"), UInt8(ascii: "W"):
+        case .password, .cachedPassword, .question:
             var output = CompatOutput(reply: [Self.nak], logs: [
                 "\(name) refused (questions are asked on the screen only with gauge.ask=1); the console gets the screen for the caller's own prompt",
             ])
             output.lendsConsole = true
             return output
-        case UInt8(ascii: "K"):
+        case .watchKeystroke:
             return CompatOutput(reply: [Self.nak], logs: ["\(name) refused (Gauge reads no keys)"])
         default:
             return nil
@@ -207,23 +208,6 @@ package struct PlymouthSession: Sendable {
     private static func percent(_ text: String) -> Int? {
         guard let value = DecimalDigits.value(text, maxDigits: 3), value <= 100 else { return nil }
         return Int(value)
-    }
-
-    private static func describe(_ command: UInt8) -> String {
-        let names: [UInt8: String] = [
-            UInt8(ascii: "P"): "ping", UInt8(ascii: "U"): "update", UInt8(ascii: "C"): "change-mode",
-            UInt8(ascii: "u"): "system-update", UInt8(ascii: "S"): "sysinit", UInt8(ascii: "D"): "deactivate",
-            UInt8(ascii: "r"): "reactivate", UInt8(ascii: "Q"): "quit", UInt8(ascii: "*"): "password request",
-            UInt8(ascii: "c"): "cached password request", UInt8(ascii: "W"): "question",
-            UInt8(ascii: "M"): "display-message", UInt8(ascii: "m"): "hide-message",
-            UInt8(ascii: "K"): "watch-keystroke", UInt8(ascii: "L"): "ignore-keystroke",
-            UInt8(ascii: "A"): "pause-progress", UInt8(ascii: "a"): "unpause-progress",
-            UInt8(ascii: "$"): "show-splash", UInt8(ascii: "H"): "hide-splash", UInt8(ascii: "R"): "newroot",
-            UInt8(ascii: "V"): "has-active-vt", UInt8(ascii: "!"): "report-error",
-        ]
-        if let name = names[command] { return name }
-        let hex = String(command, radix: 16, uppercase: true)
-        return "0x" + (hex.count < 2 ? "0" : "") + hex
     }
 }
 
@@ -285,50 +269,4 @@ package struct PlymouthMessages: Equatable, Sendable {
         displayed.remove(at: index)
         return wasShown ? [.message(displayed.last ?? "")] : []
     }
-}
-
-/// One Plymouth request as it came off the wire.
-package struct PlymouthFrame: Equatable, Sendable {
-    package var command: UInt8
-    /// The argument up to its first NUL; nil when the request has none.
-    package var argument: [UInt8]?
-}
-
-/// Splits a Plymouth connection's bytes into requests (see `PlymouthSession` for the
-/// format). A request is at most 258 bytes, so little is held back.
-package struct PlymouthFrameDecoder: MessageDecoder, Sendable {
-    private var pending: [UInt8] = []
-    private var start = 0
-
-    package init() {}
-
-    package var pendingByteCount: Int { pending.count - start }
-
-    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        if start > 0 {
-            pending.removeFirst(start)
-            start = 0
-        }
-        pending.append(contentsOf: bytes)
-    }
-
-    package mutating func next() -> PlymouthFrame? {
-        let bytes = pending[start...]
-        guard bytes.count >= 2 else { return nil }
-        let first = bytes.startIndex
-        let command = bytes[first]
-        guard bytes[first + 1] == PlymouthSession.argumentMarker else {
-            start += 2
-            return PlymouthFrame(command: command, argument: nil)
-        }
-        guard bytes.count >= 3 else { return nil }
-        let size = Int(bytes[first + 2])
-        guard bytes.count >= 3 + size else { return nil }
-        let body = bytes[(first + 3)..<(first + 3 + size)]
-        start += 3 + size
-        return PlymouthFrame(command: command, argument: Array(body.prefix { $0 != 0 }))
-    }
-
-    /// An unfinished request at the end of the stream is dropped, as plymouthd drops it.
-    package mutating func finish() -> PlymouthFrame? { nil }
 }

@@ -5,7 +5,7 @@ import GaugeProtocol
 extension FuzzTarget {
     static let encodings = FuzzTarget(
         name: "encodings",
-        summary: "requests, replies, theme settings and numbers built from the input: "
+        summary: "requests, replies, theme settings, numbers and Plymouth requests built from the input: "
             + "parse(encode(x)) == x, one line each, the framer splits the encoded line back out",
         maxLength: 3000, dictionary: ["\"", "\\", " ", "\t", "=", "/", "-", "é", "\u{2028}"],
         seeds: { (0..<24).map { kind in [UInt8(kind)] + Array("abc def \"q\" \\ /x".utf8) } + [[0, 0, 0, 0, 0, 0, 0, 0]] }
@@ -36,11 +36,38 @@ extension FuzzTarget {
                 try check(value == number, "\(number) is written \(text), which reads back as \(String(describing: value))")
                 try check(!text.contains("e") && !text.contains("E"), "\(number) is written with an exponent: \(text)")
             }
+
+            try Encodings.checkPlymouthRequest(&reader)
         }
     }
 }
 
 enum Encodings {
+    /// A Plymouth request built from the input reads back as its kind and its argument:
+    /// whole up to its first NUL, or cut at a character's start when longer than the
+    /// protocol carries.
+    static func checkPlymouthRequest(_ reader: inout FuzzReader) throws(FuzzFailure) {
+        let kinds = PlymouthRequest.Kind.allCases
+        let kind = kinds[reader.below(kinds.count)]
+        let argument = reader.bool() ? reader.bytes(maxBytes: 300) : nil
+        let wire = PlymouthRequest.encode(kind, argument)
+        var decoder = PlymouthFrameDecoder()
+        let split = reader.below(wire.count)
+        wire[..<split].withUnsafeBytes { decoder.append($0) }
+        let early = decoder.next()
+        try check(early == nil, "\(wire) cut after \(split) bytes reads as \(String(describing: early))")
+        wire[split...].withUnsafeBytes { decoder.append($0) }
+        let frame = decoder.next()
+        try check(frame?.kind == kind, "\(kind) encodes as \(wire), which reads back as \(String(describing: frame))")
+        try check(decoder.pendingByteCount == 0, "\(wire) leaves \(decoder.pendingByteCount) bytes behind")
+        guard let argument else { return try check(frame?.argument == nil, "\(kind) without an argument reads back with one") }
+        let sent = Array(argument.prefix { $0 != 0 })
+        let read = frame?.argument ?? []
+        try check(read.count <= PlymouthRequest.maxArgumentBytes && sent.starts(with: read),
+                  "the argument \(sent) reads back as \(read)")
+        if sent.count <= PlymouthRequest.maxArgumentBytes { try check(read == sent, "the argument \(sent) reads back as \(read)") }
+    }
+
     /// Text a request may carry: no control character but tab.
     static func text(_ reader: inout FuzzReader, maxBytes: Int = 200) -> String {
         reader.text(maxBytes: maxBytes, excluding: Request.isForbiddenControl)

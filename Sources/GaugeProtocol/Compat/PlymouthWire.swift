@@ -5,13 +5,68 @@
 /// A request is a command byte, then `\0` when it has no argument, or `\x02`, a length
 /// byte N and N bytes: the argument and its NUL (so an argument has at most 254 bytes).
 package enum PlymouthRequest {
+    /// The request kinds by their command byte, as `ply-boot-protocol.h` names them.
+    package enum Kind: UInt8, CaseIterable, Sendable {
+        case ping = 0x50                // P
+        case update = 0x55              // U
+        case changeMode = 0x43          // C
+        case systemUpdate = 0x75        // u
+        case sysinit = 0x53             // S
+        case deactivate = 0x44          // D
+        case reactivate = 0x72          // r
+        case quit = 0x51                // Q
+        case password = 0x2A            // *
+        case cachedPassword = 0x63      // c
+        case question = 0x57            // W
+        case displayMessage = 0x4D      // M
+        case hideMessage = 0x6D         // m
+        case watchKeystroke = 0x4B      // K
+        case ignoreKeystroke = 0x4C     // L
+        case pauseProgress = 0x41       // A
+        case unpauseProgress = 0x61     // a
+        case showSplash = 0x24          // $
+        case hideSplash = 0x48          // H
+        case newRoot = 0x52             // R
+        case hasActiveVT = 0x56         // V
+        case reportError = 0x21         // !
+
+        /// The request's name in log lines (the `plymouth` command's word for it).
+        package var name: String {
+            switch self {
+            case .ping: "ping"
+            case .update: "update"
+            case .changeMode: "change-mode"
+            case .systemUpdate: "system-update"
+            case .sysinit: "sysinit"
+            case .deactivate: "deactivate"
+            case .reactivate: "reactivate"
+            case .quit: "quit"
+            case .password: "password request"
+            case .cachedPassword: "cached password request"
+            case .question: "question"
+            case .displayMessage: "display-message"
+            case .hideMessage: "hide-message"
+            case .watchKeystroke: "watch-keystroke"
+            case .ignoreKeystroke: "ignore-keystroke"
+            case .pauseProgress: "pause-progress"
+            case .unpauseProgress: "unpause-progress"
+            case .showSplash: "show-splash"
+            case .hideSplash: "hide-splash"
+            case .newRoot: "newroot"
+            case .hasActiveVT: "has-active-vt"
+            case .reportError: "report-error"
+            }
+        }
+    }
+
     package static let argumentMarker: UInt8 = 0x02
     /// The longest argument a request can carry (its length byte counts the NUL too).
     package static let maxArgumentBytes = 254
 
     /// The request's bytes; an argument longer than `maxArgumentBytes` is cut at the last
     /// whole UTF-8 character that fits.
-    package static func encode(_ command: UInt8, _ argument: [UInt8]? = nil) -> [UInt8] {
+    package static func encode(_ kind: Kind, _ argument: [UInt8]? = nil) -> [UInt8] {
+        let command = kind.rawValue
         guard var argument else { return [command, 0] }
         if argument.count > maxArgumentBytes {
             var end = maxArgumentBytes
@@ -23,9 +78,71 @@ package enum PlymouthRequest {
         return [command, argumentMarker, UInt8(argument.count + 1)] + argument + [0]
     }
 
-    package static func encode(_ command: UInt8, text: String?) -> [UInt8] {
-        encode(command, text.map { Array($0.utf8) })
+    package static func encode(_ kind: Kind, text: String?) -> [UInt8] {
+        encode(kind, text.map { Array($0.utf8) })
     }
+}
+
+/// One Plymouth request as it came off the wire.
+package struct PlymouthFrame: Equatable, Sendable {
+    package var command: UInt8
+    /// The argument up to its first NUL; nil when the request has none.
+    package var argument: [UInt8]?
+
+    package init(command: UInt8, argument: [UInt8]?) {
+        self.command = command
+        self.argument = argument
+    }
+
+    /// The request's kind; nil for a byte Plymouth's protocol does not know.
+    package var kind: PlymouthRequest.Kind? { PlymouthRequest.Kind(rawValue: command) }
+
+    /// The kind's name, or the byte in hex ("0x7F") for an unknown one.
+    package var name: String {
+        if let kind { return kind.name }
+        let hex = String(command, radix: 16, uppercase: true)
+        return "0x" + (hex.count < 2 ? "0" : "") + hex
+    }
+}
+
+/// Splits a Plymouth connection's bytes into requests, as `PlymouthRequest.encode` writes
+/// them (plymouthd reads any second byte other than `\x02` as "no argument"; so does this).
+/// A request is at most 258 bytes, so little is held back.
+package struct PlymouthFrameDecoder: MessageDecoder, Sendable {
+    private var pending: [UInt8] = []
+    private var start = 0
+
+    package init() {}
+
+    package var pendingByteCount: Int { pending.count - start }
+
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if start > 0 {
+            pending.removeFirst(start)
+            start = 0
+        }
+        pending.append(contentsOf: bytes)
+    }
+
+    package mutating func next() -> PlymouthFrame? {
+        let bytes = pending[start...]
+        guard bytes.count >= 2 else { return nil }
+        let first = bytes.startIndex
+        let command = bytes[first]
+        guard bytes[first + 1] == PlymouthRequest.argumentMarker else {
+            start += 2
+            return PlymouthFrame(command: command, argument: nil)
+        }
+        guard bytes.count >= 3 else { return nil }
+        let size = Int(bytes[first + 2])
+        guard bytes.count >= 3 + size else { return nil }
+        let body = bytes[(first + 3)..<(first + 3 + size)]
+        start += 3 + size
+        return PlymouthFrame(command: command, argument: Array(body.prefix { $0 != 0 }))
+    }
+
+    /// An unfinished request at the end of the stream is dropped, as plymouthd drops it.
+    package mutating func finish() -> PlymouthFrame? { nil }
 }
 
 /// Plymouth's replies beyond ACK and NAK, byte for byte as plymouthd writes them.

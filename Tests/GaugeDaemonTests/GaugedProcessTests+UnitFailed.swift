@@ -57,7 +57,10 @@ import Testing
         let journalctl = directory.appending("journalctl"), systemctl = directory.appending("systemctl")
         return try FailureScript(
             "integration/gauge-boot-failed", ["unit", unit], daemon: daemon,
-            environment: ["JOURNALCTL": journalctl, "SYSTEMCTL": systemctl, "GAUGE_CONSOLE": directory.appending("console")],
+            environment: [
+                "JOURNALCTL": journalctl, "SYSTEMCTL": systemctl, "GAUGE_CONSOLE": directory.appending("console"),
+                "GAUGE_UNIT_LOCK": directory.appending("unit-failed.lock"),
+            ],
             executables: [(journalctl, Self.journalctl), (systemctl, Self.systemctl(directory))], tag: tag)
     }
 
@@ -185,6 +188,29 @@ import Testing
             """)
         let asked = try String(contentsOfFile: daemon.directory.appending("systemctl.log"), encoding: .utf8)
         #expect(!asked.contains("list-units"), "\(asked)")
+    }
+
+    @Test func ourScreenPutUpBeforeTheScriptStillWaitsForTheKey() throws {
+        // gauged-waits puts the screen up the moment systemd queues the handler; the
+        // script then finds it up with nobody waiting for its key, and waits itself.
+        let daemon = try GaugedProcess(display: "memory:640x480")
+        try "example.service loaded failed failed Example example\n".write(
+            toFile: daemon.directory.appending("failed"), atomically: true, encoding: .utf8)
+        #expect(try gaugectl(["--socket", daemon.socketPath, "failure", "--title", Self.title, "example.service failed"]).status == 0)
+        let script = try unitFailed(daemon)
+        defer { script.stop() }
+        _ = try daemon.waitForStatus { $0.failure?.lines == 2 }
+        waitForKeyWait(script)
+        #expect(script.calls.hasPrefix("""
+            --no-wait --timeout 5 status --json
+            --no-wait --timeout 5 message Press Enter to continue, or R to restart
+            --no-wait --timeout 5 failure --title \(Self.title) --details - example.service exited with status 3 (Example example)
+
+            """), "\(script.calls)")
+        try #require(script.calls.hasSuffix("wait-key\n"), "nobody waits for the key: \(script.calls)")
+        try script.press("enter")
+        #expect(script.waitForExit())
+        #expect(try daemon.status().failure == nil)
     }
 
     @Test func anotherFailureScreenIsLeftAlone() throws {

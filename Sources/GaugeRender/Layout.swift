@@ -5,7 +5,8 @@
 /// Each element gets room for the most it can show: the title one line, the message two,
 /// the bar's row the tallest of the bar, the success/failure mark and the indicator, the
 /// question its prompt, field and Caps Lock notice. When the screen is too small for
-/// all of it the layout gives way in this order, and says so in `notes`: the box style's panel widens to the safe area before its text is cut
+/// all of it the layout gives way in this order, and says so in `notes` (one line for the
+/// scale and gaps): the box style's panel widens to the safe area before its text is cut
 /// (`Scene`), the logo shrinks (and goes when its shorter side would be under 16 pixels;
 /// the box's panel moves down to give it room), the gaps between
 /// elements narrow, the whole look is drawn at a smaller scale (down to 0.5), and at
@@ -61,7 +62,7 @@ struct Layout: Equatable {
     /// The slot a question (prompt, field, notice) is laid out in.
     let question: Rect
     /// Where the logo is drawn (empty: none, or no room), and whether it stays while a
-    /// question shows (it goes when the question needs its room).
+    /// question shows (it goes when the question needs its room; `Scene.questionNote`).
     let logo: Rect
     let logoWhileAsking: Bool
     /// What was shrunk or dropped to make everything fit, one line each, for the log.
@@ -133,7 +134,6 @@ struct Layout: Equatable {
         self.logo = logo
         self.question = question
         logoWhileAsking = !question.isEmpty && !logo.intersects(question.insetBy(dx: 0, dy: -plan.gap))
-        if !logoWhileAsking, !logo.isEmpty { notes.append("logo hidden while a question shows: no room for both on \(width)x\(height)") }
         self.notes = notes
     }
 
@@ -156,9 +156,10 @@ struct Layout: Equatable {
                             drop: [], below: below)
             if plan.fits {
                 chosen = plan
-                if attempt.gaps < 1 { notes.append("gaps between elements narrowed to fit \(width)x\(height)") }
                 if attempt.scale < scale {
-                    notes.append("drawn at scale \(twoDecimals(attempt.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
+                    notes.append("drawn at scale \(twoDecimals(attempt.scale)) instead of \(scale.shortText), gaps narrowed, to fit \(width)x\(height)")
+                } else if attempt.gaps < 1 {
+                    notes.append("gaps between elements narrowed to fit \(width)x\(height)")
                 }
                 break
             }
@@ -173,7 +174,7 @@ struct Layout: Equatable {
                 chosen = plan
                 if plan.fits { break }
             }
-            notes.append("drawn at scale \(twoDecimals(least.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
+            notes.append("drawn at scale \(twoDecimals(least.scale)) instead of \(scale.shortText), gaps narrowed, to fit \(width)x\(height)")
             for element in [Plan.Element.question, .title, .message] where drop.contains(element) {
                 notes.append("\(element.rawValue) dropped: no room on \(width)x\(height)")
             }

@@ -140,6 +140,12 @@ package final class Scene {
     /// What the layout shrank or dropped to fit the screen, and a firmware's logo moved
     /// from where the firmware drew it, one line each, for the log.
     package var layoutNotes: [String] { (logoNote.map { [$0] } ?? []) + layout.notes }
+    /// The scale the layout draws at: `scale`, or less when the screen is too small for it.
+    package var drawnScale: Double { layout.scale }
+    /// What a question showing costs the logo, for the log when one shows (nil: nothing).
+    package var questionNote: String? {
+        logo == nil || layout.logoWhileAsking ? nil : "logo hidden while a question shows: no room for both on \(width)x\(height)"
+    }
     private let logoNote: String?
 
     /// Bytes the frame caches (the bar's phases, indicator frames) hold.

@@ -128,7 +128,8 @@ package final class Daemon {
         pacer = FramePacer(fps: options.fps)
         boot = BootEstimator(historyPath: options.bootHistoryPath, log: log)
         if let display, device == nil {
-            log.info("display \(display.name), scale \(screen.scale.shortText)")
+            // A screen drawn smaller than asked has said so, with its size, in the layout's line.
+            log.info("display \(display.name)" + (screen.drawnScale == screen.scale ? ", scale \(screen.scale.shortText)" : ""))
         } else if display == nil, displays == nil {
             log.info("no display: serving the socket only")
         }

@@ -5,8 +5,10 @@
 /// Each element gets room for the most it can show: the title one line, the message two,
 /// the bar's row the tallest of the bar, the success/failure mark and the indicator, the
 /// question its prompt, field and Caps Lock notice. When the screen is too small for
-/// all of it the layout gives way in this order, and says so in `notes`: the logo shrinks
-/// (and goes when its shorter side would be under 16 pixels), the gaps between
+/// all of it the layout gives way in this order, and says so in `notes` (one line for the
+/// scale and gaps): the box style's panel widens to the safe area before its text is cut
+/// (`Scene`), the logo shrinks (and goes when its shorter side would be under 16 pixels;
+/// the box's panel moves down to give it room), the gaps between
 /// elements narrow, the whole look is drawn at a smaller scale (down to 0.5), and at
 /// last the title, the message and the question's reserved room are dropped; the bar and
 /// its label always stay.
@@ -33,7 +35,8 @@ struct Layout: Equatable {
     let titleSize: Int
     let messageSize: Int
     let textGap: Int
-    /// Widest a title or message line may be before it is cut with an ellipsis.
+    /// Widest a title or message line may be before it is cut with an ellipsis (in the box
+    /// style, the panel's room inside its padding once widened to the safe area).
     let textMaxWidth: Int
     /// The box style's panel for a message of one line (empty in the plain style), the
     /// panel a message of two lines grows it to, and the room inside its edges.
@@ -59,7 +62,7 @@ struct Layout: Equatable {
     /// The slot a question (prompt, field, notice) is laid out in.
     let question: Rect
     /// Where the logo is drawn (empty: none, or no room), and whether it stays while a
-    /// question shows (it goes when the question needs its room).
+    /// question shows (it goes when the question needs its room; `Scene.questionNote`).
     let logo: Rect
     let logoWhileAsking: Bool
     /// What was shrunk or dropped to make everything fit, one line each, for the log.
@@ -79,7 +82,13 @@ struct Layout: Equatable {
     init(theme: Theme, width: Int, height: Int, scale: Double, metrics: Metrics, logoSize: (width: Int, height: Int)? = nil,
          fixedLogo: Rect? = nil) {
         var notes: [String] = []
-        let plan = Self.plan(theme: theme, width: width, height: height, scale: scale, metrics: metrics, below: fixedLogo, notes: &notes)
+        var plan = Self.plan(theme: theme, width: width, height: height, scale: scale, metrics: metrics, below: fixedLogo, notes: &notes)
+        if theme.style == .box, fixedLogo == nil, let logoSize, logoSize.width > 0, logoSize.height > 0 {
+            // The logo's height as it would be drawn whole: at the plan's scale, narrowed to the safe area.
+            let h = Double(logoSize.height) * plan.scale / scale
+            let w = Double(logoSize.width) * plan.scale / scale
+            plan.makeRoom(forLogo: Int((h * min(1, Double(plan.safe.width) / w)).rounded(.down)))
+        }
         self.width = width
         self.height = height
         self.scale = plan.scale
@@ -125,7 +134,6 @@ struct Layout: Equatable {
         self.logo = logo
         self.question = question
         logoWhileAsking = !question.isEmpty && !logo.intersects(question.insetBy(dx: 0, dy: -plan.gap))
-        if !logoWhileAsking, !logo.isEmpty { notes.append("logo hidden while a question shows: no room for both on \(width)x\(height)") }
         self.notes = notes
     }
 
@@ -148,9 +156,10 @@ struct Layout: Equatable {
                             drop: [], below: below)
             if plan.fits {
                 chosen = plan
-                if attempt.gaps < 1 { notes.append("gaps between elements narrowed to fit \(width)x\(height)") }
                 if attempt.scale < scale {
-                    notes.append("drawn at scale \(twoDecimals(attempt.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
+                    notes.append("drawn at scale \(twoDecimals(attempt.scale)) instead of \(scale.shortText), gaps narrowed, to fit \(width)x\(height)")
+                } else if attempt.gaps < 1 {
+                    notes.append("gaps between elements narrowed to fit \(width)x\(height)")
                 }
                 break
             }
@@ -165,7 +174,7 @@ struct Layout: Equatable {
                 chosen = plan
                 if plan.fits { break }
             }
-            notes.append("drawn at scale \(twoDecimals(least.scale)) instead of \(scale.shortText) to fit \(width)x\(height)")
+            notes.append("drawn at scale \(twoDecimals(least.scale)) instead of \(scale.shortText), gaps narrowed, to fit \(width)x\(height)")
             for element in [Plan.Element.question, .title, .message] where drop.contains(element) {
                 notes.append("\(element.rawValue) dropped: no room on \(width)x\(height)")
             }
@@ -354,7 +363,8 @@ struct Layout: Equatable {
         /// The box style: title, value badge, bar row and message inside a panel
         /// centred on the screen, the question below it.
         private mutating func placeInPanel(_ h: Heights, barWidth: Int, width: Int, height: Int) {
-            textMaxWidth = barWidth
+            // The panel widens for a title or message wider than the bar (`Scene`), up to the safe area.
+            textMaxWidth = max(barWidth, safe.width - 2 * padding)
             let badgeHeight = h.label != nil ? Layout.badgeHeight(labelSize: labelSize, scale: scale) : 0
             let titleBlock = h.title == 0 ? 0 : h.title + gap
             let oneLine = messageLines == 0 ? 0 : gap + h.messageLine
@@ -377,6 +387,30 @@ struct Layout: Equatable {
                 question = Rect(x: (width - barWidth) / 2, y: panelMax.maxY + gap, width: barWidth, height: h.question)
         }
             splashTop = panel.y
+        }
+
+        /// The box style: the panel lowered (staying in the safe area) to give a logo of
+        /// `logoHeight` its room above it, keeping the question's room below; when that
+        /// leaves the logo under half its height, the question goes above the panel, in
+        /// the logo's place (the logo gives way while a question shows).
+        mutating func makeRoom(forLogo logoHeight: Int) {
+            let wanted = safe.y + logoHeight + gap
+            let questionRoom = question.isEmpty ? 0 : gap + question.height
+            var y = min(max(panel.y, wanted), safe.maxY - questionRoom - panelMax.height)
+            let above = min(max(panel.y, wanted), safe.maxY - panelMax.height)
+            let questionAbove = questionRoom > 0 && y - gap - safe.y < logoHeight / 2 && above - gap - safe.y >= question.height
+            if questionAbove { y = above }
+            guard y > panel.y else { return }
+            let dy = y - panel.y
+            panel.y += dy
+            panelMax.y += dy
+            row.y += dy
+            bar.y += dy
+            indicator.y += dy
+            titleTop = titleTop.map { $0 + dy }
+            messageTop = messageTop.map { $0 + dy }
+            splashTop += dy
+            question.y = questionAbove ? panel.y - gap - question.height : question.y + dy
         }
 
         /// The plain style: the bar row at `barCenter`, the title above it, the message

@@ -43,7 +43,8 @@ package final class Scene {
     private let surfaceColor: Color
     /// The theme as the bar sees it: its background is the surface under it.
     private let surfaceTheme: Theme
-    /// The box style's panel: the layout's, taller by what a message of two lines needs.
+    /// The box style's panel: the layout's, taller by what a message of two lines needs and
+    /// wider by what a title or message wider than the bar needs (`fitPanel`).
     private var panel = Rect.zero
     private var panelMask: PixmanImage?
     private var badge: (mask: PixmanImage, rect: Rect)?
@@ -139,6 +140,12 @@ package final class Scene {
     /// What the layout shrank or dropped to fit the screen, and a firmware's logo moved
     /// from where the firmware drew it, one line each, for the log.
     package var layoutNotes: [String] { (logoNote.map { [$0] } ?? []) + layout.notes }
+    /// The scale the layout draws at: `scale`, or less when the screen is too small for it.
+    package var drawnScale: Double { layout.scale }
+    /// What a question showing costs the logo, for the log when one shows (nil: nothing).
+    package var questionNote: String? {
+        logo == nil || layout.logoWhileAsking ? nil : "logo hidden while a question shows: no room for both on \(width)x\(height)"
+    }
     private let logoNote: String?
 
     /// Bytes the frame caches (the bar's phases, indicator frames) hold.
@@ -160,6 +167,9 @@ package final class Scene {
     package var labelRect: Rect { label.rect }
     package var titleRect: Rect { failureCoversTitle ? .zero : title.rect }
     package var messageRect: Rect { message.rect }
+    /// Whether the title or the message was cut with an ellipsis to fit (the tests' check).
+    var titleCut: Bool { title.image?.truncated ?? false }
+    var messageCut: Bool { message.image?.truncated ?? false }
     /// Where the success or failure mark is drawn (empty while running).
     package var markRect: Rect { mark.rect }
     /// Where the logo is drawn (empty when none, dropped, or hidden for now).
@@ -302,16 +312,16 @@ package final class Scene {
 
     private func updateTitle(_ value: String) -> Rect {
         guard let top = layout.titleTop else { return .zero }
-        return updateText(&title, value) {
+        let damage = updateText(&title, value) {
             self.text.render($0, size: self.layout.titleSize, bold: true, maxWidth: self.layout.textMaxWidth)
         } place: {
             Rect(x: (self.width - $0.width) / 2, y: top, width: $0.width, height: $0.height)
         }
+        return damage.union(fitPanel())
     }
 
     /// The message below the bar: two lines when it holds a line break (`Request.lineBreak`),
-    /// in the room the layout keeps for two; the box style's panel grows downwards to hold
-    /// the second line.
+    /// in the room the layout keeps for two (the box style's panel grows to hold it).
     private func updateMessage(_ value: String) -> Rect {
         guard let top = layout.messageTop else { return .zero }
         let damage = updateText(&message, value) {
@@ -319,14 +329,26 @@ package final class Scene {
         } place: {
             Rect(x: (self.width - $0.width) / 2, y: top, width: $0.width, height: $0.height)
         }
-        guard theme.style == .box else { return damage }
-        let room = layout.panel.maxY - layout.padding - top
+        return damage.union(fitPanel())
+    }
+
+    /// The box style's panel for the text it holds: downwards for a message's second line,
+    /// and wider (up to the safe area, never narrower again) for a title or message wider
+    /// than the bar. Returns what changed.
+    private func fitPanel() -> Rect {
+        guard theme.style == .box else { return .zero }
         var grown = layout.panel
-        grown.height = min(layout.panelMax.height, grown.height + max(0, (message.image?.height ?? 0) - room))
-        guard grown != panel else { return damage }
+        if let top = layout.messageTop {
+            let room = layout.panel.maxY - layout.padding - top
+            grown.height = min(layout.panelMax.height, grown.height + max(0, (message.image?.height ?? 0) - room))
+        }
+        let text = max(title.image?.width ?? 0, message.image?.width ?? 0) + 2 * layout.padding
+        grown.width = min(layout.safe.width, max(panel.width, text))
+        grown.x = (width - grown.width) / 2
+        guard grown != panel else { return .zero }
         let old = panel
         setPanel(grown)
-        return damage.union(old).union(grown)
+        return old.union(grown)
     }
 
     /// Where the question on screen is (empty without one).

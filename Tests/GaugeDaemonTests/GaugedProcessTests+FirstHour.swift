@@ -155,7 +155,7 @@ extension GaugedProcessTests {
 
     /// The terminal demo as the README runs it, stdout and stderr one terminal: no log
     /// line is written while the picture is up (between the alternate screen's start and
-    /// its end); they all come after it.
+    /// its end); they all come after it, each once, one of them for the size and scale.
     @Test func logLinesNeverDrawOverTheTerminalDisplay() throws {
         let gauged = try BuiltBinary.require(BuiltBinary.gauged, "gauged")
         let pty = try TypingPTY()
@@ -187,5 +187,9 @@ extension GaugedProcessTests {
         let during = text[enter.upperBound..<leave.lowerBound]
         #expect(!during.contains("gauged:"), "a log line over the picture: \(during.components(separatedBy: "gauged:").dropFirst().first?.prefix(60) ?? "")")
         #expect(text[leave.upperBound...].contains("gauged: listening on \(socket)"), "the log comes after the picture")
+        // One line about the picture's size and scale, and no line twice.
+        let lines = text[leave.upperBound...].split(whereSeparator: \.isNewline).filter { $0.hasPrefix("gauged:") }
+        #expect(lines.filter { $0.contains("scale") }.count == 1, "\(lines)")
+        #expect(Set(lines).count == lines.count, "\(lines)")
     }
 }

@@ -1,6 +1,6 @@
 import Glibc
 import GaugeDisplay
-import GaugeRender
+@testable import GaugeRender
 import Testing
 
 /// Every screen a splash meets, every state, every element at once: nothing overlaps,
@@ -8,7 +8,7 @@ import Testing
 /// scene reports.
 @Suite("Layout matrix")
 struct LayoutMatrixTests {
-    static let sizes = [(240, 320), (320, 240), (480, 272), (800, 480), (1024, 600), (1280, 800), (1920, 1080), (3840, 2160), (1080, 1920)]
+    static let sizes = [(240, 320), (320, 240), (480, 272), (480, 320), (640, 480), (800, 480), (1024, 600), (1280, 800), (1920, 1080), (3840, 2160), (1080, 1920)]
 
     /// A 160x100 logo (opaque, so every pixel of its rectangle shows it).
     static let logoPath: String = {
@@ -113,8 +113,10 @@ struct LayoutMatrixTests {
         if model.state == .success || model.state == .failure { #expect(!scene.markRect.isEmpty, "\(what): mark shown") }
         if model.mode == .determinate, model.state != .begin { #expect(!scene.labelRect.isEmpty, "\(what): label shown") }
         if !theme.logo.isEmpty, model.failure == nil, model.entry == nil || scene.width * scene.height >= 800 * 480 {
-            let hidden = scene.layoutNotes.contains { $0.hasPrefix(model.entry == nil ? "logo dropped" : "logo") }
-            #expect(!scene.logoRect.isEmpty || hidden, "\(what): logo shown or its absence logged")
+            // Dropped, said once at layout; hidden for a question, said when one shows (and only then).
+            let dropped = scene.layoutNotes.contains { $0.hasPrefix("logo dropped") }
+            let hidden = model.entry != nil && scene.questionNote != nil
+            #expect(scene.logoRect.isEmpty == (dropped || hidden), "\(what): logo shown or its absence logged")
         }
         // Inside the screen's margin, and apart from each other.
         for (name, rect) in elements where !rect.isEmpty {
@@ -192,6 +194,56 @@ struct LayoutMatrixTests {
         m.entry = Self.fullModel(42).entry
         scene.render(m, at: 11, into: display.framebuffer)
         try expectGolden(PNG.image(of: display.framebuffer), "layout-\(size.0)x\(size.1)-\(style.rawValue)-question")
+    }
+
+    /// Panels from 2.4" to 7", both ways up.
+    static let panelSizes = [(240, 320), (320, 240), (400, 240), (480, 272), (272, 480), (480, 320), (640, 480), (800, 480)]
+
+    @Test("small panels, a logo, a long title and message: nothing cut or dropped while over 15% of the width is unused",
+          arguments: panelSizes, [ScreenStyle.plain, .box])
+    func noRoomLeftUnused(size: (Int, Int), style: ScreenStyle) throws {
+        var theme = Theme()
+        theme.style = style
+        theme.logo = Self.logoPath
+        let display = try MemoryDisplay(width: size.0, height: size.1)
+        let scene = Scene(theme: theme, width: size.0, height: size.1)
+        var m = ScreenModel()
+        m.setTarget(42)
+        m.title = "Installing system updates"
+        m.message = "Unpacking the base system\u{2028}Configuring packages and services"
+        scene.render(m, at: 10, into: display.framebuffer)
+        let what = "\(size.0)x\(size.1) \(style.rawValue)"
+        try check(scene, display, theme: theme, model: m, what)
+        // The logo shrinks rather than goes.
+        #expect(!scene.logoRect.isEmpty, "\(what): logo shown \(scene.layoutNotes)")
+        // The widest thing on screen: the box's panel, or the text (the plain style's text room is the safe area's).
+        let used = style == .box ? scene.panelRect.width : max(scene.titleRect.width, scene.messageRect.width, scene.barRect.width)
+        let unused = Double(size.0 - used) / Double(size.0)
+        for (name, cut) in [("title", scene.titleCut), ("message", scene.messageCut)] where cut {
+            #expect(unused <= 0.15, "\(what): \(name) cut with \(Int(unused * 100))% of the width unused")
+        }
+        #expect(!scene.layoutNotes.contains { $0.contains("dropped") }, "\(what): \(scene.layoutNotes)")
+        if style == .box {
+            // The box holds its text whole, and is no wider than it needs to be for it.
+            let text = max(scene.titleRect.width, scene.messageRect.width)
+            #expect(scene.panelRect.width >= text || scene.panelRect.width == scene.safeRect.width, "\(what): \(scene.panelRect)")
+        }
+        // The pixels: the logo is the picture made small (its middle in the middle), and a
+        // title not cut is inked (white, the title's colour) from its first column to its last.
+        let logo = scene.logoRect
+        let p = display.pixel(x: logo.x + logo.width / 2, y: logo.y + logo.height / 2)
+        #expect(abs(Int(p.r) - 140) <= 3 && abs(Int(p.g) - 90) <= 3 && p.b == 200, "\(what): \(p) in the middle of the logo \(logo)")
+        if !scene.titleCut {
+            let title = scene.titleRect
+            let inked = (title.x..<title.maxX).filter { x in
+                (title.y..<title.maxY).contains { y in
+                    let q = display.pixel(x: x, y: y)
+                    return q.r > 200 && q.g > 200 && q.b > 200
+                }
+            }
+            #expect(inked.first.map { $0 - title.x <= 3 } == true && inked.last.map { title.maxX - $0 <= 4 } == true,
+                    "\(what): the title's ink spans \(inked.first ?? -1)...\(inked.last ?? -1) of \(title)")
+        }
     }
 
     @Test("a 4000-pixel logo on 320x240: the bar and its label still fit, and the log says what gave way")

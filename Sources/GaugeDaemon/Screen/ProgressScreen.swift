@@ -21,6 +21,8 @@ package final class ProgressScreen {
     private var views: [View] = []
     /// The scale the first view is drawn at.
     package var scale: Double { views.first?.scale ?? 1 }
+    /// The scale the first view's layout draws at: `scale`, or less on a screen too small for it.
+    package var drawnScale: Double { views.first?.scene?.drawnScale ?? scale }
     /// Each view's scale and size (the daemon's log).
     package var viewSizes: [(width: Int, height: Int, scale: Double)] {
         views.map { ($0.size.width, $0.size.height, $0.scale) }
@@ -31,6 +33,10 @@ package final class ProgressScreen {
     /// The text renderer with its glyph caches, kept while the theme's fonts stay the same.
     private var text: (fonts: [String], renderer: TextRenderer)?
     private let log: (String) -> Void
+    /// The layout's notes as last logged: a new layout logs only what is new.
+    private var layoutNotes: [String] = []
+    /// Whether a question has shown since the scenes were laid out (`Scene.questionNote`).
+    private var questionNoted = false
     /// Why the failure screen has no QR code, as last logged (once each).
     private var codeProblemLogged: String?
 
@@ -72,6 +78,8 @@ package final class ProgressScreen {
 
     /// Lays the scene out again for every view (a theme or display change, never per frame).
     private func rebuildScenes() {
+        questionNoted = false
+        var notes: [String] = []
         for index in views.indices {
             let view = views[index]
             let scale = scale(of: view.panel, theme: theme)
@@ -85,9 +93,11 @@ package final class ProgressScreen {
                 if let problem = scene.logoProblem { log(problem) }
             }
             let head = views.count > 1 ? "\(view.display?.name ?? ""): " : ""
-            for note in scene.layoutNotes { log(head + note) }
+            notes += scene.layoutNotes.map { head + $0 }
             views[index] = View(panel: view.panel, display: view.display, scale: scale, scene: scene)
         }
+        for note in notes where !layoutNotes.contains(note) { log(note) }
+        layoutNotes = notes
     }
 
     // MARK: - Requests
@@ -99,8 +109,17 @@ package final class ProgressScreen {
 
     package func setMessage(_ text: String) { model.message = text }
     package func setTitle(_ text: String) { model.title = text }
-    /// The question on screen (nil: none).
-    package func setEntry(_ entry: ScreenModel.Entry?) { model.entry = entry }
+    /// The question on screen (nil: none). The first one a layout shows logs what it costs the logo.
+    package func setEntry(_ entry: ScreenModel.Entry?) {
+        if entry != nil, !questionNoted {
+            questionNoted = true
+            for view in views {
+                guard let note = view.scene?.questionNote else { continue }
+                log((views.count > 1 ? "\(view.display?.name ?? ""): " : "") + note)
+            }
+        }
+        model.entry = entry
+    }
     /// The details view's lines (nil: hidden).
     package func setDetails(_ lines: [String]?) { model.details = lines }
 

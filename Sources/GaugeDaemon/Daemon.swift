@@ -593,7 +593,7 @@ package final class Daemon {
     private func describe(_ unit: String, as text: String) -> ProtocolError? {
         guard !Request.isGaugeUnit(unit) else { return nil }
         guard let line = stepDescriptions.set(unit, to: text) else {
-            return ProtocolError(.range, "a unit name is at most \(StepDescriptions.maxNameBytes) bytes, a description not blank")
+            return ProtocolError(.range, "a unit name is at most 256 bytes, a description not blank")
         }
         if !clientMessage, screen.model.message == unit { screen.setMessage(line) }
         if bootMessages.replaceLast(unit, with: line), screen.model.details != nil { showDetails() }

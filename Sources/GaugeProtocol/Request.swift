@@ -22,7 +22,8 @@ package enum Request: Equatable, Sendable {
     /// `describe UNIT TEXT`: how a step named UNIT reads on the screen (its unit's
     /// Description, which `gaugectl systemd --waits` reads from systemd). The step keeps
     /// its name in the boot history. Root and the daemon's own user only.
-    case describe(unit: String, text: String)
+    /// (Indirect: two texts inline would make every request larger.)
+    indirect case describe(unit: String, text: String)
     /// How far the boot is by its init system's own count, 0...100: systemd's `Progress`,
     /// the share of its jobs done (`gaugectl systemd --boot-estimate` sends it). Only the
     /// boot estimate uses it, and only where it has no history to follow; unlike

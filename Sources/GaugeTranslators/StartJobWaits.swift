@@ -134,20 +134,6 @@ package struct StartJobWaits: Sendable {
         [".service", ".mount", ".swap"].contains { unit.hasSuffix($0) } && !Request.isGaugeUnit(unit)
     }
 
-    /// `unit`'s object path as systemd makes it: each byte but an ASCII letter or digit
-    /// as `_` and two hex digits (JobNew names the unit, not its object).
-    package static func unitPath(_ unit: String) -> String {
-        var path = "/org/freedesktop/systemd1/unit/"
-        for byte in unit.utf8 {
-            if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) {
-                path.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                path += "_" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
-            }
-        }
-        return unit.isEmpty ? path + "_" : path
-    }
-
     /// Whether a job for `unit` means the boot failed (emergency or rescue mode): the
     /// failure screen says what, and the waits are not followed any more.
     package static func endsTheBoot(_ unit: String) -> Bool {

@@ -292,11 +292,12 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
             ("boot.mount", "boot_2emount", "/boot"), ("local-fs.target", "local_2dfs_2etarget", "Local File Systems"),
             ("gauged-waits.service", "gauged_2dwaits_2eservice", "Boot Screen Waits"),
             ("plain.service", "plain_2eservice", "plain.service"),
+            ("systemd-fsck@dev-disk-by\\x2duuid-12.service", "systemd_2dfsck_40dev_2ddisk_2dby_5cx2duuid_2d12_2eservice", "File System Check on /dev/disk/by-uuid/12"),
         ] {
             try manager.send("unit", unitPath + path, description, "0", "0")
             try manager.send("job", "\(unit.utf8.count)", unit, "start", "waiting", unitPath + path)
         }
-        try manager.send("unjob", "\("boot.mount".utf8.count)")
+        for unit in ["boot.mount", "systemd-fsck@dev-disk-by\\x2duuid-12.service"] { try manager.send("unjob", "\(unit.utf8.count)") }
         let daemon = try GaugedProcess(["--fps", "60"])
         let relay = RecordingRelay(to: daemon.socketPath, at: daemon.directory.appending("relay.sock"))
         let client = try PipedGaugectl(["--socket", relay.path, "systemd", "--waits", "--address", bus.address])
@@ -304,12 +305,15 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
         // A job queued later: JobNew names its unit, not the unit's object.
         try manager.send("signal", "JobNew", "u", "99", "o", "/org/freedesktop/systemd1/job/99", "s", "boot.mount")
         #expect(relay.waitFor("describe boot.mount /boot"), "\(relay.lines)")
+        try manager.send("signal", "JobNew", "u", "98", "o", "/org/freedesktop/systemd1/job/98", "s", "systemd-fsck@dev-disk-by\\x2duuid-12.service")
+        let fsck = "describe systemd-fsck@dev-disk-by\\x2duuid-12.service File System Check on /dev/disk/by-uuid/12"
+        #expect(relay.waitFor(fsck), "\(relay.lines)")
         try manager.send("signal", "JobNew", "u", "100", "o", "/org/freedesktop/systemd1/job/100", "s", "boot.mount")
         try manager.send("signal", "StartupFinished", "u", "0")
         let end = client.close()
         #expect(end.status == 0, "\(end.stderr)")
         // Once each, only the steps that read better than their names, never Gauge's own.
-        #expect(relay.lines == ["status", "describe systemd-journald.service Journal Service", "describe boot.mount /boot"])
+        #expect(relay.lines == ["status", "describe systemd-journald.service Journal Service", "describe boot.mount /boot", fsck])
         for (step, shown) in [
             ("systemd-journald.service", "Journal Service"), ("boot.mount", "/boot"), ("plain.service", "plain.service"),
             ("gauged-waits.service", "plain.service"),

@@ -97,7 +97,7 @@ import Testing
     /// character.
     @Test func stepDescriptionsAreBoundedAndClean() {
         var table = StepDescriptions()
-        let set = table.set("a.service", to: " Journal\u{2028}Service\u{85}\t")
+        let set = table.set("a.service", to: " Journal\u{2028}Service\u{1B}\t")
         #expect(set == "Journal Service")
         #expect(table.text(for: "a.service") == "Journal Service" && table.text(for: "b.service") == nil)
         let again = table.set("a.service", to: "Again")

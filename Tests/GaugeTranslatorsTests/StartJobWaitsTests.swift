@@ -72,15 +72,6 @@ import Testing
         #expect(never.nextCheck() == nil)
     }
 
-    /// The object path systemd gives a unit (its bus label escaping), as ListJobs lists it.
-    @Test func aUnitsObjectPathIsSystemdsEscaping() {
-        #expect(StartJobWaits.unitPath("dev-disk-by\\x2duuid-1234.device")
-            == "/org/freedesktop/systemd1/unit/dev_2ddisk_2dby_5cx2duuid_2d1234_2edevice")
-        #expect(StartJobWaits.unitPath("systemd-journald.service") == "/org/freedesktop/systemd1/unit/systemd_2djournald_2eservice")
-        #expect(StartJobWaits.unitPath("getty@tty1.service") == "/org/freedesktop/systemd1/unit/getty_40tty1_2eservice")
-        #expect(StartJobWaits.unitPath("") == "/org/freedesktop/systemd1/unit/_")
-    }
-
     /// Only what systemd sends as a step (services, mounts, swaps) is described, never
     /// one of Gauge's own units.
     @Test func onlySystemdsStepsAreDescribed() {

@@ -60,9 +60,12 @@ enum SystemdWaitsCommand {
         private var startTimesRead: [UInt32] = []
         /// The unit named last, its description and time limit (seconds), read once.
         private var described: (unit: String, description: String, limit: Double?)?
-        /// The units whose steps were described (each once), while the daemon takes
-        /// `describe` (one older than it answers `err`: its steps keep their names).
-        private var stepsDescribed: [String]? = []
+        /// The units whose steps were described (each once; a boot has a few hundred, and
+        /// past 1,024 the rest keep their names).
+        private var stepsDescribed: [String] = []
+        /// Whether the daemon takes `describe` (an older one answers `err`: its steps keep
+        /// their names).
+        private var describes = true
 
         init(session: DaemonSession, noticeAfter: Double) {
             self.session = session
@@ -98,7 +101,7 @@ enum SystemdWaitsCommand {
                     return false
                 }
                 waits.added(job.id, at: now)
-                describeStep(job.unit, path: StartJobWaits.unitPath(job.unit), on: bus)
+                describeStep(job.unit, path: bus.unitPath(job.unit), on: bus)
             case "JobRemoved":
                 if let job = bus.signalJob(), waits.removed(job.id) { send(.message("")) }
             case "StartupFinished":
@@ -158,13 +161,13 @@ enum SystemdWaitsCommand {
         /// Tells the daemon how `unit`'s step reads: its Description, read once, when
         /// systemd sends the unit as a step and the text says more than its name.
         private func describeStep(_ unit: String, path: String, on bus: BusConnection) {
-            guard StartJobWaits.isStep(unit), var done = stepsDescribed, !done.contains(unit) else { return }
-            if done.count == 1024 { done.removeFirst() }
-            stepsDescribed = done + [unit]
-            guard let text = try? bus.string("Description", path: path, interface: unitInterface), !text.isEmpty, text != unit
+            guard describes, stepsDescribed.count < 1024, StartJobWaits.isStep(unit), !stepsDescribed.contains(unit) else { return }
+            stepsDescribed.append(unit)
+            // One too long for a request line (none is) keeps the name.
+            guard let text = try? bus.string("Description", path: path, interface: unitInterface), !text.isEmpty, text != unit,
+                text.utf8.count < 2048
             else { return }
-            // The daemon keeps 200 characters: the line stays far below its limit.
-            send(.describe(unit: unit, text: String(String.UnicodeScalarView(CompatText.clean(text).unicodeScalars.prefix(200)))))
+            send(.describe(unit: unit, text: CompatText.clean(text)))
         }
 
         /// Sends `request`; the boot screen gone ends the command (0), an `err` reply too
@@ -176,7 +179,7 @@ enum SystemdWaitsCommand {
                     printError("gaugectl: systemd: \(error.message)")
                     guard case .describe = request else { finish(.daemonError) }
                     printError("gaugectl: systemd: the boot's steps keep their units' names")
-                    stepsDescribed = nil
+                    describes = false
                 }
             } catch {
                 finish(.ok)

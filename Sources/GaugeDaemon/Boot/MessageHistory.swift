@@ -8,11 +8,11 @@ struct MessageHistory {
 
     private(set) var lines: [String] = []
 
-    /// `text` as a line: cut to `maxCharacters`, control characters and line breaks made
-    /// spaces, no blanks at the ends.
+    /// `text` as a line: cut to `maxCharacters`, C0 controls and line breaks made spaces
+    /// (the inputs let no other control character through), no blanks at the ends.
     static func line(_ text: String) -> String {
         var line = String(String.UnicodeScalarView(text.unicodeScalars.prefix(maxCharacters).map {
-            $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" ? " " : $0
+            $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" ? " " : $0
         }))
         while line.hasPrefix(" ") { line.removeFirst() }
         while line.hasSuffix(" ") { line.removeLast() }
@@ -31,7 +31,7 @@ struct MessageHistory {
     /// Makes the newest line `new` when it is `old` (a step's name whose description came
     /// after it); false when it is not.
     mutating func replaceLast(_ old: String, with new: String) -> Bool {
-        guard let last = lines.last, last == Self.line(old) else { return false }
+        guard lines.last == old else { return false }
         lines[lines.count - 1] = new
         return true
     }

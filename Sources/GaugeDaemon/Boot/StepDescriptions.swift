@@ -7,24 +7,32 @@ struct StepDescriptions {
     static let maxUnits = 512
     static let maxNameBytes = 256
 
-    /// An array, not a dictionary: a boot describes a few hundred units, and the
-    /// executable carries no dictionary of this kind.
-    private var entries: [(unit: String, text: String)] = []
+    /// Arrays, not a dictionary: a boot describes a few hundred units, and the
+    /// executable carries no dictionary of this kind. `texts[i]` describes `units[i]`.
+    private var units: [String] = []
+    private var texts: [String] = []
 
-    var count: Int { entries.count }
+    var count: Int { units.count }
 
     /// Keeps `text` as `unit`'s description and returns it as it will read; nil (nothing
     /// kept) for a name over `maxNameBytes` or a text with nothing to show.
     mutating func set(_ unit: String, to text: String) -> String? {
         let line = MessageHistory.line(text)
         guard unit.utf8.count <= Self.maxNameBytes, !line.isEmpty else { return nil }
-        entries.removeAll { $0.unit == unit }
-        if entries.count == Self.maxUnits { entries.removeFirst() }
-        entries.append((unit, line))
+        if let known = units.firstIndex(of: unit) {
+            texts[known] = line
+            return line
+        }
+        if units.count == Self.maxUnits {
+            units.removeFirst()
+            texts.removeFirst()
+        }
+        units.append(unit)
+        texts.append(line)
         return line
     }
 
     func text(for unit: String) -> String? {
-        entries.last { $0.unit == unit }?.text
+        units.firstIndex(of: unit).map { texts[$0] }
     }
 }

@@ -89,15 +89,20 @@ final class ReplayService {
 }
 
 /// Stands between gaugectl and gauged on a socket of its own: passes the bytes both ways
-/// and keeps what the clients sent, the bytes gauged receives.
+/// and keeps what the clients sent, the bytes gauged receives. With `refusing`, it answers
+/// a request that starts so itself, as a daemon that does not know it would
+/// (`err unknown`), and gauged never sees it: gaugectl waits for each reply, so a request
+/// comes in a read of its own.
 final class RecordingRelay: @unchecked Sendable {
     let path: String
     private let listener: Int32
     private let lock = NSLock()
     private var bytes: [UInt8] = []
+    private let refusing: String?
 
-    init(to target: String, at path: String) {
+    init(to target: String, at path: String, refusing: String? = nil) {
         self.path = path
+        self.refusing = refusing
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -128,6 +133,10 @@ final class RecordingRelay: @unchecked Sendable {
                 let count = read(entries[side].fd, &buffer, buffer.count)
                 guard count > 0 else { return }
                 if side == 0 { lock.withLock { bytes += buffer[..<count] } }
+                if side == 0, let refusing, buffer[..<count].starts(with: refusing.utf8) {
+                    _ = send(client, "err unknown unknown command\n", 28, Int32(MSG_NOSIGNAL))
+                    continue
+                }
                 _ = send(entries[1 - side].fd, buffer, count, Int32(MSG_NOSIGNAL))
             }
         }
@@ -321,6 +330,32 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
             #expect(try daemon.request("step \(step)") == "ok")
             #expect(try daemon.status().message == shown, "\(step)")
         }
+    }
+
+    /// A daemon older than `describe` answers it `err unknown`: the follower says once that
+    /// the steps keep their names, reads and sends no more descriptions, and goes on
+    /// naming what the boot waits for, to the boot's end (exit 0).
+    @Test func systemdWaitsGoOnWithADaemonThatTakesNoDescriptions() throws {
+        let bus = try PrivateBus()
+        let manager = try systemdBooting(bus)
+        let unitPath = "/org/freedesktop/systemd1/unit/"
+        try manager.send("unit", unitPath + "systemd_2djournald_2eservice", "Journal Service", "0", "0")
+        try manager.send("unit", unitPath + "boot_2emount", "/boot", "0", "0")
+        try manager.send("unit", unitPath + "dev_2dsdb_2edevice", "/dev/sdb", "0", "0")
+        try manager.send("job", "1", "systemd-journald.service", "start", "waiting", unitPath + "systemd_2djournald_2eservice")
+        try manager.send("job", "2", "dev-sdb.device", "start", "running", unitPath + "dev_2dsdb_2edevice")
+        let daemon = try GaugedProcess(["--fps", "60"])
+        _ = try daemon.request("theme wait_notice=1")
+        let relay = RecordingRelay(to: daemon.socketPath, at: daemon.directory.appending("relay.sock"), refusing: "describe ")
+        let client = try PipedGaugectl(["--socket", relay.path, "systemd", "--waits", "--address", bus.address])
+        #expect(client.waitForError(containing: "the boot's steps keep their units' names"))
+        try manager.send("signal", "JobNew", "u", "3", "o", "/org/freedesktop/systemd1/job/3", "s", "boot.mount")
+        let named = try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        #expect(named.message == "Waiting for /dev/sdb (1 s)")
+        try manager.send("signal", "StartupFinished", "u", "0")
+        let end = client.close()
+        #expect(end.status == 0, "\(end.stderr)")
+        #expect(relay.lines.filter { $0.hasPrefix("describe") } == ["describe systemd-journald.service Journal Service"])
     }
 
     /// The disk never comes and the boot goes to emergency mode: the notice goes, and the

@@ -39,6 +39,7 @@ static struct {
     int (*wait)(sd_bus *, uint64_t);
     sd_bus_slot *(*slot_unref)(sd_bus_slot *);
     const sd_bus_error *(*message_get_error)(sd_bus_message *);
+    int (*path_encode)(const char *, const char *, char **);
 } sd;
 
 /* A connection, and the signals its matches caught that the caller has not taken yet.
@@ -99,6 +100,7 @@ static void load(void) {
     FIND(wait, "sd_bus_wait");
     FIND(slot_unref, "sd_bus_slot_unref");
     FIND(message_get_error, "sd_bus_message_get_error");
+    FIND(path_encode, "sd_bus_path_encode");
 #undef FIND
     /* Optional (systemd 240 and later). */
     *(void **)(&sd.set_method_call_timeout) = dlsym(library, "sd_bus_set_method_call_timeout");
@@ -224,6 +226,11 @@ int gauge_bus_signal_int32(gauge_bus *bus, int32_t *value) {
 }
 
 static int copy_text(const char *borrowed, char **text);
+
+char *gauge_bus_unit_path(const char *unit) {
+    char *path = NULL;
+    return sd.path_encode && sd.path_encode("/org/freedesktop/systemd1/unit", unit, &path) >= 0 ? path : NULL;
+}
 
 int gauge_bus_signal_job(gauge_bus *bus, uint32_t *id, char **unit, char **result_text) {
     if (!bus->current) return -EINVAL;

@@ -84,6 +84,8 @@ package final class Daemon {
     private var clientMessage = false
     /// The boot's messages and steps so far, for the details view (`--ask`, Escape).
     private var bootMessages = MessageHistory()
+    /// How the boot's steps read: their units' descriptions (`describe`).
+    private var stepDescriptions = StepDescriptions()
     private var firstDeviceFrameLogged = false
     /// The theme's settings as they stand over the defaults: the file's (paths
     /// resolved), then run-time `theme` changes, one per key, in order (`theme` alone
@@ -441,13 +443,6 @@ package final class Daemon {
     }
 
     /// A message or step for the details view.
-    /// Whether a step names one of Gauge's own systemd units (`gauged.service`,
-    /// `gauged-poweroff.service`, `gauged-ask-password.path` ...).
-    package static func isGaugeUnit(_ name: String) -> Bool {
-        guard name == "gauged" || name.hasPrefix("gauged.") || name.hasPrefix("gauged-") else { return false }
-        return [".service", ".path", ".socket", ".target"].contains { name.hasSuffix($0) }
-    }
-
     private func noteMessage(_ text: String?) {
         guard let text, bootMessages.append(text) else { return }
         if screen.model.details != nil { showDetails() }
@@ -522,7 +517,7 @@ package final class Daemon {
         case .snapshot(let path): return Self.reply(snapshot(toPath: path, at: now))
         case .snapshotToPassedFile: return Self.reply(snapshotToPassedFile(from: client, at: now))
         case .quit(let retain): quit(retain: retain, at: now)
-        case .progress, .message, .title, .step, .mode, .state, .theme, .reload, .show, .hide, .deactivate, .reactivate,
+        case .progress, .message, .title, .step, .describe, .mode, .state, .theme, .reload, .show, .hide, .deactivate, .reactivate,
             .failure, .failureSummary, .failureLine, .failureClear:
             let error = change(request, access: access, at: now)
             scheduleFrames()
@@ -549,6 +544,7 @@ package final class Daemon {
             noteMessage(text)
         case .title(let text): screen.setTitle(text)
         case .step(let name): step(name, access: access, at: now)
+        case .describe(let unit, let text): return describe(unit, as: text)
         case .mode(let mode): screen.setMode(mode)
         case .state(let state, let message):
             if state == .success || state == .failure { endBootEstimate(because: "a client ended the work") }
@@ -585,10 +581,24 @@ package final class Daemon {
         questions?.checkKeyboard()
         // Gauge's own units (gauged-poweroff.service showing this very screen,
         // gauged-ask-password.service taking a question to it) are no step to show.
-        guard !Self.isGaugeUnit(name) else { return }
-        noteMessage(name)
+        guard !Request.isGaugeUnit(name) else { return }
+        let text = stepDescriptions.text(for: name) ?? name
+        noteMessage(text)
         boot.step(name, at: now, recorded: access.mayRecordBootSteps)
-        if !clientMessage { screen.setMessage(name) }
+        if !clientMessage { screen.setMessage(text) }
+    }
+
+    /// `describe`: how `unit`'s steps read from now on, the one on the message line (and
+    /// the details view's newest line) too when it still shows the unit's name. Gauge's
+    /// own units are never shown, so not kept either.
+    private func describe(_ unit: String, as text: String) -> ProtocolError? {
+        guard !Request.isGaugeUnit(unit) else { return nil }
+        guard let line = stepDescriptions.set(unit, to: text) else {
+            return ProtocolError(.range, "a unit name is at most 256 bytes, a description not blank")
+        }
+        if !clientMessage, screen.model.message == unit { screen.setMessage(line) }
+        if bootMessages.replaceLast(unit, with: line), screen.model.details != nil { showDetails() }
+        return nil
     }
 
     /// `theme KEY=VALUE...`: applied to the screen, and kept for `theme` alone.

@@ -19,6 +19,11 @@ package enum Request: Equatable, Sendable {
     /// it starts (Plymouth's `update --status`). In boot mode it refines the estimated
     /// bar, and shows on the message line unless a client has set a message.
     case step(String)
+    /// `describe UNIT TEXT`: how a step named UNIT reads on the screen (its unit's
+    /// Description, which `gaugectl systemd --waits` reads from systemd). The step keeps
+    /// its name in the boot history. Root and the daemon's own user only.
+    /// (Indirect: two texts inline would make every request larger.)
+    indirect case describe(unit: String, text: String)
     /// How far the boot is by its init system's own count, 0...100: systemd's `Progress`,
     /// the share of its jobs done (`gaugectl systemd --boot-estimate` sends it). Only the
     /// boot estimate uses it, and only where it has no history to follow; unlike
@@ -66,7 +71,7 @@ package enum Request: Equatable, Sendable {
 
     /// The command words, in the order help texts list them.
     package static let commandWords = [
-        "progress", "message", "title", "step", "jobs", "mode", "state", "theme",
+        "progress", "message", "title", "step", "describe", "jobs", "mode", "state", "theme",
         "failure", "failure-summary", "failure-line", "failure-clear", "reload", "show", "hide",
         "deactivate", "reactivate", "newroot", "ping", "status", "wait", "wait-key", "snapshot", "quit",
     ]
@@ -75,6 +80,13 @@ package enum Request: Equatable, Sendable {
     /// newline ends the request). The screen shows a message of two lines; a third and
     /// further lines join the second.
     package static let lineBreak: Unicode.Scalar = "\u{2028}"
+
+    /// Whether a step names one of Gauge's own systemd units (`gauged.service`,
+    /// `gauged-poweroff.service`, `gauged-ask-password.path` ...): never shown.
+    package static func isGaugeUnit(_ name: String) -> Bool {
+        guard name == "gauged" || name.hasPrefix("gauged.") || name.hasPrefix("gauged-") else { return false }
+        return [".service", ".path", ".socket", ".target"].contains { name.hasSuffix($0) }
+    }
 
     /// The range a progress value must lie in.
     package static let progressRange: ClosedRange<Double> = 0...100
@@ -136,6 +148,8 @@ package enum Request: Equatable, Sendable {
             return "title " + text
         case .step(let name):
             return "step " + name
+        case .describe(let unit, let text):
+            return "describe " + unit + " " + text
         case .jobs(let value):
             return "jobs " + PlainDecimal.format(value)
         case .mode(let mode):
@@ -194,11 +208,7 @@ private struct RequestParser {
                 throw ProtocolError(.syntax, "title needs a text")
             }
             return .title(text)
-        case "step":
-            guard let name = optionalText(), !name.isEmpty else {
-                throw ProtocolError(.syntax, "step needs a name")
-            }
-            return .step(name)
+        case "step", "describe": return try step(command)
         case "jobs": return .jobs(try jobsShare())
         case "mode":
             let word = try keyword(of: "mode", expecting: DisplayMode.allCases.map { $0.rawValue })
@@ -250,6 +260,18 @@ private struct RequestParser {
             }
             return command == "failure-line" ? .failureLine(text) : .failureSummary(text)
         }
+    }
+
+    /// `step NAME` (the rest of the line) and `describe UNIT TEXT` (a word, then the rest).
+    private mutating func step(_ command: String) throws(ProtocolError) -> Request {
+        if command == "step" {
+            guard let name = optionalText(), !name.isEmpty else { throw ProtocolError(.syntax, "step needs a name") }
+            return .step(name)
+        }
+        guard let unit = nextWord(), let text = optionalText(), !text.isEmpty else {
+            throw ProtocolError(.syntax, "describe needs a unit name and its description")
+        }
+        return .describe(unit: unit, text: text)
     }
 
     /// `jobs`' one argument: the share of jobs done, 0...100, and nothing after it.

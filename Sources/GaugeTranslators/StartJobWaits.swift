@@ -1,3 +1,5 @@
+import GaugeProtocol
+
 /// What the boot screen says of a boot that stops moving: systemd's jobs followed from its
 /// JobNew and JobRemoved signals (with the list it had when the follower started), and once
 /// one has run longer than the theme's `wait_notice`, the message "Waiting for DESCRIPTION
@@ -124,6 +126,13 @@ package struct StartJobWaits: Sendable {
     /// Gauge's own units, whose jobs run while they wait for a person (the failure screen's
     /// key) or for the splash: never what the boot is stuck on.
     package static func waitsForAPerson(_ unit: String) -> Bool { unit.hasPrefix("gauged") }
+
+    /// Whether systemd sends `unit`'s start to the splash as a step (Plymouth's `update`:
+    /// services, mounts and swaps) that is not one of Gauge's own: what is worth a
+    /// description (`describe`).
+    package static func isStep(_ unit: String) -> Bool {
+        [".service", ".mount", ".swap"].contains { unit.hasSuffix($0) } && !Request.isGaugeUnit(unit)
+    }
 
     /// Whether a job for `unit` means the boot failed (emergency or rescue mode): the
     /// failure screen says what, and the waits are not followed any more.

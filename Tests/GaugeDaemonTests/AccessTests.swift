@@ -64,6 +64,13 @@ import Testing
         #expect(Access.compatInput.refusal(of: .jobs(50))?.code == .denied)
     }
 
+    @Test func onlyRootAndTheDaemonsUserDescribeUnits() {
+        let describe = Request.describe(unit: "a.service", text: "A")
+        #expect(root.refusal(of: describe) == nil && daemonUser.refusal(of: describe) == nil)
+        #expect(member.refusal(of: describe)?.code == .denied)
+        #expect(Access.compatInput.refusal(of: describe)?.code == .denied)
+    }
+
     @Test func onlyRootMovesTheDaemonIntoANewRoot() {
         #expect(root.refusal(of: .newRoot(path: "/root")) == nil)
         #expect(Access.daemon.refusal(of: .newRoot(path: "/root")) == nil)

@@ -241,7 +241,8 @@ private let floodSteps = """
 
 /// `--boot` against the real gauged, in a time namespace where the kernel started five
 /// seconds ago: the bar follows the previous boot's history, a known step pulls it to
-/// where that step came last time, steps show as the message until a client sets one, a
+/// where that step came last time, steps show as the message (by their units'
+/// descriptions, recorded by their names) until a client sets one, a
 /// client's progress takes over, and `quit` records this boot for the next.
 @Suite struct GaugedBootEstimateTests {
     @Test(.enabled(if: geteuid() == 0, "a time namespace needs root"))
@@ -262,10 +263,12 @@ private let floodSteps = """
         let moved = try daemon.waitForStatus { $0.target > start.target }
         #expect(moved.target < 50)
 
+        // Shown by its description, kept by its name.
+        #expect(try daemon.request("describe late.service Late Service") == "ok")
         #expect(try daemon.request("step late.service") == "ok")
         let atStep = try daemon.waitForStatus { $0.target >= 79.9 }
         #expect(atStep.target < 95, "never the end before the end")
-        #expect(atStep.message == "late.service")
+        #expect(atStep.message == "Late Service")
 
         #expect(try daemon.request("message Checking disks") == "ok")
         #expect(try daemon.request("step other.service") == "ok")

@@ -88,6 +88,76 @@ final class ReplayService {
     }
 }
 
+/// Stands between gaugectl and gauged on a socket of its own: passes the bytes both ways
+/// and keeps what the clients sent, the bytes gauged receives. With `refusing`, it answers
+/// a request that starts so itself, as a daemon that does not know it would
+/// (`err unknown`), and gauged never sees it: gaugectl waits for each reply, so a request
+/// comes in a read of its own.
+final class RecordingRelay: @unchecked Sendable {
+    let path: String
+    private let listener: Int32
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+    private let refusing: String?
+
+    init(to target: String, at path: String, refusing: String? = nil) {
+        self.path = path
+        self.refusing = refusing
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        precondition(bound == 0 && listen(listener, 8) == 0, "the relay cannot listen: errno \(errno)")
+        Thread { [self] in
+            while case let client = accept(listener, nil, nil), client >= 0 {
+                Thread { [self] in pump(client, to: target) }.start()
+            }
+        }.start()
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func pump(_ client: Int32, to target: String) {
+        defer { close(client) }
+        guard let server = try? LineConnection(path: target) else { return }
+        var entries = [pollfd(fd: client, events: Int16(POLLIN), revents: 0), pollfd(fd: server.fd, events: Int16(POLLIN), revents: 0)]
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while poll(&entries, 2, -1) > 0 {
+            for side in 0..<2 where entries[side].revents != 0 {
+                let count = read(entries[side].fd, &buffer, buffer.count)
+                guard count > 0 else { return }
+                if side == 0 { lock.withLock { bytes += buffer[..<count] } }
+                if side == 0, let refusing, buffer[..<count].starts(with: refusing.utf8) {
+                    _ = send(client, "err unknown unknown command\n", 28, Int32(MSG_NOSIGNAL))
+                    continue
+                }
+                _ = send(entries[1 - side].fd, buffer, count, Int32(MSG_NOSIGNAL))
+            }
+        }
+    }
+
+    /// The request lines the clients sent so far.
+    var lines: [String] {
+        lock.withLock { String(decoding: bytes, as: UTF8.self) }.split(separator: "\n").map(String.init)
+    }
+
+    /// Waits (10 s at most) until a client has sent `line`.
+    func waitFor(_ line: String) -> Bool {
+        let deadline = monotonicNow() + 10
+        while monotonicNow() < deadline {
+            if lines.contains(line) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+}
+
 private func systemdManager(_ bus: PrivateBus) throws -> ReplayService {
     try ReplayService(
         bus: bus, name: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
@@ -216,6 +286,76 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
         try manager.send("set", "SystemState", "running")
         let late = try gaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
         #expect(late.status == 0 && late.stderr.contains("the system is running; no boot to follow"), "\(late.stderr)")
+    }
+
+    /// How the boot's steps read: `gaugectl systemd --waits` reads the Description of
+    /// each start job's unit that systemd sends as a step, once, from ListJobs and JobNew
+    /// (its object path made from the name), and sends it (`describe`, checked as gauged
+    /// receives it); gauged shows the steps so, names the others, never its own units.
+    @Test func systemdWaitsDescribeTheBootsSteps() throws {
+        let bus = try PrivateBus()
+        let manager = try systemdBooting(bus)
+        let unitPath = "/org/freedesktop/systemd1/unit/"
+        for (unit, path, description) in [
+            ("systemd-journald.service", "systemd_2djournald_2eservice", "Journal Service"),
+            ("boot.mount", "boot_2emount", "/boot"), ("local-fs.target", "local_2dfs_2etarget", "Local File Systems"),
+            ("gauged-waits.service", "gauged_2dwaits_2eservice", "Boot Screen Waits"),
+            ("plain.service", "plain_2eservice", "plain.service"),
+            ("systemd-fsck@dev-disk-by\\x2duuid-12.service", "systemd_2dfsck_40dev_2ddisk_2dby_5cx2duuid_2d12_2eservice", "File System Check on /dev/disk/by-uuid/12"),
+        ] {
+            try manager.send("unit", unitPath + path, description, "0", "0")
+            try manager.send("job", "\(unit.utf8.count)", unit, "start", "waiting", unitPath + path)
+        }
+        for unit in ["boot.mount", "systemd-fsck@dev-disk-by\\x2duuid-12.service"] { try manager.send("unjob", "\(unit.utf8.count)") }
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let relay = RecordingRelay(to: daemon.socketPath, at: daemon.directory.appending("relay.sock"))
+        let client = try PipedGaugectl(["--socket", relay.path, "systemd", "--waits", "--address", bus.address])
+        #expect(relay.waitFor("describe systemd-journald.service Journal Service"), "\(relay.lines)")
+        // A job queued later: JobNew names its unit, not the unit's object.
+        try manager.send("signal", "JobNew", "u", "99", "o", "/org/freedesktop/systemd1/job/99", "s", "boot.mount")
+        #expect(relay.waitFor("describe boot.mount /boot"), "\(relay.lines)")
+        try manager.send("signal", "JobNew", "u", "98", "o", "/org/freedesktop/systemd1/job/98", "s", "systemd-fsck@dev-disk-by\\x2duuid-12.service")
+        let fsck = "describe systemd-fsck@dev-disk-by\\x2duuid-12.service File System Check on /dev/disk/by-uuid/12"
+        #expect(relay.waitFor(fsck), "\(relay.lines)")
+        try manager.send("signal", "JobNew", "u", "100", "o", "/org/freedesktop/systemd1/job/100", "s", "boot.mount")
+        try manager.send("signal", "StartupFinished", "u", "0")
+        let end = client.close()
+        #expect(end.status == 0, "\(end.stderr)")
+        // Once each, only the steps that read better than their names, never Gauge's own.
+        #expect(relay.lines == ["status", "describe systemd-journald.service Journal Service", "describe boot.mount /boot", fsck])
+        for (step, shown) in [
+            ("systemd-journald.service", "Journal Service"), ("boot.mount", "/boot"), ("plain.service", "plain.service"),
+            ("gauged-waits.service", "plain.service"),
+        ] {
+            #expect(try daemon.request("step \(step)") == "ok")
+            #expect(try daemon.status().message == shown, "\(step)")
+        }
+    }
+
+    /// A daemon older than `describe` answers it `err unknown`: the follower says once that
+    /// the steps keep their names, reads and sends no more descriptions, and goes on
+    /// naming what the boot waits for, to the boot's end (exit 0).
+    @Test func systemdWaitsGoOnWithADaemonThatTakesNoDescriptions() throws {
+        let bus = try PrivateBus()
+        let manager = try systemdBooting(bus)
+        let unitPath = "/org/freedesktop/systemd1/unit/"
+        try manager.send("unit", unitPath + "systemd_2djournald_2eservice", "Journal Service", "0", "0")
+        try manager.send("unit", unitPath + "boot_2emount", "/boot", "0", "0")
+        try manager.send("unit", unitPath + "dev_2dsdb_2edevice", "/dev/sdb", "0", "0")
+        try manager.send("job", "1", "systemd-journald.service", "start", "waiting", unitPath + "systemd_2djournald_2eservice")
+        try manager.send("job", "2", "dev-sdb.device", "start", "running", unitPath + "dev_2dsdb_2edevice")
+        let daemon = try GaugedProcess(["--fps", "60"])
+        _ = try daemon.request("theme wait_notice=1")
+        let relay = RecordingRelay(to: daemon.socketPath, at: daemon.directory.appending("relay.sock"), refusing: "describe ")
+        let client = try PipedGaugectl(["--socket", relay.path, "systemd", "--waits", "--address", bus.address])
+        #expect(client.waitForError(containing: "the boot's steps keep their units' names"))
+        try manager.send("signal", "JobNew", "u", "3", "o", "/org/freedesktop/systemd1/job/3", "s", "boot.mount")
+        let named = try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        #expect(named.message == "Waiting for /dev/sdb (1 s)")
+        try manager.send("signal", "StartupFinished", "u", "0")
+        let end = client.close()
+        #expect(end.status == 0, "\(end.stderr)")
+        #expect(relay.lines.filter { $0.hasPrefix("describe") } == ["describe systemd-journald.service Journal Service"])
     }
 
     /// The disk never comes and the boot goes to emergency mode: the notice goes, and the

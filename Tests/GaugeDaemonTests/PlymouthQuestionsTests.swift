@@ -82,6 +82,35 @@ import Testing
         #expect(history.lines.allSatisfy { $0.unicodeScalars.count <= MessageHistory.maxCharacters })
     }
 
+    /// A description that comes after its step takes the step's line, only the newest.
+    @Test func aLateDescriptionReplacesOnlyTheNewestLine() {
+        var history = MessageHistory()
+        _ = history.append("a.service")
+        _ = history.append("b.service")
+        let older = history.replaceLast("a.service", with: "A")
+        #expect(!older && history.lines == ["a.service", "b.service"], "an older line stays")
+        let newest = history.replaceLast("b.service", with: "B")
+        #expect(newest && history.lines == ["a.service", "B"])
+    }
+
+    /// The table a client fills is bounded in units, name and text, and keeps no control
+    /// character.
+    @Test func stepDescriptionsAreBoundedAndClean() {
+        var table = StepDescriptions()
+        let set = table.set("a.service", to: " Journal\u{2028}Service\u{1B}\t")
+        #expect(set == "Journal Service")
+        #expect(table.text(for: "a.service") == "Journal Service" && table.text(for: "b.service") == nil)
+        let again = table.set("a.service", to: "Again")
+        #expect(again == "Again" && table.count == 1, "a unit once, the newest text")
+        let long = table.set(String(repeating: "x", count: StepDescriptions.maxNameBytes + 1), to: "X")
+        let blank = table.set("b.service", to: " \u{2029} ")
+        #expect(long == nil && blank == nil && table.count == 1, "a name too long or a blank text is not kept")
+        for n in 0..<2000 { _ = table.set("unit-\(n).service", to: String(repeating: "d", count: 5000)) }
+        #expect(table.count == StepDescriptions.maxUnits)
+        #expect(table.text(for: "unit-1999.service")?.unicodeScalars.count == MessageHistory.maxCharacters)
+        #expect(table.text(for: "unit-0.service") == nil && table.text(for: "a.service") == nil, "the oldest forgotten")
+    }
+
     @Test func questionsQueueInOrderAndAWithdrawnOneDisappears() {
         var questions = PlymouthQuestions()
         questions.ask(.password, prompt: "first", owner: 1)

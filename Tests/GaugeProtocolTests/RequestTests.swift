@@ -236,6 +236,29 @@ private func errorCode(_ line: String) -> ErrorCode? {
                 == "theme a=\"b c\" d=e")
     }
 
+    /// `describe UNIT TEXT`: the unit is one word, the text the rest of the line.
+    @Test func describeTakesAUnitAndItsDescription() {
+        #expect(parse("describe systemd-journald.service Journal Service") == .describe(unit: "systemd-journald.service", text: "Journal Service"))
+        #expect(parse("describe  a.service  x ") == .describe(unit: "a.service", text: " x "))
+        #expect(Request.describe(unit: "a.mount", text: "/boot").encoded == "describe a.mount /boot")
+        for line in ["describe", "describe a.service", "describe a.service "] {
+            guard case .failure(let error) = Request.parse(line) else {
+                Issue.record("\(line) parsed")
+                continue
+            }
+            #expect(error.code == .syntax, "\(line)")
+        }
+    }
+
+    @Test func gaugesOwnUnitsAreKnownByName() {
+        for unit in ["gauged.service", "gauged-poweroff.service", "gauged-ask-password.path", "gauged-waits.service"] {
+            #expect(Request.isGaugeUnit(unit), "\(unit)")
+        }
+        for unit in ["gaugedx.service", "systemd-journald.service", "gauged-data.mount", "gauged"] {
+            #expect(!Request.isGaugeUnit(unit), "\(unit)")
+        }
+    }
+
     @Test func jobsTakesOneShareOfJobsDone() {
         #expect(parse("jobs 62.5") == .jobs(62.5))
         #expect(Request.jobs(62.5).encoded == "jobs 62.5")

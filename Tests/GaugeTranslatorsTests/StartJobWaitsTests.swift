@@ -71,4 +71,13 @@ import Testing
         let never = StartJobWaits(noticeAfter: 0)
         #expect(never.nextCheck() == nil)
     }
+
+    /// Only what systemd sends as a step (services, mounts, swaps) is described, never
+    /// one of Gauge's own units.
+    @Test func onlySystemdsStepsAreDescribed() {
+        for unit in ["systemd-journald.service", "boot.mount", "dev-sda2.swap"] { #expect(StartJobWaits.isStep(unit), "\(unit)") }
+        for unit in ["local-fs.target", "dev-sda.device", "dbus.socket", "gauged.service", "gauged-waits.service"] {
+            #expect(!StartJobWaits.isStep(unit), "\(unit)")
+        }
+    }
 }

@@ -78,6 +78,11 @@ int gauge_bus_signal_int32(gauge_bus *bus, int32_t *value);
  * set to copies the caller frees with free() (*result NULL for JobNew). 0 or < 0. */
 int gauge_bus_signal_job(gauge_bus *bus, uint32_t *id, char **unit, char **result);
 
+/* systemd's object path of `unit` (JobNew names the unit, not its object): sd-bus's
+ * escaping under /org/freedesktop/systemd1/unit, as systemd makes it; a string the caller
+ * frees with free(), NULL before a connection was opened or without memory. */
+char *gauge_bus_unit_path(const char *unit);
+
 /* An entry of the current signal's a{sv} argument (the first argument, or the second after
  * a string, as in PropertiesChanged's changed properties): 1 read, 0 absent or of another
  * type, < 0 malformed. Strings are set to a copy the caller frees with free(). */

@@ -89,6 +89,13 @@ final class BusConnection {
         return (id, unit.map { String(cString: $0) } ?? "", result.map { String(cString: $0) })
     }
 
+    /// systemd's object path of `unit` ("" when sd-bus cannot make one).
+    func unitPath(_ unit: String) -> String {
+        guard let path = gauge_bus_unit_path(unit) else { return "" }
+        defer { free(path) }
+        return String(cString: path)
+    }
+
     /// A `(isi)` property: (integer, text, integer).
     func isi(_ member: String) throws(BusFailure) -> (Int32, String, Int32) {
         var first: Int32 = 0

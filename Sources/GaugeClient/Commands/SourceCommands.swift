@@ -216,7 +216,8 @@ extension CommandSpec {
             job has run longer than the theme's wait_notice (default 60 s), the message
             "Waiting for DESCRIPTION (1 min 5 s of 1 min 30 s)" (the unit's description,
             how long it has run, its time limit), once a second until the job ends, then
-            the message is cleared; the bar stays as it is. From systemd's JobNew and
+            the message is cleared; the bar stays as it is. And it gives the boot's steps
+            their units' descriptions (describe). From systemd's JobNew and
             JobRemoved signals on its own socket (unless --address), no polling while the
             boot moves; until the boot ends or the boot screen has gone
             (gauged-waits.service runs it so).
@@ -226,7 +227,7 @@ extension CommandSpec {
             OptionSpec(name: "--interval", valueName: "SECONDS", help: "How often to read the progress (default 0.25)"),
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message once running (default 'System ready')"),
             OptionSpec(name: "--boot-estimate", help: "Only send systemd's share of jobs done to the daemon's boot estimate"),
-            OptionSpec(name: "--waits", help: "Only say what the boot waits for when a start job runs past the theme's wait_notice"),
+            OptionSpec(name: "--waits", help: "Only describe the boot's steps and say what it waits for past the theme's wait_notice"),
             ProgressTicks.options[0],
         ],
         makeAction: { arguments throws(UsageError) in

@@ -4,10 +4,11 @@ import GaugeTranslators
 
 /// `gaugectl systemd --waits`: tells the boot screen what a boot that stops moving waits
 /// for (see `StartJobWaits`), from systemd's job signals on its own socket: no polling
-/// while the boot moves; while a job is named, its message once a second. Ends (0) when
-/// the boot does (StartupFinished) or fails (a job for emergency or rescue mode: the
-/// failure screen takes over), when the boot screen has gone, or at once when the theme's
-/// `wait_notice` is 0; exit 3 with no daemon, 1 on an `err` reply.
+/// while the boot moves; while a job is named, its message once a second (never with the
+/// theme's `wait_notice` 0). And how the boot's steps read: each start job's unit's
+/// Description (one property read per unit), sent as `describe`. Ends (0) when the boot
+/// does (StartupFinished) or fails (a job for emergency or rescue mode: the failure screen
+/// takes over), or when the boot screen has gone; exit 3 with no daemon, 1 on an `err` reply.
 enum SystemdWaitsCommand {
     static let unitInterface = "org.freedesktop.systemd1.Unit"
 
@@ -15,7 +16,6 @@ enum SystemdWaitsCommand {
         unblockSignals()
         let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
         let follower = Follower(session: session, noticeAfter: noticeAfter(session, invocation: invocation))
-        guard follower.waits.noticeAfter > 0 else { finish(.ok) }
         BusPolling.run(
             label: "systemd",
             connect: { () throws(BusFailure) in
@@ -60,6 +60,12 @@ enum SystemdWaitsCommand {
         private var startTimesRead: [UInt32] = []
         /// The unit named last, its description and time limit (seconds), read once.
         private var described: (unit: String, description: String, limit: Double?)?
+        /// The units whose steps were described (each once; a boot has a few hundred, and
+        /// past 1,024 the rest keep their names).
+        private var stepsDescribed: [String] = []
+        /// Whether the daemon takes `describe` (an older one answers `err`: its steps keep
+        /// their names).
+        private var describes = true
 
         init(session: DaemonSession, noticeAfter: Double) {
             self.session = session
@@ -81,6 +87,7 @@ enum SystemdWaitsCommand {
             let created = loaded > 0 && loaded < now / 1000 ? loaded &* 1000 : now
             let jobs = try bus.listJobs()
             waits.listed(jobs, createdBy: created)
+            for job in jobs where job.type == "start" { describeStep(job.unit, path: job.unitPath, on: bus) }
             return !jobs.contains { StartJobWaits.endsTheBoot($0.unit) }
         }
 
@@ -94,6 +101,7 @@ enum SystemdWaitsCommand {
                     return false
                 }
                 waits.added(job.id, at: now)
+                describeStep(job.unit, path: bus.unitPath(job.unit), on: bus)
             case "JobRemoved":
                 if let job = bus.signalJob(), waits.removed(job.id) { send(.message("")) }
             case "StartupFinished":
@@ -150,13 +158,28 @@ enum SystemdWaitsCommand {
             return (text, limit)
         }
 
-        /// Sends `request`; the boot screen gone ends the command (0), an `err` reply too (1).
+        /// Tells the daemon how `unit`'s step reads: its Description, read once, when
+        /// systemd sends the unit as a step and the text says more than its name.
+        private func describeStep(_ unit: String, path: String, on bus: BusConnection) {
+            guard describes, stepsDescribed.count < 1024, StartJobWaits.isStep(unit), !stepsDescribed.contains(unit) else { return }
+            stepsDescribed.append(unit)
+            // One too long for a request line (none is) keeps the name.
+            guard let text = try? bus.string("Description", path: path, interface: unitInterface), !text.isEmpty, text != unit,
+                text.utf8.count < 2048
+            else { return }
+            send(.describe(unit: unit, text: CompatText.clean(text)))
+        }
+
+        /// Sends `request`; the boot screen gone ends the command (0), an `err` reply too
+        /// (1), but to `describe`, after which steps keep their names.
         private func send(_ request: Request) {
             do throws(ConnectionFailure) {
                 _ = try session.connect(waitingForDaemon: false)
                 if case .err(let error) = try session.send(request) {
                     printError("gaugectl: systemd: \(error.message)")
-                    finish(.daemonError)
+                    guard case .describe = request else { finish(.daemonError) }
+                    printError("gaugectl: systemd: the boot's steps keep their units' names")
+                    describes = false
                 }
             } catch {
                 finish(.ok)

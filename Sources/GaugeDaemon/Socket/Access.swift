@@ -80,6 +80,8 @@ package struct Access: Equatable, Sendable {
             return ProtocolError(.denied, "only root may set theme keys that name files (\(first))")
         case .jobs:
             return ProtocolError(.denied, "only root reports the boot's jobs (the boot estimate follows them)")
+        case .describe:
+            return ProtocolError(.denied, "only root describes the boot's units (their steps would read as it says)")
         case .waitKey:
             return ProtocolError(.denied, "only root waits for the keys typed at the screen")
         default:

@@ -126,7 +126,7 @@ enum NativeSamples {
         "state begin", "theme fill_color=#3080ff flat=true", "theme label_format=\"Step {value} of {max}\" bar_height=30",
         "theme style=box cover_color=0,0,0,0.5 indeterminate_style=circles", "theme circle_colors=\"#fff #000\"",
         "theme a\\b=\"x \\\" y \\\\ z\"", "reload", "show", "hide", "deactivate", "reactivate", "newroot /sysroot",
-        "jobs 42.5", "jobs 101",
+        "jobs 42.5", "jobs 101", "describe systemd-journald.service Journal Service", "describe x",
         "failure", "failure Update failed", "failure-summary Could not write /boot", "failure-summary ", "failure-line E: disk full",
         "failure-line ", "failure-clear", "ping", "status", "wait", "snapshot -", "snapshot /tmp/shot.png", "quit", "quit retain", "  ping",
         "ping\r", "progress 5 Grüße 日本語\tTab", "bogus", "",
@@ -146,6 +146,7 @@ enum NativeSamples {
         case .title: "title"
         case .step: "step"
         case .jobs: "jobs"
+        case .describe: "describe"
         case .mode(let mode): mode.rawValue
         case .state(let state, _): state.rawValue
         case .theme(let settings): "theme \(bucket(settings.count))"

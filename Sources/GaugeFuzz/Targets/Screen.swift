@@ -58,7 +58,7 @@ enum ScreenDriver {
         case .message(let text): screen.setMessage(text)
         case .title(let text): screen.setTitle(text)
         case .step(let name): screen.setMessage(name)
-        case .jobs: break
+        case .jobs, .describe: break
         case .mode(let mode): screen.setMode(mode)
         case .state(let state, let message): screen.setState(state, message: message, at: time)
         case .theme(let settings):

@@ -134,6 +134,16 @@ package struct StartJobWaits: Sendable {
         [".service", ".mount", ".swap"].contains { unit.hasSuffix($0) } && !Request.isGaugeUnit(unit)
     }
 
+    /// The unit whose failure `unit` handles, for Gauge's handler
+    /// `gauged-unit-failed@UNIT.service` (systemd queues it as the unit's OnFailure=);
+    /// nil for any other unit.
+    package static func failedUnit(handledBy unit: String) -> String? {
+        let prefix = "gauged-unit-failed@", suffix = ".service"
+        guard unit.hasPrefix(prefix), unit.hasSuffix(suffix), unit.utf8.count > prefix.utf8.count + suffix.utf8.count
+        else { return nil }
+        return String(unit.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+
     /// Whether a job for `unit` means the boot failed (emergency or rescue mode): the
     /// failure screen says what, and the waits are not followed any more.
     package static func endsTheBoot(_ unit: String) -> Bool {

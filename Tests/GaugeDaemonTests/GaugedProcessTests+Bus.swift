@@ -378,6 +378,32 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
         #expect(end.status == 0, "the failure screen takes over: gaugectl ends (\(end.stderr))")
     }
 
+    @Test func systemdWaitsPutTheFailureScreenUpWhenSystemdQueuesGaugesHandler() throws {
+        let bus = try PrivateBus()
+        let manager = try systemdBooting(bus)
+        let disk = "/org/freedesktop/systemd1/unit/dev_2dsdb_2edevice"
+        try manager.send("unit", disk, "/dev/sdb", "0", "0")
+        try manager.send("job", "7", "dev-sdb.device", "start", "running", disk)
+        let daemon = try GaugedProcess(["--fps", "60"])
+        _ = try daemon.request("theme wait_notice=1")
+        let client = try PipedGaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
+        // Following: the disk's wait is named.
+        try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        try manager.send("signal", "JobNew", "u", "30", "o", "/org/freedesktop/systemd1/job/30", "s", "gauged-unit-failed@example.service.service")
+        let shown = try daemon.waitForStatus(seconds: 10) { $0.failure != nil }
+        #expect(shown.failure == Status.Failure(
+            title: "Part of this system could not start", summary: "example.service failed", lines: 0, dropped: 0))
+        #expect(shown.state == .failure)
+        // A second unit's handler while the screen is up: the screen is its script's to rebuild.
+        try manager.send("signal", "JobNew", "u", "31", "o", "/org/freedesktop/systemd1/job/31", "s", "gauged-unit-failed@other.service.service")
+        try manager.send("signal", "JobNew", "u", "32", "o", "/org/freedesktop/systemd1/job/32", "s", "gauged-unit-failed@.service")
+        usleep(300_000)
+        #expect(try daemon.status().failure?.summary == "example.service failed")
+        try manager.send("signal", "JobNew", "u", "33", "o", "/org/freedesktop/systemd1/job/33", "s", "emergency.target")
+        let end = client.close()
+        #expect(end.status == 0, "\(end.stderr)")
+    }
+
     @Test func systemdAlreadyRunningLeavesTheScreenAlone() throws {
         let bus = try PrivateBus()
         let daemon = try GaugedProcess(["--fps", "60"])

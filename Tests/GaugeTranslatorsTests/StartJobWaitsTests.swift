@@ -80,4 +80,12 @@ import Testing
             #expect(!StartJobWaits.isStep(unit), "\(unit)")
         }
     }
+
+    @Test func gaugesHandlerNamesTheUnitItHandles() {
+        #expect(StartJobWaits.failedUnit(handledBy: "gauged-unit-failed@example.service.service") == "example.service")
+        #expect(StartJobWaits.failedUnit(handledBy: "gauged-unit-failed@data.mount.service") == "data.mount")
+        #expect(StartJobWaits.failedUnit(handledBy: "gauged-unit-failed@.service") == nil)
+        #expect(StartJobWaits.failedUnit(handledBy: "gauged-boot-failed@emergency.service") == nil)
+        #expect(StartJobWaits.failedUnit(handledBy: "example.service") == nil)
+    }
 }

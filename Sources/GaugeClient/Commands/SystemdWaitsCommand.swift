@@ -6,7 +6,9 @@ import GaugeTranslators
 /// for (see `StartJobWaits`), from systemd's job signals on its own socket: no polling
 /// while the boot moves; while a job is named, its message once a second (never with the
 /// theme's `wait_notice` 0). And how the boot's steps read: each start job's unit's
-/// Description (one property read per unit), sent as `describe`. Ends (0) when the boot
+/// Description (one property read per unit), sent as `describe`. And a unit's failure at
+/// once: the failure screen's first words when systemd queues Gauge's handler for it
+/// (`gauged-unit-failed@UNIT.service`), which then writes the rest. Ends (0) when the boot
 /// does (StartupFinished) or fails (a job for emergency or rescue mode: the failure screen
 /// takes over), or when the boot screen has gone; exit 3 with no daemon, 1 on an `err` reply.
 enum SystemdWaitsCommand {
@@ -100,6 +102,7 @@ enum SystemdWaitsCommand {
                     if waits.shown != nil { send(.message("")) }
                     return false
                 }
+                if let failed = StartJobWaits.failedUnit(handledBy: job.unit) { showFailed(failed) }
                 waits.added(job.id, at: now)
                 describeStep(job.unit, path: bus.unitPath(job.unit), on: bus)
             case "JobRemoved":
@@ -156,6 +159,23 @@ enum SystemdWaitsCommand {
             let text = CompatText.clean(description.isEmpty ? job.unit : description)
             described = (job.unit, text, limit)
             return (text, limit)
+        }
+
+        /// The failure screen's first words for `unit` the moment systemd queues Gauge's
+        /// handler for it, as the handler's script puts them up once it runs (seconds later
+        /// on a slow core: its sandbox and shell are set up first), then finishes and
+        /// answers: only over a splash on screen, never over another failure screen.
+        private func showFailed(_ unit: String) {
+            do throws(ConnectionFailure) {
+                _ = try session.connect(waitingForDaemon: false)
+                guard case .ok(let payload?) = try session.send(.status), let status = Status.parse(json: payload),
+                    status.visible, status.failure == nil, status.display.name != "none"
+                else { return }
+            } catch {
+                finish(.ok)
+            }
+            send(.failure(title: "Part of this system could not start"))
+            send(.failureSummary("\(CompatText.clean(unit)) failed"))
         }
 
         /// Tells the daemon how `unit`'s step reads: its Description, read once, when

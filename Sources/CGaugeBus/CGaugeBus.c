@@ -43,16 +43,19 @@ static struct {
 } sd;
 
 /* A connection, and the signals its matches caught that the caller has not taken yet.
- * Few: signals are taken one by one as they come, and only pile up while a property is
- * read; a service flooding the bus then costs at most this many messages (the rest are
- * dropped and reported as lost, and the caller reads the properties again). */
-#define QUEUE_SIZE 16
+ * They pile up while a property is read. On a bus, a service flooding it costs at most
+ * QUEUE_BUS messages (the rest are dropped and reported as lost, and the caller reads the
+ * properties again); on a direct connection (systemd's private socket, where only systemd
+ * speaks, in small signals) up to QUEUE_SIZE: its job signals come in bursts of tens
+ * during a boot while `systemd --waits` reads descriptions. */
+#define QUEUE_SIZE 256
+#define QUEUE_BUS 16
 struct gauge_bus {
     sd_bus *bus;
     /* The limit of each property read, in microseconds. */
     uint64_t timeout_usec;
     sd_bus_message *queue[QUEUE_SIZE];
-    size_t head, count;
+    size_t head, count, limit;
     int overflowed;
     sd_bus_message *current;
 };
@@ -149,6 +152,7 @@ int gauge_bus_open(const char *address, int direct, uint64_t timeout_usec, gauge
         return failed(-ENOMEM, NULL, "cannot connect to the bus", message, size);
     }
     wrapper->bus = bus;
+    wrapper->limit = address && direct ? QUEUE_SIZE : QUEUE_BUS;
     wrapper->timeout_usec = timeout_usec > 0 ? timeout_usec : 25000000;
     *out = wrapper;
     return 0;
@@ -172,7 +176,7 @@ void gauge_bus_close(gauge_bus *bus) {
 static int caught(sd_bus_message *signal, void *userdata, sd_bus_error *error) {
     (void)error;
     gauge_bus *bus = userdata;
-    if (bus->count == QUEUE_SIZE) {
+    if (bus->count == bus->limit) {
         bus->overflowed = 1;
         return 0;
     }

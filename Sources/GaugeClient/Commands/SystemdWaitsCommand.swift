@@ -89,6 +89,10 @@ enum SystemdWaitsCommand {
             let created = loaded > 0 && loaded < now / 1000 ? loaded &* 1000 : now
             let jobs = try bus.listJobs()
             waits.listed(jobs, createdBy: created)
+            // A handler queued before (or while signals were lost): its unit's screen now.
+            for job in jobs where job.type == "start" {
+                if let failed = StartJobWaits.failedUnit(handledBy: job.unit) { showFailed(failed) }
+            }
             for job in jobs where job.type == "start" { describeStep(job.unit, path: job.unitPath, on: bus) }
             return !jobs.contains { StartJobWaits.endsTheBoot($0.unit) }
         }

@@ -466,34 +466,50 @@ int gauge_bus_get_isi(gauge_bus *bus, const char *destination, const char *path,
     return 0;
 }
 
-int gauge_bus_list_jobs(gauge_bus *bus, char **text, char *message, size_t size) {
+/* A unit's description as one field of a line: tabs and line breaks become spaces. */
+static void put_field(FILE *out, const char *text) {
+    for (; *text; text++) fputc(*text == '\t' || *text == '\n' || *text == '\r' ? ' ' : *text, out);
+}
+
+int gauge_bus_list(gauge_bus *bus, int units, char **text, char *message, size_t size) {
+    const char *method = units ? "ListUnits" : "ListJobs";
+    const char *row = units ? "(ssssssouso)" : "(usssoo)";
     struct pending pending = {0, NULL};
     sd_bus_slot *slot = NULL;
     int result = sd.call_method_async(bus->bus, &slot, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-                                      "org.freedesktop.systemd1.Manager", "ListJobs", replied, &pending, "");
-    if (result < 0) return failed(result, NULL, "ListJobs", message, size);
+                                      "org.freedesktop.systemd1.Manager", method, replied, &pending, "");
+    if (result < 0) return failed(result, NULL, method, message, size);
     sd_bus_message *reply = NULL;
-    result = await_reply(bus, slot, &pending, "ListJobs", &reply, message, size);
+    result = await_reply(bus, slot, &pending, method, &reply, message, size);
     if (result < 0) return result;
     char *list = NULL;
     size_t length = 0;
     FILE *out = open_memstream(&list, &length);
     if (!out) {
         sd.message_unref(reply);
-        return failed(-ENOMEM, NULL, "ListJobs", message, size);
+        return failed(-ENOMEM, NULL, method, message, size);
     }
-    result = sd.message_enter_container(reply, 'a', "(usssoo)");
+    result = sd.message_enter_container(reply, 'a', row);
     while (result > 0) {
         uint32_t id = 0;
-        const char *unit = NULL, *type = NULL, *state = NULL, *job = NULL, *path = NULL;
-        result = sd.message_read(reply, "(usssoo)", &id, &unit, &type, &state, &job, &path);
-        if (result > 0) fprintf(out, "%u\t%s\t%s\t%s\t%s\n", id, unit, type, state, path);
+        const char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *f = NULL, *g = NULL, *h = NULL, *i = NULL;
+        if (units) {
+            result = sd.message_read(reply, row, &a, &b, &c, &d, &e, &f, &g, &id, &h, &i);
+            if (result > 0) {
+                fprintf(out, "%s\t", a);
+                put_field(out, b);
+                fputc('\n', out);
+            }
+        } else {
+            result = sd.message_read(reply, row, &id, &a, &b, &c, &d, &e);
+            if (result > 0) fprintf(out, "%u\t%s\t%s\t%s\t%s\n", id, a, b, c, e);
+        }
     }
     fclose(out);
     sd.message_unref(reply);
     if (result < 0) {
         free(list);
-        return failed(result, NULL, "ListJobs", message, size);
+        return failed(result, NULL, method, message, size);
     }
     *text = list;
     return 0;

@@ -21,8 +21,9 @@
  *                                       an object of systemd's Unit interface at PATH, with
  *                                       those properties (and JobTimeoutUSec 0)
  *
- * The object also answers systemd's Manager methods Subscribe (nothing) and ListJobs (the
- * jobs above, a(usssoo)); a signal's arguments may be of type o too.
+ * The object also answers systemd's Manager methods Subscribe (nothing), ListJobs (the
+ * jobs above, a(usssoo)) and ListUnits (the units above, named from their paths, with
+ * their descriptions, a(ssssssouso)); a signal's arguments may be of type o too.
  *
  * It answers each command (and start-up) with a line on stdout, "ok" or "error: ...", so
  * the test knows the bus has the new state. It exits at the end of stdin.
@@ -113,6 +114,40 @@ static int list_jobs(sd_bus_message *call, void *userdata, sd_bus_error *error) 
         snprintf(job_path, sizeof job_path, "/org/freedesktop/systemd1/job/%u", jobs[i].id);
         r = sd_bus_message_append(reply, "(usssoo)", jobs[i].id, jobs[i].unit, jobs[i].type, jobs[i].state, job_path,
                                   jobs[i].path);
+    }
+    if (r >= 0) r = sd_bus_message_close_container(reply);
+    if (r >= 0) r = sd_bus_send(NULL, reply, NULL);
+    sd_bus_message_unref(reply);
+    return r;
+}
+
+/* A unit's name from its object path's last element, as systemd escapes it ("_2d": '-'). */
+static void unit_name(const char *path, char *name, size_t size) {
+    const char *from = strrchr(path, '/');
+    from = from ? from + 1 : path;
+    size_t n = 0;
+    for (; *from && n + 1 < size; n++) {
+        unsigned byte;
+        if (from[0] == '_' && sscanf(from + 1, "%2x", &byte) == 1) {
+            name[n] = (char)byte;
+            from += 3;
+        } else {
+            name[n] = *from++;
+        }
+    }
+    name[n] = 0;
+}
+
+static int list_units(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+    (void)userdata, (void)error;
+    sd_bus_message *reply = NULL;
+    int r = sd_bus_message_new_method_return(call, &reply);
+    if (r >= 0) r = sd_bus_message_open_container(reply, 'a', "(ssssssouso)");
+    for (size_t i = 0; r >= 0 && i < unit_count; i++) {
+        char name[256];
+        unit_name(units[i].path, name, sizeof name);
+        r = sd_bus_message_append(reply, "(ssssssouso)", name, units[i].description, "loaded", "active", "running", "",
+                                  units[i].path, (uint32_t)0, "", "/");
     }
     if (r >= 0) r = sd_bus_message_close_container(reply);
     if (r >= 0) r = sd_bus_send(NULL, reply, NULL);
@@ -265,11 +300,12 @@ int main(int argc, char **argv) {
     }
     object_path = argv[3];
     interface_name = argv[4];
-    static sd_bus_vtable vtable[36];
+    static sd_bus_vtable vtable[40];
     size_t n = 0;
     vtable[n++] = (sd_bus_vtable)SD_BUS_VTABLE_START(0);
     vtable[n++] = (sd_bus_vtable)SD_BUS_METHOD("Subscribe", "", "", subscribe, 0);
     vtable[n++] = (sd_bus_vtable)SD_BUS_METHOD("ListJobs", "", "a(usssoo)", list_jobs, 0);
+    vtable[n++] = (sd_bus_vtable)SD_BUS_METHOD("ListUnits", "", "a(ssssssouso)", list_units, 0);
     for (int i = 5; i < argc && property_count < 32; i++) {
         struct property *property = &properties[property_count];
         char *spec = argv[i];

@@ -90,9 +90,9 @@ final class ReplayService {
 
 /// Stands between gaugectl and gauged on a socket of its own: passes the bytes both ways
 /// and keeps what the clients sent, the bytes gauged receives. With `refusing`, it answers
-/// a request that starts so itself, as a daemon that does not know it would
-/// (`err unknown`), and gauged never sees it: gaugectl waits for each reply, so a request
-/// comes in a read of its own.
+/// each request line that starts so itself, as a daemon that does not know it would
+/// (`err unknown`), and gauged never sees it (a batch comes in one write: its lines are
+/// taken one by one).
 final class RecordingRelay: @unchecked Sendable {
     let path: String
     private let listener: Int32
@@ -133,8 +133,14 @@ final class RecordingRelay: @unchecked Sendable {
                 let count = read(entries[side].fd, &buffer, buffer.count)
                 guard count > 0 else { return }
                 if side == 0 { lock.withLock { bytes += buffer[..<count] } }
-                if side == 0, let refusing, buffer[..<count].starts(with: refusing.utf8) {
-                    _ = send(client, "err unknown unknown command\n", 28, Int32(MSG_NOSIGNAL))
+                if side == 0, let refusing {
+                    for line in buffer[..<count].split(separator: UInt8(ascii: "\n")) {
+                        if line.starts(with: refusing.utf8) {
+                            _ = send(client, "err unknown unknown command\n", 28, Int32(MSG_NOSIGNAL))
+                        } else {
+                            _ = send(server.fd, Array(line) + [UInt8(ascii: "\n")], line.count + 1, Int32(MSG_NOSIGNAL))
+                        }
+                    }
                     continue
                 }
                 _ = send(entries[1 - side].fd, buffer, count, Int32(MSG_NOSIGNAL))
@@ -310,19 +316,23 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
         let daemon = try GaugedProcess(["--fps", "60"])
         let relay = RecordingRelay(to: daemon.socketPath, at: daemon.directory.appending("relay.sock"))
         let client = try PipedGaugectl(["--socket", relay.path, "systemd", "--waits", "--address", bus.address])
-        #expect(relay.waitFor("describe systemd-journald.service Journal Service"), "\(relay.lines)")
-        // A job queued later: JobNew names its unit, not the unit's object.
-        try manager.send("signal", "JobNew", "u", "99", "o", "/org/freedesktop/systemd1/job/99", "s", "boot.mount")
-        #expect(relay.waitFor("describe boot.mount /boot"), "\(relay.lines)")
-        try manager.send("signal", "JobNew", "u", "98", "o", "/org/freedesktop/systemd1/job/98", "s", "systemd-fsck@dev-disk-by\\x2duuid-12.service")
+        // Every loaded unit at once (ListUnits), jobs or not yet.
         let fsck = "describe systemd-fsck@dev-disk-by\\x2duuid-12.service File System Check on /dev/disk/by-uuid/12"
         #expect(relay.waitFor(fsck), "\(relay.lines)")
-        try manager.send("signal", "JobNew", "u", "100", "o", "/org/freedesktop/systemd1/job/100", "s", "boot.mount")
+        try manager.send("signal", "JobNew", "u", "99", "o", "/org/freedesktop/systemd1/job/99", "s", "boot.mount")
+        // A unit loaded later: JobNew names it, not its object, whose Description is read.
+        try manager.send("unit", unitPath + "late_2dwork_2eservice", "Late Work", "0", "0")
+        try manager.send("signal", "JobNew", "u", "98", "o", "/org/freedesktop/systemd1/job/98", "s", "late-work.service")
+        #expect(relay.waitFor("describe late-work.service Late Work"), "\(relay.lines)")
+        try manager.send("signal", "JobNew", "u", "100", "o", "/org/freedesktop/systemd1/job/100", "s", "late-work.service")
         try manager.send("signal", "StartupFinished", "u", "0")
         let end = client.close()
         #expect(end.status == 0, "\(end.stderr)")
         // Once each, only the steps that read better than their names, never Gauge's own.
-        #expect(relay.lines == ["status", "describe systemd-journald.service Journal Service", "describe boot.mount /boot", fsck])
+        #expect(relay.lines == [
+            "status", "describe systemd-journald.service Journal Service", "describe boot.mount /boot", fsck,
+            "describe late-work.service Late Work",
+        ])
         for (step, shown) in [
             ("systemd-journald.service", "Journal Service"), ("boot.mount", "/boot"), ("plain.service", "plain.service"),
             ("gauged-waits.service", "plain.service"),
@@ -349,13 +359,17 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
         let relay = RecordingRelay(to: daemon.socketPath, at: daemon.directory.appending("relay.sock"), refusing: "describe ")
         let client = try PipedGaugectl(["--socket", relay.path, "systemd", "--waits", "--address", bus.address])
         #expect(client.waitForError(containing: "the boot's steps keep their units' names"))
-        try manager.send("signal", "JobNew", "u", "3", "o", "/org/freedesktop/systemd1/job/3", "s", "boot.mount")
+        // A unit loaded later: not read, not sent.
+        try manager.send("unit", unitPath + "late_2eservice", "Late Service", "0", "0")
+        try manager.send("signal", "JobNew", "u", "3", "o", "/org/freedesktop/systemd1/job/3", "s", "late.service")
         let named = try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
         #expect(named.message == "Waiting for /dev/sdb (1 s)")
         try manager.send("signal", "StartupFinished", "u", "0")
         let end = client.close()
         #expect(end.status == 0, "\(end.stderr)")
-        #expect(relay.lines.filter { $0.hasPrefix("describe") } == ["describe systemd-journald.service Journal Service"])
+        // The loaded units' descriptions went in one batch, answered `err` each; no more after.
+        #expect(relay.lines.filter { $0.hasPrefix("describe") }
+            == ["describe systemd-journald.service Journal Service", "describe boot.mount /boot"])
     }
 
     /// The disk never comes and the boot goes to emergency mode: the notice goes, and the

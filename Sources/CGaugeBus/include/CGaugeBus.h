@@ -51,8 +51,10 @@ int gauge_bus_call(gauge_bus *bus, const char *destination, const char *path, co
                    const char *member, char *message, size_t size);
 
 /* systemd's jobs (its Manager's ListJobs), a line each: "ID\tUNIT\tTYPE\tSTATE\tUNIT_PATH\n";
- * *text is set to a string the caller frees with free(). */
-int gauge_bus_list_jobs(gauge_bus *bus, char **text, char *message, size_t size);
+ * with units, its loaded units (ListUnits) instead: "UNIT\tDESCRIPTION\n" (tabs and line
+ * breaks in the description made spaces). *text is set to a string the caller frees with
+ * free(). */
+int gauge_bus_list(gauge_bus *bus, int units, char **text, char *message, size_t size);
 
 /* Adds a match rule (D-Bus match syntax); the signals it matches are queued for
  * gauge_bus_next_signal (up to 16; the rest are dropped and reported). */

@@ -69,10 +69,22 @@ final class BusConnection {
 
     /// systemd's jobs now (its Manager's ListJobs).
     func listJobs() throws(BusFailure) -> [StartJobWaits.ListedJob] {
+        StartJobWaits.ListedJob.parse(try list(units: false))
+    }
+
+    /// systemd's loaded units with their descriptions (ListUnits), one call for all.
+    func listUnits() throws(BusFailure) -> [(unit: String, description: String)] {
+        try list(units: true).split(separator: "\n").compactMap { line in
+            guard let tab = line.firstIndex(of: "\t") else { return nil }
+            return (String(line[..<tab]), String(line[line.index(after: tab)...]))
+        }
+    }
+
+    private func list(units: Bool) throws(BusFailure) -> String {
         var text: UnsafeMutablePointer<CChar>?
-        try Self.call { message, size in gauge_bus_list_jobs(bus, &text, message, size) }
+        try Self.call { message, size in gauge_bus_list(bus, units ? 1 : 0, &text, message, size) }
         defer { free(text) }
-        return StartJobWaits.ListedJob.parse(text.map { String(cString: $0) } ?? "")
+        return text.map { String(cString: $0) } ?? ""
     }
 
     /// The current signal as systemd's JobNew or JobRemoved: the job's id, its unit, and

@@ -5,9 +5,10 @@ import GaugeTranslators
 /// `gaugectl systemd --waits`: tells the boot screen what a boot that stops moving waits
 /// for (see `StartJobWaits`), from systemd's job signals on its own socket: no polling
 /// while the boot moves; while a job is named, its message once a second (never with the
-/// theme's `wait_notice` 0). And how the boot's steps read: each start job's unit's
-/// Description (one property read per unit), sent as `describe`. And a unit's failure at
-/// once: the failure screen's first words when systemd queues Gauge's handler for it
+/// theme's `wait_notice` 0). And how the boot's steps read: their units' Descriptions
+/// (the loaded units' in one ListUnits, a later one's read alone), sent as `describe`. And
+/// a unit's failure at once: the failure screen's first words when systemd queues Gauge's
+/// handler for it
 /// (`gauged-unit-failed@UNIT.service`), which then writes the rest. Ends (0) when the boot
 /// does (StartupFinished) or fails (a job for emergency or rescue mode: the failure screen
 /// takes over), or when the boot screen has gone; exit 3 with no daemon, 1 on an `err` reply.
@@ -93,7 +94,7 @@ enum SystemdWaitsCommand {
             for job in jobs where job.type == "start" {
                 if let failed = StartJobWaits.failedUnit(handledBy: job.unit) { showFailed(failed) }
             }
-            for job in jobs where job.type == "start" { describeStep(job.unit, path: job.unitPath, on: bus) }
+            describeLoaded(on: bus)
             return !jobs.contains { StartJobWaits.endsTheBoot($0.unit) }
         }
 
@@ -192,6 +193,30 @@ enum SystemdWaitsCommand {
                 text.utf8.count < 2048
             else { return }
             send(.describe(unit: unit, text: CompatText.clean(text)))
+        }
+
+        /// Every loaded unit's step described at once: one ListUnits, one batch of `describe`
+        /// (a Get and a round trip each would keep the follower behind a booting systemd's
+        /// signals for seconds on a slow core); units loaded later come one by one.
+        private func describeLoaded(on bus: BusConnection) {
+            guard describes, let units = try? bus.listUnits() else { return }
+            var requests: [Request] = []
+            for (unit, text) in units where stepsDescribed.count < 1024 && StartJobWaits.isStep(unit) && !stepsDescribed.contains(unit) {
+                stepsDescribed.append(unit)
+                guard !text.isEmpty, text != unit, text.utf8.count < 2048 else { continue }
+                requests.append(.describe(unit: unit, text: CompatText.clean(text)))
+            }
+            guard !requests.isEmpty else { return }
+            do throws(ConnectionFailure) {
+                for reply in try session.send(batch: requests) {
+                    guard case .err(let error) = reply else { continue }
+                    printError("gaugectl: systemd: \(error.message); the boot's steps keep their units' names")
+                    describes = false
+                    return
+                }
+            } catch {
+                finish(.ok)
+            }
         }
 
         /// Sends `request`; the boot screen gone ends the command (0), an `err` reply too

@@ -8,10 +8,10 @@ import GaugeTranslators
 /// theme's `wait_notice` 0). And how the boot's steps read: their units' Descriptions
 /// (the loaded units' in one ListUnits, a later one's read alone), sent as `describe`. And
 /// a unit's failure at once: the failure screen's first words when systemd queues Gauge's
-/// handler for it
-/// (`gauged-unit-failed@UNIT.service`), which then writes the rest. Ends (0) when the boot
-/// does (StartupFinished) or fails (a job for emergency or rescue mode: the failure screen
-/// takes over), or when the boot screen has gone; exit 3 with no daemon, 1 on an `err` reply.
+/// handler for it (`gauged-unit-failed@UNIT.service`), which then writes the rest. Ends (0)
+/// when the boot does (StartupFinished) or fails (a job for emergency or rescue mode: the
+/// failure screen takes over), or when the boot screen has gone; exit 3 with no daemon, 1
+/// on an `err` reply.
 enum SystemdWaitsCommand {
     static let unitInterface = "org.freedesktop.systemd1.Unit"
 

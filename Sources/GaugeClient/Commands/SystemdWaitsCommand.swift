@@ -181,6 +181,7 @@ enum SystemdWaitsCommand {
             }
             send(.failure(title: "Part of this system could not start"))
             send(.failureSummary("\(CompatText.clean(unit)) failed"))
+            printError("gaugectl: systemd: \(CompatText.clean(unit)) failed: its failure screen is up")
         }
 
         /// Tells the daemon how `unit`'s step reads: its Description, read once, when
@@ -214,6 +215,7 @@ enum SystemdWaitsCommand {
                     describes = false
                     return
                 }
+                printError("gaugectl: systemd: \(requests.count) units' descriptions sent")
             } catch {
                 finish(.ok)
             }

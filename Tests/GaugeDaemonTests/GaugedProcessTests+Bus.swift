@@ -180,6 +180,20 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
     return manager
 }
 
+/// A booting systemd with one start job, for a disk that never comes (`dev-sdb.device`),
+/// a daemon whose `wait_notice` is 1 s, and `gaugectl systemd --waits` following them.
+private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService, GaugedProcess, PipedGaugectl) {
+    let bus = try PrivateBus()
+    let manager = try systemdBooting(bus)
+    let disk = "/org/freedesktop/systemd1/unit/dev_2dsdb_2edevice"
+    try manager.send("unit", disk, "/dev/sdb", "0", "0")
+    try manager.send("job", "7", "dev-sdb.device", "start", "running", disk)
+    let daemon = try GaugedProcess(["--fps", "60"])
+    _ = try daemon.request("theme wait_notice=1")
+    let client = try PipedGaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
+    return (bus, manager, daemon, client)
+}
+
 @Suite struct GaugedBusSourceTests {
     @Test func systemdBootFollowsProgressWithoutGoingBackAndEndsDegraded() throws {
         let bus = try PrivateBus()
@@ -376,14 +390,8 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
     /// follower leaves the screen to the failure screen's unit (whose own job, waiting for
     /// a key, it would otherwise take for what the boot waits for).
     @Test func systemdWaitsEndWhenTheBootGoesToEmergencyMode() throws {
-        let bus = try PrivateBus()
-        let manager = try systemdBooting(bus)
-        let disk = "/org/freedesktop/systemd1/unit/dev_2dsdb_2edevice"
-        try manager.send("unit", disk, "/dev/sdb", "0", "0")
-        try manager.send("job", "7", "dev-sdb.device", "start", "running", disk)
-        let daemon = try GaugedProcess(["--fps", "60"])
-        _ = try daemon.request("theme wait_notice=1")
-        let client = try PipedGaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
+        let (bus, manager, daemon, client) = try followingADiskThatNeverComes()
+        _ = bus
         let named = try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
         #expect(named.message == "Waiting for /dev/sdb (1 s)", "no limit set: none said")
         try manager.send("signal", "JobNew", "u", "9", "o", "/org/freedesktop/systemd1/job/9", "s", "emergency.target")
@@ -393,14 +401,8 @@ private func systemdBooting(_ bus: PrivateBus) throws -> ReplayService {
     }
 
     @Test func systemdWaitsPutTheFailureScreenUpWhenSystemdQueuesGaugesHandler() throws {
-        let bus = try PrivateBus()
-        let manager = try systemdBooting(bus)
-        let disk = "/org/freedesktop/systemd1/unit/dev_2dsdb_2edevice"
-        try manager.send("unit", disk, "/dev/sdb", "0", "0")
-        try manager.send("job", "7", "dev-sdb.device", "start", "running", disk)
-        let daemon = try GaugedProcess(["--fps", "60"])
-        _ = try daemon.request("theme wait_notice=1")
-        let client = try PipedGaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
+        let (bus, manager, daemon, client) = try followingADiskThatNeverComes()
+        _ = bus
         // Following: the disk's wait is named.
         try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
         try manager.send("signal", "JobNew", "u", "30", "o", "/org/freedesktop/systemd1/job/30", "s", "gauged-unit-failed@example.service.service")

@@ -176,11 +176,17 @@ enum SystemdWaitsCommand {
                 guard case .ok(let payload?) = try session.send(.status), let status = Status.parse(json: payload),
                     status.visible, status.failure == nil, status.display.name != "none"
                 else { return }
+                // One write: the daemon takes both in one turn, never showing the title alone.
+                let replies = try session.send(batch: [
+                    .failure(title: "Part of this system could not start"), .failureSummary("\(CompatText.clean(unit)) failed"),
+                ])
+                for case .err(let error) in replies {
+                    printError("gaugectl: systemd: \(error.message)")
+                    finish(.daemonError)
+                }
             } catch {
                 finish(.ok)
             }
-            send(.failure(title: "Part of this system could not start"))
-            send(.failureSummary("\(CompatText.clean(unit)) failed"))
             printError("gaugectl: systemd: \(CompatText.clean(unit)) failed: its failure screen is up")
         }
 

@@ -494,6 +494,7 @@ int gauge_bus_list(gauge_bus *bus, int units, char **text, char *message, size_t
         uint32_t id = 0;
         const char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *f = NULL, *g = NULL, *h = NULL, *i = NULL;
         if (units) {
+            /* name, description, load, active and sub state, following, path, job id, type, path */
             result = sd.message_read(reply, row, &a, &b, &c, &d, &e, &f, &g, &id, &h, &i);
             if (result > 0) {
                 fprintf(out, "%s\t", a);
@@ -501,6 +502,7 @@ int gauge_bus_list(gauge_bus *bus, int units, char **text, char *message, size_t
                 fputc('\n', out);
             }
         } else {
+            /* id, unit, type, state, the job's path, the unit's path */
             result = sd.message_read(reply, row, &id, &a, &b, &c, &d, &e);
             if (result > 0) fprintf(out, "%u\t%s\t%s\t%s\t%s\n", id, a, b, c, e);
         }

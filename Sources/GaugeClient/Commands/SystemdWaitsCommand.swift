@@ -193,13 +193,24 @@ enum SystemdWaitsCommand {
         /// Tells the daemon how `unit`'s step reads: its Description, read once, when
         /// systemd sends the unit as a step and the text says more than its name.
         private func describeStep(_ unit: String, path: String, on bus: BusConnection) {
-            guard describes, stepsDescribed.count < 1024, StartJobWaits.isStep(unit), !stepsDescribed.contains(unit) else { return }
-            stepsDescribed.append(unit)
-            // One too long for a request line (none is) keeps the name.
-            guard let text = try? bus.string("Description", path: path, interface: unitInterface), !text.isEmpty, text != unit,
-                text.utf8.count < 2048
+            guard isNewStep(unit),
+                let request = Self.describe(unit, as: try? bus.string("Description", path: path, interface: unitInterface))
             else { return }
-            send(.describe(unit: unit, text: CompatText.clean(text)))
+            send(request)
+        }
+
+        /// Whether `unit` is a step not described yet (and now counted as described).
+        private func isNewStep(_ unit: String) -> Bool {
+            guard describes, stepsDescribed.count < 1024, StartJobWaits.isStep(unit), !stepsDescribed.contains(unit) else { return false }
+            stepsDescribed.append(unit)
+            return true
+        }
+
+        /// `describe` for `unit`, nil when `text` says no more than its name (or is too long
+        /// for a request line: none is, and then the name shows).
+        private static func describe(_ unit: String, as text: String?) -> Request? {
+            guard let text, !text.isEmpty, text != unit, text.utf8.count < 2048 else { return nil }
+            return .describe(unit: unit, text: CompatText.clean(text))
         }
 
         /// Every loaded unit's step described at once: one ListUnits, one batch of `describe`
@@ -207,12 +218,7 @@ enum SystemdWaitsCommand {
         /// signals for seconds on a slow core); units loaded later come one by one.
         private func describeLoaded(on bus: BusConnection) {
             guard describes, let units = try? bus.listUnits() else { return }
-            var requests: [Request] = []
-            for (unit, text) in units where stepsDescribed.count < 1024 && StartJobWaits.isStep(unit) && !stepsDescribed.contains(unit) {
-                stepsDescribed.append(unit)
-                guard !text.isEmpty, text != unit, text.utf8.count < 2048 else { continue }
-                requests.append(.describe(unit: unit, text: CompatText.clean(text)))
-            }
+            let requests = units.filter { isNewStep($0.unit) }.compactMap { Self.describe($0.unit, as: $0.description) }
             guard !requests.isEmpty else { return }
             do throws(ConnectionFailure) {
                 for reply in try session.send(batch: requests) {

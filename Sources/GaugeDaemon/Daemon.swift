@@ -16,26 +16,12 @@ package final class Daemon {
     package let loop: EventLoop
     private let screen: ProgressScreen
     private var server: SocketServer?
-    private var frameTimer: FrameTimer?
-    /// When the frame timer ticks next (`scheduleFrames`, `tick`).
-    private var pacer: FramePacer
-    private var demoTimer: FrameTimer?
+    private let frames: FrameClock
+    private var demo: DemoPlayer?
     private var signals: SignalSource?
     private var compat: CompatInputs?
-    private var askPassword: AskPasswordWatch?
-    /// Programs waiting to read the console the splash covers (`--question-tty`).
-    private var consoleReaders: ConsoleReaders?
-    /// Says when the console was opened or written, the only times a look is worth it.
-    private var consoleActivity: ConsoleActivityWatch?
-    /// Until when to look (`consoleLookWindow` after the last activity, and after start).
-    private var consoleLookUntil = 0.0
-    /// Looks for them four times a second while there is reason to (`consoleLookUntil`, a
-    /// question on the screen or the console's turn), and ends the console's turn once
-    /// nobody has waited on it for `consoleQuestionGrace`.
-    private var consoleQuestionTimer: FrameTimer?
-    /// When a program was last seen waiting on the console (or a refused question sent
-    /// its caller there).
-    private var consoleQuestionSeen = 0.0
+    /// Programs asking on the console, systemd's password requests.
+    private let consoleQuestions: ConsoleQuestions
     /// Plymouth's questions, asked on the screen (`--ask`).
     private var questions: QuestionDesk?
     /// Escape on the keyboards, on every boot (`--escape-input`): the details view and back.
@@ -58,14 +44,11 @@ package final class Daemon {
     /// and the display and VT acts that hand it over.
     private let screenOwner: ScreenOwner
     private let notify = SystemdNotify.fromEnvironment()
-    private var waiters: [ClientConnection] = []
     /// Clients waiting for Enter or R (`wait-key`), answered at the next press or the
     /// theme's `failure_timeout`.
     private lazy var keyWait = KeyWait(loop: loop, log: log) { [self] in updateEscapeWatch() }
     private var exitStatus: Int32 = 0
     private var retainOnExit = false
-    private var demoStart = 0.0
-    private var demoIndex = 0
     private let terminal: TerminalDisplay?
     /// The DRM or fbdev display, which may come, go and change (nil for memory, terminal
     /// or none); the `screenOwner` holds it too, with the VT under it.
@@ -76,21 +59,14 @@ package final class Daemon {
     private let daemonUID = geteuid()
     /// The boot's estimated progress (`--boot`), until a client reports progress itself,
     /// and the boot's steps for the next boot's history.
-    private var boot: BootEstimator
-    /// A Plymouth client's `pause-progress`, until its `unpause-progress`.
-    private var progressPausedByClient = false
-    private var estimateTimer: FrameTimer?
+    private let boot: BootEstimateTicker
     /// A client has set the message line: steps no longer show there.
     private var clientMessage = false
     /// The boot's messages and steps so far, for the details view (`--ask`, Escape).
     private var bootMessages = MessageHistory()
     /// How the boot's steps read: their units' descriptions (`describe`).
     private var stepDescriptions = StepDescriptions()
-    private var firstDeviceFrameLogged = false
-    /// The theme's settings as they stand over the defaults: the file's (paths
-    /// resolved), then run-time `theme` changes, one per key, in order (`theme` alone
-    /// answers them).
-    private var themeSettings: [(key: String, value: String)] = []
+    private var themes: ThemeKeeper
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
@@ -104,18 +80,8 @@ package final class Daemon {
         } catch {
             throw DaemonError("cannot create the event loop: \(error)")
         }
-        let theme: Theme
-        var settings: [(key: String, value: String)] = []
-        do {
-            let loaded = try Self.theme(from: options)
-            for problem in loaded.problems { log.info("theme: \(problem)") }
-            theme = loaded.theme
-            settings = loaded.settings
-        } catch {
-            log.info("\(error); using the default theme")
-            theme = Self.overridden(Theme(), by: options)
-        }
-        themeSettings = settings
+        themes = ThemeKeeper(options: options)
+        let theme = themes.initialTheme(log: log)
         let display: (any Display)?
         if let policy = Self.devicePolicy(options.display) {
             displays = DisplaySlot(policy: policy, devices: devices, loop: loop, log: log)
@@ -127,8 +93,9 @@ package final class Daemon {
         terminal = display as? TerminalDisplay
         screen = ProgressScreen(theme: theme, display: display, scale: options.scale) { [log] in log.info($0) }
         screenOwner = ScreenOwner(screen: screen, displays: displays, vt: options.vt, log: log)
-        pacer = FramePacer(fps: options.fps)
-        boot = BootEstimator(historyPath: options.bootHistoryPath, log: log)
+        frames = FrameClock(fps: options.fps, log: log)
+        consoleQuestions = ConsoleQuestions(loop: loop, log: log)
+        boot = BootEstimateTicker(historyPath: options.bootHistoryPath, loop: loop, log: log)
         if let display, device == nil {
             // A screen drawn smaller than asked has said so, with its size, in the layout's line.
             log.info("display \(display.name)" + (screen.drawnScale == screen.scale ? ", scale \(screen.scale.shortText)" : ""))
@@ -168,14 +135,17 @@ package final class Daemon {
         displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
         displays?.onShownAgain = { [self] in
             screen.invalidate()
-            scheduleFrames()
+            frames.schedule()
         }
-        displays?.onFrameReady = { [self] in if pacer.owed { tick() } }
+        boot.onValue = { [self] percent, now in
+            screen.setProgress(percent, message: nil, at: now)
+            frames.schedule()
+        }
+        displays?.onFrameReady = { [self] in if frames.owed { tick() } }
         if options.psplashFIFO != nil || options.plymouth { startCompatInputs(groupID: groupID) }
         // With questions asked on the screen and the pid file that tells systemd so, its
         // password requests come here (through its Plymouth agent): the console need not
         // take the screen for them.
-        if let directory = options.askPasswordDirectory, createdPIDFile == nil { watchPasswordRequests(in: directory) }
         watchConsoleQuestions()
         if let directory = options.escapeInput {
             escapeWatch = EscapeWatch(directory: directory, loop: loop, log: log) { [self] key in keyPressed(key) }
@@ -184,7 +154,7 @@ package final class Daemon {
         try serve(listener, groupID: groupID)
         if showing { console?.enableProcessSwitching() }
         log.info("listening on \(options.socketPath)")
-        scheduleFrames()
+        frames.schedule()
         try? notify?.ready()
     }
 
@@ -212,7 +182,7 @@ package final class Daemon {
     private func takeFramesAndSignals() throws(DaemonError) {
         do {
             // Before anything can schedule a frame (the boot estimate does).
-            frameTimer = try FrameTimer(loop: loop) { [self] _ in tick() }
+            try frames.start(on: loop) { [self] in tick() }
             // Before the console is put in graphics mode: from then on a SIGTERM must end
             // the daemon through the loop, which gives the console back, never by default.
             // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
@@ -237,9 +207,9 @@ package final class Daemon {
             return true
         }
         compat.hasActiveVT = screenOwner.hasVT
-        compat.onConsoleLent = { [self] in consoleQuestionAsked(by: nil) }
+        compat.onConsoleLent = { [self] in consoleQuestions.asked(by: nil) }
         compat.onPauseProgress = { [self] paused in
-            progressPausedByClient = paused
+            boot.pausedByClient = paused
             updateBootPause()
         }
         if options.ask {
@@ -272,12 +242,12 @@ package final class Daemon {
     private func presentFirstFrame() -> Bool {
         if let title = options.title { screen.setTitle(title) }
         if options.shutdown { screen.setMode(.indeterminate) }
-        if options.boot { startBootEstimate() }
+        if options.boot { boot.start() }
         let showing = screenOwner.takeForFirstFrame()
         if showing { watchConsoleHangup() }
         questions?.place = questionPlace
         updateEscapeWatch()
-        noteFirstFrame(presented: screen.renderFrame(at: MonotonicClock.now()))
+        if screen.renderFrame(at: MonotonicClock.now()) { frames.notePresented(on: device) }
         return showing
     }
 
@@ -294,16 +264,14 @@ package final class Daemon {
             [self] client, item in self.handle(item, from: client)
         }
         server.onDisconnect = { [self] client in
-            waiters.removeAll { $0 === client }
+            frames.forget(client)
             keyWait.remove(client)
         }
         self.server = server
         do {
             try server.start()
             if options.demo {
-                demoStart = MonotonicClock.now()
-                demoTimer = try FrameTimer(loop: loop) { [self] _ in stepDemo() }
-                try demoTimer?.start(fps: 20)
+                demo = try DemoPlayer(loop: loop) { [self] in _ = apply($0, from: nil, access: .daemon) }
             }
         } catch {
             throw DaemonError("cannot start: \(error)")
@@ -316,10 +284,10 @@ package final class Daemon {
     /// started lives until this runs.
     package func shutdown() {
         try? notify?.stopping()
-        frameTimer?.close()
-        demoTimer?.close()
-        estimateTimer?.close()
-        consoleQuestionTimer?.close()
+        frames.close()
+        demo?.close()
+        boot.close()
+        consoleQuestions.close()
         keyWait.close()
         signals?.close()
         if let terminal { terminal.close() }
@@ -332,8 +300,6 @@ package final class Daemon {
         compat?.close()
         server?.close()
         if let path = createdPIDFile { PIDFile.remove(path, ifNaming: getpid()) }
-        if let askPassword { loop.unregister(askPassword.fd) }
-        if let consoleActivity { loop.unregister(consoleActivity.fd) }
         escapeWatch?.setActive(false)
         escapeWatch = nil
     }
@@ -376,19 +342,19 @@ package final class Daemon {
         } else {
             screen.setEntry(nil)
         }
-        if (previous == nil) != (questionShown == nil) { updateConsoleQuestionTimer() }
+        if (previous == nil) != (questionShown == nil) { consoleQuestions.update() }
         updateBootPause()
         updateEscapeWatch()
         showDetails()
-        scheduleFrames()
+        frames.schedule()
     }
 
     /// The boot's clock stops while a person is asked something: a question on the splash,
     /// a password request or a program reading the console, or a client's `pause-progress`.
     private func updateBootPause() {
-        let paused = progressPausedByClient || questions?.questions.current != nil
+        let paused = boot.pausedByClient || questions?.questions.current != nil
             || handover.passwordPending || handover.consoleQuestion || screen.model.failure != nil
-        boot.setPaused(paused, at: MonotonicClock.now())
+        boot.estimator.setPaused(paused, at: MonotonicClock.now())
     }
 
     /// The details view, while asked for (Escape, on the VT the questions read or on the
@@ -439,7 +405,7 @@ package final class Daemon {
         detailsByEscape.toggle()
         log.info(detailsByEscape ? "Escape: the boot's messages shown" : "Escape: the splash shown again")
         showDetails()
-        scheduleFrames()
+        frames.schedule()
     }
 
     /// A message or step for the details view.
@@ -506,9 +472,9 @@ package final class Daemon {
         let now = MonotonicClock.now()
         switch request {
         case .jobs(let value):
-            boot.jobsDone(value / 100)
-            updateBootEstimate()
-        case .theme(let settings) where settings.isEmpty: return .reply(Reply.ok(activeThemeJSON()).encoded)
+            boot.estimator.jobsDone(value / 100)
+            boot.update()
+        case .theme(let settings) where settings.isEmpty: return .reply(Reply.ok(themes.activeJSON).encoded)
         case .newRoot(let path): return Self.reply(enterNewRoot(path))
         case .ping: break
         case .status: return .reply(Reply.ok(statusJSON(at: now)).encoded)
@@ -520,7 +486,7 @@ package final class Daemon {
         case .progress, .message, .title, .step, .describe, .mode, .state, .theme, .reload, .show, .hide, .deactivate, .reactivate,
             .failure, .failureSummary, .failureLine, .failureClear:
             let error = change(request, access: access, at: now)
-            scheduleFrames()
+            frames.schedule()
             return Self.reply(error)
         }
         return Self.reply(nil)
@@ -534,7 +500,7 @@ package final class Daemon {
     private func change(_ request: Request, access: Access, at now: Double) -> ProtocolError? {
         switch request {
         case .progress(let value, let message):
-            endBootEstimate(because: "a client reports progress")
+            boot.end(because: "a client reports progress")
             if let message { clientMessage = !message.isEmpty }
             screen.setProgress(value, message: message, at: now)
             noteMessage(message)
@@ -547,11 +513,11 @@ package final class Daemon {
         case .describe(let unit, let text): return describe(unit, as: text)
         case .mode(let mode): screen.setMode(mode)
         case .state(let state, let message):
-            if state == .success || state == .failure { endBootEstimate(because: "a client ended the work") }
+            if state == .success || state == .failure { boot.end(because: "a client ended the work") }
             if let message { clientMessage = !message.isEmpty }
             screen.setState(state, message: message, at: now)
             noteMessage(message)
-        case .theme(let settings): return applyTheme(settings)
+        case .theme(let settings): return themes.apply(settings, to: screen)
         case .failure(let title):
             log.info("a client put up the failure screen")
             screen.showFailure(title: title)
@@ -563,7 +529,7 @@ package final class Daemon {
             screen.clearFailure()
             keyWait.forgetKept()
             holdBootEstimate()
-        case .reload: return reloadTheme()
+        case .reload: return themes.reload(into: screen, log: log)
         case .show: return show()
         case .hide: updateHandover { $0.hiddenByRequest = true }
         case .deactivate:
@@ -584,7 +550,7 @@ package final class Daemon {
         guard !Request.isGaugeUnit(name) else { return }
         let text = stepDescriptions.text(for: name) ?? name
         noteMessage(text)
-        boot.step(name, at: now, recorded: access.mayRecordBootSteps)
+        boot.estimator.step(name, at: now, recorded: access.mayRecordBootSteps)
         if !clientMessage { screen.setMessage(text) }
     }
 
@@ -601,19 +567,6 @@ package final class Daemon {
         return nil
     }
 
-    /// `theme KEY=VALUE...`: applied to the screen, and kept for `theme` alone.
-    private func applyTheme(_ settings: [ThemeSetting]) -> ProtocolError? {
-        do throws(ProtocolError) {
-            for setting in try screen.applyTheme(settings) {
-                themeSettings.removeAll { $0.key == setting.key }
-                themeSettings.append((setting.key, setting.value))
-            }
-        } catch {
-            return error
-        }
-        return nil
-    }
-
     /// `show`: the splash back unless a display manager has the display.
     private func show() -> ProtocolError? {
         let refusal = handover.deactivated
@@ -627,9 +580,8 @@ package final class Daemon {
         if screen.model.mode == .indeterminate { return Self.reply(Self.waitIndeterminate) }
         // Settled is not enough: with the frame timer armed, a change may still be
         // waiting for the tick that presents it. The tick replies once it has.
-        if let client, !screen.isSettled(at: now) || pacer.running {
-            waiters.append(client)
-            scheduleFrames()
+        if let client, !screen.isSettled(at: now) || frames.isRunning {
+            frames.addWaiter(client)
             return .deferred
         }
         return Self.reply(nil)
@@ -662,7 +614,7 @@ package final class Daemon {
     private func quit(retain: Bool, at now: Double) {
         retainOnExit = retain
         log.info(retain ? "quit (retain) requested" : "quit requested")
-        if options.boot { boot.saveHistory(endingAt: now) }
+        if options.boot { boot.estimator.saveHistory(endingAt: now) }
         loop.execute { [loop] in loop.stop() }
     }
 
@@ -678,7 +630,7 @@ package final class Daemon {
         guard changed else { return }
         questions?.place = questionPlace
         updateEscapeWatch()
-        updateConsoleQuestionTimer()
+        consoleQuestions.update()
         // The frame a display manager finds stays on screen until its own first one: it
         // must not show a question whose asker was just told there is no answer (a person
         // would type a passphrase into it).
@@ -703,130 +655,38 @@ package final class Daemon {
 
     private func consoleHungUp(_ fd: Int32) {
         loop.unregister(fd)
-        if screenOwner.consoleHungUp() { scheduleFrames() }
+        if screenOwner.consoleHungUp() { frames.schedule() }
         watchConsoleHangup()
     }
 
     // MARK: - Console questions
 
-    /// How long the console keeps the screen after the last sign of a question on it: long
-    /// enough to read the answer's outcome, and for a retry or the next disk that asks at
-    /// once; a passphrase check slower than this shows the splash until the retry asks.
-    static let consoleQuestionGrace = 2.0
-
-    /// Watches the console for programs asking on it: the VT under a device display, or
-    /// the tty `--question-tty` names.
+    /// Watches the console for programs asking on it (the VT under a device display, or
+    /// the tty `--question-tty` names) and, unless questions come to the screen through
+    /// the pid file, systemd's password requests.
     private func watchConsoleQuestions() {
-        let path: String?
+        consoleQuestions.covering = { [self] in handover.owner == .gauge && (device != nil || displays == nil) }
+        consoleQuestions.questionOnScreen = { [self] in questionShown != nil }
+        consoleQuestions.handover = { [self] in handover }
+        consoleQuestions.onHandover = { [self] change in
+            updateHandover(change)
+            frames.schedule()
+        }
+        consoleQuestions.onLook = { [self] in
+            // Caps Lock pressed alone sends no character: its notice follows here.
+            if let questions, let entry = screen.model.entry, entry.capsLock != questions.capsLock { questionsChanged() }
+        }
+        // With questions asked on the screen and the pid file that tells systemd so, its
+        // password requests come here (through its Plymouth agent): the console need not
+        // take the screen for them.
+        if let directory = options.askPasswordDirectory, createdPIDFile == nil {
+            screenOwner.handover.passwordPending = consoleQuestions.watchPasswordRequests(in: directory)
+        }
         switch options.questionTTY {
-        case .vt: path = console?.isAvailable == true ? console?.path : nil
-        case .path(let tty): path = tty
-        case .none: path = nil
+        case .vt: consoleQuestions.watchConsole(console?.isAvailable == true ? console?.path : nil)
+        case .path(let tty): consoleQuestions.watchConsole(tty)
+        case .none: consoleQuestions.watchConsole(nil)
         }
-        if let path { consoleReaders = ConsoleReaders(ttyPath: path, log: log) }
-        do {
-            consoleQuestionTimer = try FrameTimer(loop: loop) { [self] _ in checkConsoleQuestions() }
-        } catch {
-            log.info("cannot arm the console question timer: \(error); programs asking on the console are not noticed")
-        }
-        if let readers = consoleReaders { watchConsoleActivity(readers.nodePaths) }
-        // Whoever already waits is found by a look at start.
-        consoleLookUntil = MonotonicClock.now() + Self.consoleLookWindow
-        updateConsoleQuestionTimer()
-    }
-
-    /// How long the processes are looked at after the console was opened or written: the
-    /// asker's wait follows its open or prompt within moments.
-    static let consoleLookWindow = 2.0
-
-    private func watchConsoleActivity(_ paths: [String]) {
-        do throws(SystemError) {
-            let watch = try ConsoleActivityWatch(paths: paths, log: log)
-            try loop.register(watch.fd, events: .readable) { [self] _ in
-                guard watch.drain() else { return }
-                consoleLookUntil = MonotonicClock.now() + Self.consoleLookWindow
-                updateConsoleQuestionTimer()
-            }
-            consoleActivity = watch
-        } catch {
-            // Without the kernel's word, the look goes on for as long as the splash covers.
-            log.info("console questions: cannot watch the console's nodes: \(error); looking four times a second")
-            consoleLookUntil = .infinity
-        }
-    }
-
-    /// Runs while the console has the screen for a question, and while the splash covers
-    /// a watched console and there is reason to look (the console was just opened or
-    /// written, or the screen asks and Caps Lock must be followed); disarmed otherwise, so a
-    /// still splash makes no wakeups for it.
-    private func updateConsoleQuestionTimer() {
-        let covering = consoleReaders != nil && handover.owner == .gauge && (device != nil || displays == nil)
-        let looking = MonotonicClock.now() < consoleLookUntil || questionShown != nil
-        guard covering && looking || handover.consoleQuestion else {
-            consoleQuestionTimer?.stop()
-            return
-        }
-        do {
-            try consoleQuestionTimer?.start(fps: 4)
-        } catch {
-            log.info("cannot arm the console question timer: \(error)")
-        }
-    }
-
-    private func checkConsoleQuestions() {
-        let now = MonotonicClock.now()
-        // Caps Lock pressed alone sends no character: its notice follows here.
-        if let questions, let entry = screen.model.entry, entry.capsLock != questions.capsLock { questionsChanged() }
-        if let reader = consoleReaders?.scan() {
-            consoleQuestionAsked(by: reader)
-        } else if handover.consoleQuestion, now - consoleQuestionSeen >= Self.consoleQuestionGrace {
-            log.info("nobody waits on the console any more: the splash comes back")
-            // A retry or the next disk asks at once: keep looking a moment.
-            consoleLookUntil = now + Self.consoleLookWindow
-            updateHandover { $0.consoleQuestion = false }
-            scheduleFrames()
-        } else if now >= consoleLookUntil {
-            updateConsoleQuestionTimer()
-        }
-    }
-
-    /// Someone asks on the console (`reader`), or a refused Plymouth question sent its
-    /// caller there, or systemd's password request was just answered (nil): the console
-    /// gets the screen, or keeps it for `consoleQuestionGrace`.
-    private func consoleQuestionAsked(by reader: ConsoleReaders.Reader?, quietly: Bool = false) {
-        consoleQuestionSeen = MonotonicClock.now()
-        guard !handover.consoleQuestion else { return }
-        if let reader {
-            log.info("\(reader.name) (pid \(reader.pid)) waits to read the console: the console gets the screen")
-        } else if !quietly {
-            log.info("a question refused on the screen is asked on the console: the console gets the screen")
-        }
-        updateHandover { $0.consoleQuestion = true }
-        updateConsoleQuestionTimer()
-        scheduleFrames()
-    }
-
-    /// Follows systemd's password requests: the console gets the screen while one waits.
-    private func watchPasswordRequests(in directory: String) {
-        do throws(SystemError) {
-            let watch = try AskPasswordWatch(directory: directory)
-            try loop.register(watch.fd, events: .readable) { [self] _ in
-                if watch.update() { passwordRequestsChanged() }
-            }
-            askPassword = watch
-            screenOwner.handover.passwordPending = watch.isPending
-        } catch {
-            log.info("cannot watch \(directory) for password requests: \(error)")
-        }
-    }
-
-    private func passwordRequestsChanged() {
-        guard let watch = askPassword else { return }
-        log.info(watch.isPending ? "a password request is waiting: the console gets the screen" : "password request answered")
-        // Answered: the console keeps the screen a moment, for a retry or the next disk.
-        if !watch.isPending, handover.passwordPending { consoleQuestionAsked(by: nil, quietly: true) }
-        updateHandover { $0.passwordPending = watch.isPending }
-        scheduleFrames()
     }
 
     /// Moves the daemon into the real root (see `RootSwitch`); nil when done.
@@ -840,205 +700,60 @@ package final class Daemon {
         log.info("moved into the new root \(path)")
         // The real root's history is the newest (the initramfs holds a copy from when it
         // was built, if any).
-        boot.enteredNewRoot()
+        boot.estimator.enteredNewRoot()
         // Paths resolve in the new root from now on; a watch on an ancestor in the old
         // root would never see the real one.
-        if let watch = askPassword {
-            let before = watch.isPending
-            watch.rearm()
-            if watch.isPending != before { passwordRequestsChanged() }
-        }
+        consoleQuestions.rootChanged()
         return nil
     }
 
     // MARK: - Boot progress
 
-    /// The bar follows the boot's estimate from now on, updated four times a second.
-    private func startBootEstimate() {
-        boot.start()
-        do {
-            let timer = try FrameTimer(loop: loop) { [self] _ in updateBootEstimate() }
-            try timer.start(fps: 4)
-            estimateTimer = timer
-        } catch {
-            log.info("cannot arm the boot estimate's timer: \(error)")
-        }
-        updateBootEstimate()
-    }
-
-    private func updateBootEstimate() {
-        let now = MonotonicClock.now()
-        guard let percent = boot.valueToShow(at: now) else { return }
-        screen.setProgress(percent, message: nil, at: now)
-        scheduleFrames()
-    }
-
-    /// While a failure screen is up the boot's estimate holds, its timer stopped (a person
-    /// reads it: not boot time, and a screen left up for good wakes nobody); taken down
-    /// (a unit failed and the boot goes on), the bar goes on from where it was.
+    /// A failure screen holds the boot's estimate (`BootEstimateTicker.hold`) and its clock.
     private func holdBootEstimate() {
         updateBootPause()
-        guard boot.isRunning else { return }
-        guard screen.model.failure == nil else { return estimateTimer?.stop() ?? () }
-        do throws(SystemError) {
-            try estimateTimer?.start(fps: 4)
-        } catch {
-            log.info("cannot arm the boot estimate's timer again: \(error)")
-        }
-        updateBootEstimate()
-    }
-
-    private func endBootEstimate(because reason: String) {
-        guard boot.isRunning else { return }
-        boot.end(because: reason)
-        estimateTimer?.close()
-        estimateTimer = nil
+        boot.hold(screen.model.failure != nil)
     }
 
     package func statusJSON(at time: Double) -> String {
         screen.status(at: time, fps: options.fps, clients: server?.clientCount ?? 0).json()
     }
 
-    /// Re-reads the theme file onto the defaults, discarding runtime `theme` changes. A
-    /// file with a problem (a bad line, a font or logo that cannot be opened) changes
-    /// nothing: the answer names the first problem's file and line, the log every one.
-    private func reloadTheme() -> ProtocolError? {
-        let loaded: (theme: Theme, problems: [ThemeFile.Problem], settings: [(key: String, value: String)])
-        do {
-            loaded = try Self.theme(from: options)
-        } catch {
-            log.info("\(error)")
-            return ProtocolError(.io, error.description)
-        }
-        for problem in loaded.problems { log.info("theme: \(problem)") }
-        if let first = loaded.problems.first {
-            let more = loaded.problems.count > 1 ? " (and \(loaded.problems.count - 1) more in the log)" : ""
-            log.info("theme not reloaded: the one in use stays")
-            return ProtocolError(.syntax, "\(first)\(more); the theme in use stays")
-        }
-        screen.replaceTheme(loaded.theme)
-        themeSettings = loaded.settings
-        log.info("theme reloaded")
-        return nil
-    }
-
-    /// The theme file (if any) on the defaults with its problems and the settings it
-    /// made, `--rotate` over it.
-    private static func theme(from options: DaemonOptions) throws(ThemeFileError)
-        -> (theme: Theme, problems: [ThemeFile.Problem], settings: [(key: String, value: String)])
-    {
-        var theme = Theme()
-        var problems: [ThemeFile.Problem] = []
-        var settings: [(key: String, value: String)] = []
-        if let path = options.themePath {
-            problems = try ThemeFile.load(path, into: &theme, applied: &settings, themes: options.themesDirectory)
-        }
-        if let degrees = options.rotate {
-            settings.removeAll { $0.key == "rotation" }
-            settings.append(("rotation", String(degrees)))
-        }
-        var unique: [(key: String, value: String)] = []
-        for setting in settings.reversed() where !unique.contains(where: { $0.key == setting.key }) {
-            unique.insert(setting, at: 0)
-        }
-        return (overridden(theme, by: options), problems, unique)
-    }
-
-    /// `theme` alone: the theme file and the settings over the defaults, as JSON.
-    private func activeThemeJSON() -> String {
-        JSONValue.object([
-            .init("file", options.themePath.map { .string($0) } ?? .null),
-            .init("settings", .object(themeSettings.map { .init($0.key, .string($0.value)) })),
-        ]).encoded
-    }
-
-    private static func overridden(_ theme: Theme, by options: DaemonOptions) -> Theme {
-        var theme = theme
-        if let degrees = options.rotate, let rotation = Rotation(degrees: degrees) { theme.rotation = rotation }
-        return theme
-    }
-
     // MARK: - Frames
-
-    /// Draws a frame soon if anything may have changed; the timer runs only while needed.
-    private func scheduleFrames() {
-        guard let timing = pacer.wake() else { return }
-        pacer.running = arm(timing)
-    }
-
-    /// Arms the frame timer as the pacer says; false (and a log line) when it cannot be.
-    private func arm(_ timing: FramePacer.Timing) -> Bool {
-        do {
-            switch timing {
-            case .rate(let fps, let immediately): try frameTimer?.start(fps: fps, immediately: immediately)
-            case .steps(let period, let first): try frameTimer?.start(period: period, first: first)
-            case .idle: frameTimer?.stop()
-            }
-            return true
-        } catch {
-            log.info("cannot arm the frame timer: \(error)")
-            return false
-        }
-    }
 
     private func tick() {
         let now = MonotonicClock.now()
         let presented = screen.renderFrame(at: now)
-        noteFirstFrame(presented: presented)
-        pacer.owed = !presented
+        if presented { frames.notePresented(on: device) }
+        frames.owed = !presented
         displays?.checkDevice()
+        guard presented else { return }
         // `wait` replies once the settled state is on the display, not merely computed.
         let indeterminate = screen.model.mode == .indeterminate
-        if presented, screen.isSettled(at: now) || indeterminate, !waiters.isEmpty {
-            let ready = waiters
-            waiters = []
-            let reply = indeterminate ? Reply.err(Self.waitIndeterminate) : Reply.ok(nil)
-            for client in ready { client.complete(reply: reply.encoded) }
+        if screen.isSettled(at: now) || indeterminate {
+            frames.answerWaiters(indeterminate ? Reply.err(Self.waitIndeterminate) : Reply.ok(nil))
         }
-        guard presented else { return }
         // While a question is on the screen the clock runs on, so its field is drawn on
         // every tick rather than at each key (`ProgressScreen.renderFrame`).
-        let timing = pacer.afterFrame(
-            animating: screen.isAnimating(at: now), keepTicking: !waiters.isEmpty || screen.isQuestionShown
-        ) { screen.frameSteps(at: now) }
-        _ = arm(timing)
-    }
-
-    /// Logs once how long after exec the first frame reached a display device: the
-    /// start-up figure a boot splash is judged by.
-    private func noteFirstFrame(presented: Bool) {
-        guard presented, !firstDeviceFrameLogged, let device else { return }
-        firstDeviceFrameLogged = true
-        let milliseconds = (MonotonicClock.now() - CGL_start_seconds()) * 1000
-        log.info("first frame on \(device.name) \(PlainDecimal.format((milliseconds * 10).rounded() / 10)) ms after exec")
-    }
-
-    private func stepDemo() {
-        let elapsed = MonotonicClock.now() - demoStart
-        let steps = DemoScript.steps
-        while demoIndex < steps.count, steps[demoIndex].at <= elapsed {
-            _ = apply(steps[demoIndex].request, from: nil, access: .daemon)
-            demoIndex += 1
-        }
-        if demoIndex == steps.count {
-            demoTimer?.stop()
+        frames.framePresented(animating: screen.isAnimating(at: now), keepTicking: screen.isQuestionShown) {
+            screen.frameSteps(at: now)
         }
     }
 
     private func signal(_ number: Int32) {
         switch number {
         case SIGHUP where terminal == nil:
-            _ = reloadTheme()
-            scheduleFrames()
+            _ = themes.reload(into: screen, log: log)
+            frames.schedule()
         case SIGWINCH:
             guard let terminal else { return }
             if (try? terminal.resize()) == true { screen.replaceDisplay(terminal) }
             screen.invalidate()
-            scheduleFrames()
+            frames.schedule()
         case ConsoleVT.releaseSignal where screenOwner.hasVT:
             screenOwner.vtReleased()
         case ConsoleVT.acquireSignal where screenOwner.hasVT:
-            if screenOwner.vtAcquired() { scheduleFrames() }
+            if screenOwner.vtAcquired() { frames.schedule() }
         case SIGTERM, SIGINT, SIGHUP:
             // SIGHUP on the terminal display: the terminal is gone. systemd's last killing
             // spree ends a shutdown screen: keep its frame.
@@ -1056,9 +771,9 @@ package final class Daemon {
     /// drawn on it whole, at once. With none left for good the console gets the screen.
     private func displayChanged(to next: (any DeviceDisplay)?, settled: Bool) {
         screen.replaceDisplay(next)
-        pacer.owed = false
-        updateConsoleQuestionTimer()
-        if screenOwner.deviceChanged(to: next, settled: settled) { scheduleFrames() }
+        frames.owed = false
+        consoleQuestions.update()
+        if screenOwner.deviceChanged(to: next, settled: settled) { frames.schedule() }
     }
 
     /// How `--display` picks a kernel device; nil for the displays that are not one.

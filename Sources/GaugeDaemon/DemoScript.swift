@@ -1,4 +1,5 @@
 import GaugeProtocol
+import GaugeSystem
 
 /// The scripted sequence `gauged --demo` plays: a determinate run with messages, a phase
 /// of unknown length, success, then quit.
@@ -27,4 +28,34 @@ package enum DemoScript {
         steps.append((t + 7.5, .quit(retain: false)))
         return steps
     }()
+}
+
+/// Plays `DemoScript` (`gauged --demo`): each step handed to `apply` when its time comes,
+/// looked at 20 times a second until the last.
+final class DemoPlayer {
+    private let apply: (Request) -> Void
+    private let start = MonotonicClock.now()
+    private var index = 0
+    private var timer: FrameTimer?
+
+    init(loop: EventLoop, apply: @escaping (Request) -> Void) throws(SystemError) {
+        self.apply = apply
+        let timer = try FrameTimer(loop: loop) { [self] _ in play() }
+        self.timer = timer
+        try timer.start(fps: 20)
+    }
+
+    func close() {
+        timer?.close()
+    }
+
+    private func play() {
+        let elapsed = MonotonicClock.now() - start
+        let steps = DemoScript.steps
+        while index < steps.count, steps[index].at <= elapsed {
+            apply(steps[index].request)
+            index += 1
+        }
+        if index == steps.count { timer?.stop() }
+    }
 }

@@ -22,31 +22,14 @@ package final class Daemon {
     private var compat: CompatInputs?
     /// Programs asking on the console, systemd's password requests.
     private let consoleQuestions: ConsoleQuestions
-    /// Plymouth's questions, asked on the screen (`--ask`).
-    private var questions: QuestionDesk?
-    /// Escape on the keyboards, on every boot (`--escape-input`): the details view and back.
-    private(set) var escapeWatch: EscapeWatch?
-    /// The details view as Escape on the `escapeWatch` left it (each press turns it over).
-    private var detailsByEscape = false
-    /// The questions' desk reads the VT while the splash shows, Escape included.
-    private var deskReadsEscape = false
-    /// The `serial` of the question the screen was last told about (a new one shows a
-    /// hidden splash). Its number only: a copy of the whole question kept here came out
-    /// with its prompt's bits broken in the aarch64 build (an Optional holding a String,
-    /// assigned through optional chaining), so it never equalled itself and every hide
-    /// while asked brought the splash straight back.
-    private var questionShown: UInt64?
-    /// Root made the last `deactivate` (a display manager's), which a question does not undo.
-    private var deactivatedByRoot = false
-    /// The pid file `--ask` created, removed on exit.
-    private var createdPIDFile: String?
+    /// Plymouth's questions on the splash, the keyboards' Escape, Enter and R.
+    private let screenQuestions: ScreenQuestions
+    /// Escape on the keyboards (`--escape-input`).
+    var escapeWatch: EscapeWatch? { screenQuestions.escapeWatch }
     /// Who has the screen: Gauge, the console (hide, a question) or a display manager,
     /// and the display and VT acts that hand it over.
     private let screenOwner: ScreenOwner
     private let notify = SystemdNotify.fromEnvironment()
-    /// Clients waiting for Enter or R (`wait-key`), answered at the next press or the
-    /// theme's `failure_timeout`.
-    private lazy var keyWait = KeyWait(loop: loop, log: log) { [self] in updateEscapeWatch() }
     private var exitStatus: Int32 = 0
     private var retainOnExit = false
     private let terminal: TerminalDisplay?
@@ -95,6 +78,7 @@ package final class Daemon {
         screenOwner = ScreenOwner(screen: screen, displays: displays, vt: options.vt, log: log)
         frames = FrameClock(fps: options.fps, log: log)
         consoleQuestions = ConsoleQuestions(loop: loop, log: log)
+        screenQuestions = ScreenQuestions(screen: screen, loop: loop, log: log)
         boot = BootEstimateTicker(historyPath: options.bootHistoryPath, loop: loop, log: log)
         if let display, device == nil {
             // A screen drawn smaller than asked has said so, with its size, in the layout's line.
@@ -132,6 +116,28 @@ package final class Daemon {
         let groupID = try Self.groupID(named: options.group)
         let listener = try listen(groupID: groupID)
         try takeFramesAndSignals()
+        connectParts()
+        if options.psplashFIFO != nil || options.plymouth { startCompatInputs(groupID: groupID) }
+        watchConsoleQuestions()
+        if let directory = options.escapeInput { screenQuestions.watchKeyboards(in: directory) }
+        let showing = presentFirstFrame()
+        try serve(listener, groupID: groupID)
+        if showing { console?.enableProcessSwitching() }
+        log.info("listening on \(options.socketPath)")
+        frames.schedule()
+        try? notify?.ready()
+    }
+
+    /// What the parts tell the daemon, and what they ask of it.
+    private func connectParts() {
+        screenQuestions.handover = { [self] in handover }
+        screenQuestions.onHandover = { [self] change in updateHandover(change) }
+        screenQuestions.detailLines = { [self] in bootMessages.lines }
+        screenQuestions.onChange = { [self] questionCameOrWent in
+            if questionCameOrWent { consoleQuestions.update() }
+            updateBootPause()
+            frames.schedule()
+        }
         displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
         displays?.onShownAgain = { [self] in
             screen.invalidate()
@@ -142,20 +148,14 @@ package final class Daemon {
             frames.schedule()
         }
         displays?.onFrameReady = { [self] in if frames.owed { tick() } }
-        if options.psplashFIFO != nil || options.plymouth { startCompatInputs(groupID: groupID) }
-        // With questions asked on the screen and the pid file that tells systemd so, its
-        // password requests come here (through its Plymouth agent): the console need not
-        // take the screen for them.
-        watchConsoleQuestions()
-        if let directory = options.escapeInput {
-            escapeWatch = EscapeWatch(directory: directory, loop: loop, log: log) { [self] key in keyPressed(key) }
+        consoleQuestions.covering = { [self] in handover.owner == .gauge && (device != nil || displays == nil) }
+        consoleQuestions.questionOnScreen = { [self] in screenQuestions.shownSerial != nil }
+        consoleQuestions.handover = { [self] in handover }
+        consoleQuestions.onHandover = { [self] change in
+            updateHandover(change)
+            frames.schedule()
         }
-        let showing = presentFirstFrame()
-        try serve(listener, groupID: groupID)
-        if showing { console?.enableProcessSwitching() }
-        log.info("listening on \(options.socketPath)")
-        frames.schedule()
-        try? notify?.ready()
+        consoleQuestions.onLook = { [self] in screenQuestions.checkCapsLock() }
     }
 
     /// The id of `--group`, whose members may drive the daemon.
@@ -214,11 +214,7 @@ package final class Daemon {
         }
         if options.ask {
             let ttyPath = options.askFromInputDevices ? nil : options.askTTY ?? console?.path
-            deskReadsEscape = ttyPath != nil
-            let desk = QuestionDesk(ttyPath: ttyPath, keymapPath: options.keymapPath, loop: loop, log: log)
-            desk.onChange = { [self] in questionsChanged() }
-            compat.questions = desk
-            questions = desk
+            compat.questions = screenQuestions.openDesk(ttyPath: ttyPath, keymapPath: options.keymapPath)
         }
         self.compat = compat
         // Another splash may hold these; the native socket still serves, so log and go on.
@@ -230,7 +226,7 @@ package final class Daemon {
         do throws(DaemonError) {
             if options.plymouth {
                 try compat.openPlymouthSocket()
-                if questions != nil, let path = options.plymouthPIDFile { writePIDFile(path) }
+                if screenQuestions.desk != nil, let path = options.plymouthPIDFile { compat.claimPIDFile(path) }
             }
         } catch {
             log.info("\(error)")
@@ -245,8 +241,7 @@ package final class Daemon {
         if options.boot { boot.start() }
         let showing = screenOwner.takeForFirstFrame()
         if showing { watchConsoleHangup() }
-        questions?.place = questionPlace
-        updateEscapeWatch()
+        screenQuestions.handoverChanged()
         if screen.renderFrame(at: MonotonicClock.now()) { frames.notePresented(on: device) }
         return showing
     }
@@ -265,7 +260,7 @@ package final class Daemon {
         }
         server.onDisconnect = { [self] client in
             frames.forget(client)
-            keyWait.remove(client)
+            screenQuestions.forget(client)
         }
         self.server = server
         do {
@@ -288,10 +283,10 @@ package final class Daemon {
         demo?.close()
         boot.close()
         consoleQuestions.close()
-        keyWait.close()
+        screenQuestions.close()
         signals?.close()
         if let terminal { terminal.close() }
-        if retainOnExit, questionShown != nil, handover.owner == .gauge {
+        if retainOnExit, screenQuestions.shownSerial != nil, handover.owner == .gauge {
             // The frame left on screen must not show a question nobody will answer.
             screen.setEntry(nil)
             _ = screen.renderFrame(at: MonotonicClock.now())
@@ -299,141 +294,22 @@ package final class Daemon {
         screenOwner.close(retain: retainOnExit)
         compat?.close()
         server?.close()
-        if let path = createdPIDFile { PIDFile.remove(path, ifNaming: getpid()) }
-        escapeWatch?.setActive(false)
-        escapeWatch = nil
     }
 
     // MARK: - Questions
 
-    /// Where Plymouth's questions are asked while the screen is in its current hands: on
-    /// the splash; on the console when it was hidden by request (it is gauged's then);
-    /// nowhere when root handed the display to a display manager (the askers fall back);
-    /// and waiting for the splash while another program asks on the console, or a
-    /// member's `deactivate`, which a question undoes, holds it.
-    private var questionPlace: QuestionDesk.Place {
-        switch handover.owner {
-        case .gauge: .splash
-        case .displayManager: deactivatedByRoot ? .nowhere : .waiting
-        case .console: handover.passwordPending || handover.consoleQuestion ? .waiting : .console
-        }
-    }
-
-    /// The question on screen or what is typed changed.
-    private func questionsChanged() {
-        let previous = questionShown
-        questionShown = questions?.questions.current?.serial
-        if let questions, let question = questions.questions.current {
-            let field: ScreenModel.Entry.Field = question.kind == .password
-                ? .hidden(count: questions.questions.typedCount) : .shown(questions.questions.echoedText ?? "")
-            screen.setEntry(ScreenModel.Entry(prompt: question.prompt, field: field, capsLock: questions.capsLock))
-            // A question must be seen: a splash hidden by request, or handed over by a
-            // peer other than root, comes back for it, as plymouthd shows a splash to ask
-            // on. (Root may hide it again: the question is then asked on the console; a
-            // display manager root handed the display to keeps it: askers are told at once.)
-            let memberDeactivated = handover.deactivated && !deactivatedByRoot
-            if handover.hiddenByRequest || memberDeactivated, question.serial != previous {
-                log.info("a question is asked: the splash is shown for it")
-                updateHandover {
-                    $0.hiddenByRequest = false
-                    if memberDeactivated { $0.deactivated = false }
-                }
-            }
-        } else {
-            screen.setEntry(nil)
-        }
-        if (previous == nil) != (questionShown == nil) { consoleQuestions.update() }
-        updateBootPause()
-        updateEscapeWatch()
-        showDetails()
-        frames.schedule()
-    }
-
     /// The boot's clock stops while a person is asked something: a question on the splash,
     /// a password request or a program reading the console, or a client's `pause-progress`.
     private func updateBootPause() {
-        let paused = boot.pausedByClient || questions?.questions.current != nil
+        let paused = boot.pausedByClient || screenQuestions.isAsking
             || handover.passwordPending || handover.consoleQuestion || screen.model.failure != nil
         boot.estimator.setPaused(paused, at: MonotonicClock.now())
-    }
-
-    /// The details view, while asked for (Escape, on the VT the questions read or on the
-    /// keyboards the `escapeWatch` reads) and no question is on screen.
-    private func showDetails() {
-        let asked = (questions?.questions.detailsShown ?? false) != detailsByEscape
-        let shown = asked && questions?.questions.current == nil
-        screen.setDetails(shown ? bootMessages.lines : nil)
-    }
-
-    /// Whether the questions read the keys themselves (the VT, or the input devices while
-    /// one waits), Escape included.
-    private var questionsReadKeys: Bool { deskReadsEscape || questions?.isWaiting == true }
-
-    /// The keyboards are read while the splash is on screen, for Escape unless the
-    /// questions read the keys themselves, and for Enter and R while a client waits for
-    /// them (`wait-key`).
-    private func updateEscapeWatch() {
-        escapeWatch?.setActive(handover.owner == .gauge && (!questionsReadKeys || !keyWait.isEmpty))
-    }
-
-    /// A key on the keyboards: Escape turns the details view over (the questions' own when
-    /// they read the keys), Enter and R answer `wait-key`.
-    private func keyPressed(_ key: EscapeWatch.Key) {
-        guard key != .escape else {
-            if !questionsReadKeys { escapePressed() }
-            return
-        }
-        keyWait.keyPressed(r: key == .r, onFailureScreen: screen.model.failure != nil)
-    }
-
-    /// `wait-key`: answered at the next Enter or R on the keyboards, or at the theme's
-    /// `failure_timeout` (`KeyWait`).
-    private func waitKey(for client: ClientConnection?) -> ReplyAction {
-        guard escapeWatch != nil else {
-            return Self.reply(ProtocolError(.state, "no keyboards are read here (--escape-input none)"))
-        }
-        guard let client else { return Self.reply(ProtocolError(.state, "wait-key needs a connection to answer on")) }
-        if let key = keyWait.takeKept() {
-            log.info("wait-key: answered with the key pressed on the failure screen before")
-            return .reply(Reply.ok(key).encoded)
-        }
-        keyWait.add(client, timeout: screen.theme.failureTimeout, action: screen.theme.failureTimeoutAction)
-        return .deferred
-    }
-
-    private func escapePressed() {
-        detailsByEscape.toggle()
-        log.info(detailsByEscape ? "Escape: the boot's messages shown" : "Escape: the splash shown again")
-        showDetails()
-        frames.schedule()
     }
 
     /// A message or step for the details view.
     private func noteMessage(_ text: String?) {
         guard let text, bootMessages.append(text) else { return }
-        if screen.model.details != nil { showDetails() }
-    }
-
-    /// `/run/plymouth/pid`: systemd's console password agent stays away and its Plymouth
-    /// agent forwards questions to Plymouth's socket while the file exists. Created new,
-    /// never through a link; a stale one is replaced, a live daemon's left alone (`PIDFile`).
-    private func writePIDFile(_ path: String) {
-        switch PIDFile.holder(of: path) {
-        case .live(let pid, let name) where pid != getpid():
-            log.info("\(path) belongs to \(name) (pid \(pid)), which is running: it stays, and this daemon does not claim it")
-            return
-        case .stale(let reason):
-            log.info("replacing a stale \(path): \(reason)")
-        default:
-            break
-        }
-        do throws(SystemError) {
-            try PIDFile.create(path, pid: getpid())
-            createdPIDFile = path
-            log.info("questions are asked on the screen; \(path) tells systemd to send its password requests here")
-        } catch {
-            log.info("cannot create \(path) (\(error)): systemd's password requests stay on the console")
-        }
+        if screen.model.details != nil { screenQuestions.showDetails() }
     }
 
     // MARK: - Requests
@@ -461,7 +337,7 @@ package final class Daemon {
 
     /// Why the access policy refuses `request` (logged), or nil.
     private func refusal(of request: Request, from client: ClientConnection?, access: Access) -> ProtocolError? {
-        guard let refusal = access.refusal(of: request, rootWaits: questions?.isWaiting == true) else { return nil }
+        guard let refusal = access.refusal(of: request, rootWaits: screenQuestions.isWaiting) else { return nil }
         throttled.info("access", "refused \(client.map { "\($0.label) (\($0.peer.map { "\($0)" } ?? "no peer"))" } ?? "a compat input"): \(refusal.message)")
         return refusal
     }
@@ -479,7 +355,7 @@ package final class Daemon {
         case .ping: break
         case .status: return .reply(Reply.ok(statusJSON(at: now)).encoded)
         case .wait: return wait(for: client, at: now)
-        case .waitKey: return waitKey(for: client)
+        case .waitKey: return screenQuestions.waitKey(for: client)
         case .snapshot(let path): return Self.reply(snapshot(toPath: path, at: now))
         case .snapshotToPassedFile: return Self.reply(snapshotToPassedFile(from: client, at: now))
         case .quit(let retain): quit(retain: retain, at: now)
@@ -521,19 +397,19 @@ package final class Daemon {
         case .failure(let title):
             log.info("a client put up the failure screen")
             screen.showFailure(title: title)
-            keyWait.forgetKept()
+            screenQuestions.failureChanged()
             holdBootEstimate()
         case .failureSummary(let text): return screen.setFailureSummary(text)
         case .failureLine(let text): return screen.addFailureLine(text)
         case .failureClear:
             screen.clearFailure()
-            keyWait.forgetKept()
+            screenQuestions.failureChanged()
             holdBootEstimate()
         case .reload: return themes.reload(into: screen, log: log)
         case .show: return show()
         case .hide: updateHandover { $0.hiddenByRequest = true }
         case .deactivate:
-            deactivatedByRoot = access.isRoot
+            screenQuestions.deactivatedByRoot = access.isRoot
             updateHandover { $0.deactivated = true }
         case .reactivate: updateHandover { $0.deactivated = false }
         case .jobs, .newRoot, .ping, .status, .wait, .waitKey, .snapshot, .snapshotToPassedFile, .quit: break
@@ -544,7 +420,7 @@ package final class Daemon {
     /// A step of the boot (a unit systemd started): on the message line unless a client
     /// set it, in the details view, and into the boot's estimate and history.
     private func step(_ name: String, access: Access, at now: Double) {
-        questions?.checkKeyboard()
+        screenQuestions.desk?.checkKeyboard()
         // Gauge's own units (gauged-poweroff.service showing this very screen,
         // gauged-ask-password.service taking a question to it) are no step to show.
         guard !Request.isGaugeUnit(name) else { return }
@@ -563,7 +439,7 @@ package final class Daemon {
             return ProtocolError(.range, "a unit name is at most 256 bytes, a description not blank")
         }
         if !clientMessage, screen.model.message == unit { screen.setMessage(line) }
-        if bootMessages.replaceLast(unit, with: line), screen.model.details != nil { showDetails() }
+        if bootMessages.replaceLast(unit, with: line), screen.model.details != nil { screenQuestions.showDetails() }
         return nil
     }
 
@@ -624,17 +500,16 @@ package final class Daemon {
 
     /// Changes a reason to give the screen up, and hands it over when its owner changes.
     private func updateHandover(_ change: (inout ScreenHandover) -> Void) {
-        let asked = questionShown != nil
+        let asked = screenQuestions.shownSerial != nil
         let changed = screenOwner.change(change)
         updateBootPause()
         guard changed else { return }
-        questions?.place = questionPlace
-        updateEscapeWatch()
+        screenQuestions.handoverChanged()
         consoleQuestions.update()
         // The frame a display manager finds stays on screen until its own first one: it
         // must not show a question whose asker was just told there is no answer (a person
         // would type a passphrase into it).
-        if asked, questionShown == nil, handover.owner == .displayManager {
+        if asked, screenQuestions.shownSerial == nil, handover.owner == .displayManager {
             _ = screen.renderFrame(at: MonotonicClock.now())
         }
         screenOwner.handOver()
@@ -665,21 +540,10 @@ package final class Daemon {
     /// the tty `--question-tty` names) and, unless questions come to the screen through
     /// the pid file, systemd's password requests.
     private func watchConsoleQuestions() {
-        consoleQuestions.covering = { [self] in handover.owner == .gauge && (device != nil || displays == nil) }
-        consoleQuestions.questionOnScreen = { [self] in questionShown != nil }
-        consoleQuestions.handover = { [self] in handover }
-        consoleQuestions.onHandover = { [self] change in
-            updateHandover(change)
-            frames.schedule()
-        }
-        consoleQuestions.onLook = { [self] in
-            // Caps Lock pressed alone sends no character: its notice follows here.
-            if let questions, let entry = screen.model.entry, entry.capsLock != questions.capsLock { questionsChanged() }
-        }
         // With questions asked on the screen and the pid file that tells systemd so, its
         // password requests come here (through its Plymouth agent): the console need not
         // take the screen for them.
-        if let directory = options.askPasswordDirectory, createdPIDFile == nil {
+        if let directory = options.askPasswordDirectory, compat?.createdPIDFile == nil {
             screenOwner.handover.passwordPending = consoleQuestions.watchPasswordRequests(in: directory)
         }
         switch options.questionTTY {

@@ -41,6 +41,8 @@ final class CompatInputs {
     var onConsoleLent: (() -> Void)?
     /// A Plymouth client paused (true) or resumed (false) the boot's progress.
     var onPauseProgress: ((Bool) -> Void)?
+    /// The pid file `claimPIDFile` created, removed by `close`.
+    private(set) var createdPIDFile: String?
 
     init(
         loop: EventLoop, log: Log, throttled: ThrottledLog, policy: PeerPolicy, limits: ClientLimits = .init(),
@@ -133,6 +135,31 @@ final class CompatInputs {
         apply = { _, _ in false }
         onConsoleLent = nil
         onPauseProgress = nil
+        if let path = createdPIDFile { PIDFile.remove(path, ifNaming: getpid()) }
+        createdPIDFile = nil
+    }
+
+    /// `/run/plymouth/pid` with the questions asked here: systemd's console password agent
+    /// stays away and its Plymouth agent forwards questions to Plymouth's socket while the
+    /// file exists. Created new, never through a link; a stale one is replaced, a live
+    /// daemon's left alone (`PIDFile`).
+    func claimPIDFile(_ path: String) {
+        switch PIDFile.holder(of: path) {
+        case .live(let pid, let name) where pid != getpid():
+            log.info("\(path) belongs to \(name) (pid \(pid)), which is running: it stays, and this daemon does not claim it")
+            return
+        case .stale(let reason):
+            log.info("replacing a stale \(path): \(reason)")
+        default:
+            break
+        }
+        do throws(SystemError) {
+            try PIDFile.create(path, pid: getpid())
+            createdPIDFile = path
+            log.info("questions are asked on the screen; \(path) tells systemd to send its password requests here")
+        } catch {
+            log.info("cannot create \(path) (\(error)): systemd's password requests stay on the console")
+        }
     }
 
     /// In an update mode, (re)arms the stall timer on each word from the tool; outside, stops it.

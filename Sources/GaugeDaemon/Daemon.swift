@@ -30,7 +30,6 @@ package final class Daemon {
     /// and the display and VT acts that hand it over.
     private let screenOwner: ScreenOwner
     private let notify = SystemdNotify.fromEnvironment()
-    private var exitStatus: Int32 = 0
     private var retainOnExit = false
     private let terminal: TerminalDisplay?
     /// The DRM or fbdev display, which may come, go and change (nil for memory, terminal
@@ -39,16 +38,11 @@ package final class Daemon {
     private var device: (any DeviceDisplay)? { displays?.device }
     private var console: ConsoleVT? { screenOwner.console }
     private var handover: ScreenHandover { screenOwner.handover }
-    private let daemonUID = geteuid()
     /// The boot's estimated progress (`--boot`), until a client reports progress itself,
     /// and the boot's steps for the next boot's history.
     private let boot: BootEstimateTicker
-    /// A client has set the message line: steps no longer show there.
-    private var clientMessage = false
-    /// The boot's messages and steps so far, for the details view (`--ask`, Escape).
-    private var bootMessages = MessageHistory()
-    /// How the boot's steps read: their units' descriptions (`describe`).
-    private var stepDescriptions = StepDescriptions()
+    /// The message line's and the details view's words: a client's, or the boot's steps.
+    private var messages = BootMessages()
     private var themes: ThemeKeeper
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
@@ -66,12 +60,12 @@ package final class Daemon {
         themes = ThemeKeeper(options: options)
         let theme = themes.initialTheme(log: log)
         let display: (any Display)?
-        if let policy = Self.devicePolicy(options.display) {
+        if let policy = options.display.devicePolicy {
             displays = DisplaySlot(policy: policy, devices: devices, loop: loop, log: log)
             display = displays?.device
         } else {
             displays = nil
-            display = try Self.openDisplay(options.display, log: log)
+            display = try options.display.openDisplay()
         }
         terminal = display as? TerminalDisplay
         screen = ProgressScreen(theme: theme, display: display, scale: options.scale) { [log] in log.info($0) }
@@ -90,6 +84,7 @@ package final class Daemon {
 
     /// Runs until `quit`, SIGTERM or SIGINT; returns the exit status.
     package func run() -> Int32 {
+        var status: Int32 = 0
         do throws(DaemonError) {
             try start()
             do throws(SystemError) {
@@ -99,10 +94,10 @@ package final class Daemon {
             }
         } catch {
             log.info("\(error)")
-            exitStatus = 1
+            status = 1
         }
         shutdown()
-        return exitStatus
+        return status
     }
 
     /// Listens, presents the first frame and sets up the loop's sources (`run()` calls it).
@@ -132,7 +127,7 @@ package final class Daemon {
     private func connectParts() {
         screenQuestions.handover = { [self] in handover }
         screenQuestions.onHandover = { [self] change in updateHandover(change) }
-        screenQuestions.detailLines = { [self] in bootMessages.lines }
+        screenQuestions.detailLines = { [self] in messages.history.lines }
         screenQuestions.onChange = { [self] questionCameOrWent in
             if questionCameOrWent { consoleQuestions.update() }
             updateBootPause()
@@ -306,9 +301,8 @@ package final class Daemon {
         boot.estimator.setPaused(paused, at: MonotonicClock.now())
     }
 
-    /// A message or step for the details view.
-    private func noteMessage(_ text: String?) {
-        guard let text, bootMessages.append(text) else { return }
+    /// The details view shows the newest messages and steps (when it is up).
+    private func detailsChanged() {
         if screen.model.details != nil { screenQuestions.showDetails() }
     }
 
@@ -322,7 +316,7 @@ package final class Daemon {
             switch Request.parse(line) {
             case .failure(let error): return .reply(Reply.err(error).encoded)
             case .success(let request):
-                let access = client.peer.map { Access(peer: $0, daemonUID: daemonUID) } ?? .compatInput
+                let access = client.peer.map { Access(peer: $0, daemonUID: Self.daemonUID) } ?? .compatInput
                 return apply(request, from: client, access: access)
             }
         }
@@ -356,8 +350,8 @@ package final class Daemon {
         case .status: return .reply(Reply.ok(statusJSON(at: now)).encoded)
         case .wait: return wait(for: client, at: now)
         case .waitKey: return screenQuestions.waitKey(for: client)
-        case .snapshot(let path): return Self.reply(snapshot(toPath: path, at: now))
-        case .snapshotToPassedFile: return Self.reply(snapshotToPassedFile(from: client, at: now))
+        case .snapshot(let path): return Self.reply(snapshot(to: path, from: client, at: now))
+        case .snapshotToPassedFile: return Self.reply(snapshot(to: nil, from: client, at: now))
         case .quit(let retain): quit(retain: retain, at: now)
         case .progress, .message, .title, .step, .describe, .mode, .state, .theme, .reload, .show, .hide, .deactivate, .reactivate,
             .failure, .failureSummary, .failureLine, .failureClear:
@@ -377,22 +371,19 @@ package final class Daemon {
         switch request {
         case .progress(let value, let message):
             boot.end(because: "a client reports progress")
-            if let message { clientMessage = !message.isEmpty }
             screen.setProgress(value, message: message, at: now)
-            noteMessage(message)
+            if messages.clientSaid(message) { detailsChanged() }
         case .message(let text):
-            clientMessage = !text.isEmpty
             screen.setMessage(text)
-            noteMessage(text)
+            if messages.clientSaid(text) { detailsChanged() }
         case .title(let text): screen.setTitle(text)
         case .step(let name): step(name, access: access, at: now)
         case .describe(let unit, let text): return describe(unit, as: text)
         case .mode(let mode): screen.setMode(mode)
         case .state(let state, let message):
             if state == .success || state == .failure { boot.end(because: "a client ended the work") }
-            if let message { clientMessage = !message.isEmpty }
             screen.setState(state, message: message, at: now)
-            noteMessage(message)
+            if messages.clientSaid(message) { detailsChanged() }
         case .theme(let settings): return themes.apply(settings, to: screen)
         case .failure(let title):
             log.info("a client put up the failure screen")
@@ -421,25 +412,22 @@ package final class Daemon {
     /// set it, in the details view, and into the boot's estimate and history.
     private func step(_ name: String, access: Access, at now: Double) {
         screenQuestions.desk?.checkKeyboard()
-        // Gauge's own units (gauged-poweroff.service showing this very screen,
-        // gauged-ask-password.service taking a question to it) are no step to show.
-        guard !Request.isGaugeUnit(name) else { return }
-        let text = stepDescriptions.text(for: name) ?? name
-        noteMessage(text)
+        guard let step = messages.step(name) else { return }
+        if step.detailsChanged { detailsChanged() }
         boot.estimator.step(name, at: now, recorded: access.mayRecordBootSteps)
-        if !clientMessage { screen.setMessage(text) }
+        if step.onMessageLine { screen.setMessage(step.text) }
     }
 
-    /// `describe`: how `unit`'s steps read from now on, the one on the message line (and
-    /// the details view's newest line) too when it still shows the unit's name. Gauge's
-    /// own units are never shown, so not kept either.
+    /// `describe`: how `unit`'s steps read, the one on the message line (and the details
+    /// view's newest line) too when it still shows the unit's name.
     private func describe(_ unit: String, as text: String) -> ProtocolError? {
-        guard !Request.isGaugeUnit(unit) else { return nil }
-        guard let line = stepDescriptions.set(unit, to: text) else {
-            return ProtocolError(.range, "a unit name is at most 256 bytes, a description not blank")
+        do throws(ProtocolError) {
+            guard let shown = try messages.describe(unit, as: text, shown: screen.model.message) else { return nil }
+            if let line = shown.messageLine { screen.setMessage(line) }
+            if shown.detailsChanged { detailsChanged() }
+        } catch {
+            return error
         }
-        if !clientMessage, screen.model.message == unit { screen.setMessage(line) }
-        if bootMessages.replaceLast(unit, with: line), screen.model.details != nil { screenQuestions.showDetails() }
         return nil
     }
 
@@ -463,23 +451,11 @@ package final class Daemon {
         return Self.reply(nil)
     }
 
-    private func snapshot(toPath path: String, at now: Double) -> ProtocolError? {
+    /// `snapshot PATH`, or `snapshot -` (nil) into the file passed with the line.
+    private func snapshot(to path: String?, from client: ClientConnection?, at now: Double) -> ProtocolError? {
+        let png = { [screen] () throws(ProtocolError) in try screen.snapshotPNG(at: now) }
         do throws(ProtocolError) {
-            try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPath: path)
-        } catch {
-            return error
-        }
-        return nil
-    }
-
-    /// `snapshot -`: into the file descriptor passed with the line.
-    private func snapshotToPassedFile(from client: ClientConnection?, at now: Double) -> ProtocolError? {
-        guard let fd = client?.takePassedDescriptor() else {
-            return ProtocolError(.syntax, "snapshot - needs a file descriptor sent with the line (gaugectl snapshot FILE sends one)")
-        }
-        defer { Syscall.close(fd) }
-        do throws(ProtocolError) {
-            try SnapshotFile.write({ () throws(ProtocolError) in try screen.snapshotPNG(at: now) }, toPassed: fd)
+            if let path { try SnapshotFile.write(png, toPath: path) } else { try SnapshotFile.write(png, passedBy: client) }
         } catch {
             return error
         }
@@ -640,38 +616,10 @@ package final class Daemon {
         if screenOwner.deviceChanged(to: next, settled: settled) { frames.schedule() }
     }
 
-    /// How `--display` picks a kernel device; nil for the displays that are not one.
-    private static func devicePolicy(_ choice: DaemonOptions.DisplayChoice) -> DisplaySlot.Policy? {
-        switch choice {
-        case .auto: .best
-        case .drm(let path): .named(DeviceNode(kind: .drm, path: path ?? "/dev/dri/card0"))
-        case .fbdev(let path): .named(DeviceNode(kind: .fbdev, path: path ?? "/dev/fb0"))
-        case .memory, .terminal, .none: nil
-        }
-    }
-
-    private static func openDisplay(_ choice: DaemonOptions.DisplayChoice, log: Log) throws(DaemonError) -> (any Display)? {
-        switch choice {
-        case .none, .auto, .drm, .fbdev:
-            return nil
-        case .memory(let spec):
-            do {
-                return try MemoryDisplay(spec: spec)
-            } catch {
-                throw DaemonError("\(error)")
-            }
-        case .terminal:
-            do {
-                return try TerminalDisplay(scale: terminalScale)
-            } catch {
-                throw DaemonError("\(error)")
-            }
-        }
-    }
-
     /// Pixels per half-cell of `--display terminal`: a third of the cell resolution, so
     /// the text still reads (80x24 cells are 240x144 pixels).
     package static let terminalScale = 3
+    private static let daemonUID = geteuid()
 }
 
 /// Why the daemon could not start, as one log line.

@@ -53,4 +53,13 @@ enum SnapshotFile {
         defer { Syscall.close(fd) }
         try write(png, toPassed: fd, name: path)
     }
+
+    /// `snapshot -`: into the file descriptor `client` passed with the line, closed after.
+    static func write(_ png: () throws(ProtocolError) -> [UInt8], passedBy client: ClientConnection?) throws(ProtocolError) {
+        guard let fd = client?.takePassedDescriptor() else {
+            throw ProtocolError(.syntax, "snapshot - needs a file descriptor sent with the line (gaugectl snapshot FILE sends one)")
+        }
+        defer { Syscall.close(fd) }
+        try write(png, toPassed: fd)
+    }
 }

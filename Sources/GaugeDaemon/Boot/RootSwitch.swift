@@ -1,4 +1,5 @@
 import CGaugeLinux
+import GaugeProtocol
 import GaugeSystem
 
 /// The daemon's way through the boot: one instance from the initramfs to the real root.
@@ -32,5 +33,17 @@ enum RootSwitch {
         try Syscall.chdir(path)
         try Syscall.chroot(".")
         try Syscall.chdir("/")
+    }
+
+    /// `newroot PATH`: `enter`, its outcome logged; the error to answer, if any.
+    static func move(to path: String, log: Log) -> ProtocolError? {
+        do throws(SystemError) {
+            try enter(path)
+        } catch {
+            log.info("cannot move into the new root: \(error)")
+            return ProtocolError(.io, error.description)
+        }
+        log.info("moved into the new root \(path)")
+        return nil
     }
 }

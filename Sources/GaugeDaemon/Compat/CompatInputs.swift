@@ -139,6 +139,25 @@ final class CompatInputs {
         createdPIDFile = nil
     }
 
+    /// Opens psplash's FIFO at `psplashFIFO` and Plymouth's socket (`plymouth`), and
+    /// claims `pidFile` when the questions are asked here. Another splash may hold any of
+    /// them; the native socket still serves, so each failure is logged and the rest go on.
+    func open(psplashFIFO: String?, plymouth: Bool, pidFile: String?) {
+        do throws(DaemonError) {
+            if let psplashFIFO { try openPsplashFIFO(path: psplashFIFO) }
+        } catch {
+            log.info("\(error)")
+        }
+        do throws(DaemonError) {
+            if plymouth {
+                try openPlymouthSocket()
+                if questions != nil, let pidFile { claimPIDFile(pidFile) }
+            }
+        } catch {
+            log.info("\(error)")
+        }
+    }
+
     /// `/run/plymouth/pid` with the questions asked here: systemd's console password agent
     /// stays away and its Plymouth agent forwards questions to Plymouth's socket while the
     /// file exists. Created new, never through a link; a stale one is replaced, a live

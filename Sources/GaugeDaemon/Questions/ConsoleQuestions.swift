@@ -161,3 +161,15 @@ final class ConsoleQuestions {
         onHandover { $0.passwordPending = watch.isPending }
     }
 }
+
+extension DaemonOptions.QuestionTTY {
+    /// The tty to watch for programs asking on it: the VT under a device display
+    /// (`console`), the one `--question-tty` names, or none.
+    func path(console: ConsoleVT?) -> String? {
+        switch self {
+        case .vt: console?.isAvailable == true ? console?.path : nil
+        case .path(let tty): tty
+        case .none: nil
+        }
+    }
+}

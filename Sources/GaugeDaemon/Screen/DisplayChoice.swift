@@ -1,8 +1,18 @@
 import GaugeDisplay
 
 extension DaemonOptions.DisplayChoice {
+    /// The display `--display` asks for: a slot following the kernel's devices (`devices`),
+    /// or a display of another kind, or none.
+    func open(devices: DisplayDevices, loop: EventLoop, log: Log) throws(DaemonError)
+        -> (slot: DisplaySlot?, display: (any Display)?)
+    {
+        guard let policy = devicePolicy else { return (nil, try openDisplay()) }
+        let slot = DisplaySlot(policy: policy, devices: devices, loop: loop, log: log)
+        return (slot, slot.device)
+    }
+
     /// How `--display` picks a kernel device; nil for the displays that are not one.
-    var devicePolicy: DisplaySlot.Policy? {
+    private var devicePolicy: DisplaySlot.Policy? {
         switch self {
         case .auto: .best
         case .drm(let path): .named(DeviceNode(kind: .drm, path: path ?? "/dev/dri/card0"))
@@ -12,7 +22,7 @@ extension DaemonOptions.DisplayChoice {
     }
 
     /// The display that is not a kernel device (memory, terminal); nil for the others.
-    func openDisplay() throws(DaemonError) -> (any Display)? {
+    private func openDisplay() throws(DaemonError) -> (any Display)? {
         switch self {
         case .none, .auto, .drm, .fbdev:
             return nil

@@ -1,4 +1,5 @@
 import GaugeDisplay
+import GaugeSystem
 
 /// Who has the screen and the acts that hand it over: the VT in graphics or text mode and
 /// its switching signals, DRM master (or the fbdev device) held or let go, the splash
@@ -45,6 +46,23 @@ final class ScreenOwner {
         guard after != before else { return false }
         log.info("screen: \(before.rawValue) → \(after.rawValue)")
         return true
+    }
+
+    /// `--vt at-exit` with the VT taken (fbdev): a getty ending on it puts it in text mode
+    /// (the console draws its text over the frame) and hangs it up; the VT is taken again
+    /// and `redraw` draws a whole frame.
+    func watchHangup(on loop: EventLoop, redraw: @escaping () -> Void) {
+        guard consoleAtExit, let console, console.isAvailable else { return }
+        let fd = console.descriptor
+        do throws(SystemError) {
+            try loop.register(fd, events: []) { [self] _ in
+                loop.unregister(fd)
+                if consoleHungUp() { redraw() }
+                watchHangup(on: loop, redraw: redraw)
+            }
+        } catch {
+            log.info("cannot watch the console for a hangup: \(error)")
+        }
     }
 
     /// Gives the screen to its owner.

@@ -214,3 +214,29 @@ package final class ListeningSocket {
         throw .alreadyRunning(path: path)
     }
 }
+
+extension ListeningSocket {
+    /// `gauged`'s socket: the one systemd passed, or the one bound at `options`'
+    /// `--socket`, its group `--group`'s (`groupID`); why not, in one line naming the path.
+    static func forDaemon(_ options: DaemonOptions, groupID: UInt32?) throws(DaemonError) -> ListeningSocket {
+        do {
+            return try passedOrBound(path: options.socketPath, groupID: groupID, passed: SocketActivation.takeFromEnvironment())
+        } catch {
+            // Most reasons name the path already: say it once.
+            let reason = "\(error)"
+            let path = options.socketPath
+            throw DaemonError(reason.containsText(path) ? "cannot listen: \(reason)" : "cannot listen on \(path): \(reason)")
+        }
+    }
+}
+
+extension SocketServerConfiguration {
+    /// The native socket's limits as `gauged`'s options set them, `--group`'s members (`groupID`) let in.
+    init(_ options: DaemonOptions, groupID: UInt32?) {
+        self.init()
+        maxClients = options.maxClients
+        privilegedReserve = min(4, options.maxClients / 4)
+        policy = PeerPolicy(groupID: groupID)
+        idleTimeout = options.idleTimeout
+    }
+}

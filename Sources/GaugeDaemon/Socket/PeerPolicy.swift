@@ -31,3 +31,13 @@ package struct PeerPolicy: Sendable {
         peer.uid == 0 || peer.uid == daemonUID
     }
 }
+
+extension PeerPolicy {
+    /// The id of `--group` (`name`), whose members may drive the daemon.
+    static func groupID(named name: String?) throws(DaemonError) -> UInt32? {
+        try name.map { name throws(DaemonError) in
+            guard let entry = getgrnam(name) else { throw DaemonError("unknown group '\(name)'") }
+            return UInt32(entry.pointee.gr_gid)
+        }
+    }
+}

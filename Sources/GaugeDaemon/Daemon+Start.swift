@@ -1,0 +1,176 @@
+import CGaugeLinux
+import GaugeDisplay
+import GaugeProtocol
+import GaugeSystem
+
+/// How `gauged` starts and stops: the order of its first steps (the socket bound before
+/// anything is drawn, the signals taken before the console, the first frame before what it
+/// does not need), the parts connected to the daemon, and the order they close in.
+extension Daemon {
+    /// Listens, presents the first frame and sets up the loop's sources (`run()` calls it).
+    /// The socket is bound first (a second daemon on the same path fails before it draws),
+    /// and the signals are taken before the console is; what no part of the first frame
+    /// needs (the connections' server, VT switching, the demo) is set up after it, so the
+    /// splash is on screen sooner.
+    package func start() throws(DaemonError) {
+        SignalSource.ignoreStraySignals()
+        RootSwitch.markArgv0InInitrd(log: log)
+        let groupID = try PeerPolicy.groupID(named: options.group)
+        let listener = try ListeningSocket.forDaemon(options, groupID: groupID)
+        try takeFramesAndSignals()
+        connectParts()
+        if options.psplashFIFO != nil || options.plymouth { startCompatInputs(groupID: groupID) }
+        watchConsoleQuestions()
+        if let directory = options.escapeInput { screenQuestions.watchKeyboards(in: directory) }
+        let showing = presentFirstFrame()
+        try serve(listener, groupID: groupID)
+        if showing { console?.enableProcessSwitching() }
+        log.info("listening on \(options.socketPath)")
+        frames.schedule()
+        try? notify?.ready()
+    }
+
+    /// What the parts tell the daemon, and what they ask of it.
+    private func connectParts() {
+        screenQuestions.handover = { [self] in handover }
+        screenQuestions.onHandover = { [self] change in updateHandover(change) }
+        screenQuestions.detailLines = { [self] in messages.history.lines }
+        screenQuestions.onChange = { [self] questionCameOrWent in
+            if questionCameOrWent { consoleQuestions.update() }
+            updateBootPause()
+            frames.schedule()
+        }
+        displays?.onChange = { [self] device, settled in displayChanged(to: device, settled: settled) }
+        displays?.onShownAgain = { [self] in
+            screen.invalidate()
+            frames.schedule()
+        }
+        boot.onValue = { [self] percent, now in
+            screen.setProgress(percent, message: nil, at: now)
+            frames.schedule()
+        }
+        displays?.onFrameReady = { [self] in if frames.owed { tick() } }
+        consoleQuestions.covering = { [self] in handover.owner == .gauge && (device != nil || displays == nil) }
+        consoleQuestions.questionOnScreen = { [self] in screenQuestions.shownSerial != nil }
+        consoleQuestions.handover = { [self] in handover }
+        consoleQuestions.onHandover = { [self] change in
+            updateHandover(change)
+            frames.schedule()
+        }
+        consoleQuestions.onLook = { [self] in screenQuestions.checkCapsLock() }
+    }
+
+    /// The frame timer and the signals the loop handles.
+    private func takeFramesAndSignals() throws(DaemonError) {
+        do {
+            // Before anything can schedule a frame (the boot estimate does).
+            try frames.start(on: loop) { [self] in tick() }
+            // Before the console is put in graphics mode: from then on a SIGTERM must end
+            // the daemon through the loop, which gives the console back, never by default.
+            // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
+            // otherwise rather than ending the daemon as they would by default.
+            var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
+            if terminal != nil { handled.append(SIGWINCH) }
+            signals = try SignalSource(loop: loop, signals: handled) { [self] in signal($0) }
+        } catch {
+            throw DaemonError("cannot start: \(error)")
+        }
+    }
+
+    /// psplash's FIFO and Plymouth's socket (`--psplash-fifo`, `--plymouth`), with
+    /// Plymouth's questions asked on the screen (`--ask`).
+    private func startCompatInputs(groupID: UInt32?) {
+        let compat = CompatInputs(
+            loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: groupID),
+            idleTimeout: options.idleTimeout
+        ) { [self] request, access in
+            guard refusal(of: request, from: nil, access: access) == nil else { return false }
+            _ = perform(request, from: nil, access: access)
+            return true
+        }
+        compat.hasActiveVT = screenOwner.hasVT
+        compat.onConsoleLent = { [self] in consoleQuestions.asked(by: nil) }
+        compat.onPauseProgress = { [self] paused in
+            boot.pausedByClient = paused
+            updateBootPause()
+        }
+        if options.ask {
+            let ttyPath = options.askFromInputDevices ? nil : options.askTTY ?? console?.path
+            compat.questions = screenQuestions.openDesk(ttyPath: ttyPath, keymapPath: options.keymapPath)
+        }
+        self.compat = compat
+        compat.open(psplashFIFO: options.psplashFIFO, plymouth: options.plymouth, pidFile: options.plymouthPIDFile)
+    }
+
+    /// The title and mode asked for, the boot estimate, and the first frame, on the
+    /// screen unless the console keeps it; whether it shows on a device.
+    private func presentFirstFrame() -> Bool {
+        if let title = options.title { screen.setTitle(title) }
+        if options.shutdown { screen.setMode(.indeterminate) }
+        if options.boot { boot.start() }
+        let showing = screenOwner.takeForFirstFrame()
+        if showing { screenOwner.watchHangup(on: loop) { [frames] in frames.schedule() } }
+        screenQuestions.handoverChanged()
+        if screen.renderFrame(at: MonotonicClock.now()) { frames.notePresented(on: device) }
+        return showing
+    }
+
+    /// Takes connections on `listener`, and starts the demo (`--demo`).
+    private func serve(_ listener: ListeningSocket, groupID: UInt32?) throws(DaemonError) {
+        let configuration = SocketServerConfiguration(options, groupID: groupID)
+        let server = SocketServer(
+            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled
+        ) {
+            [self] client, item in self.handle(item, from: client)
+        }
+        server.onDisconnect = { [self] client in
+            frames.forget(client)
+            screenQuestions.forget(client)
+        }
+        self.server = server
+        do {
+            try server.start()
+            if options.demo {
+                demo = try DemoPlayer(loop: loop) { [self] in _ = apply($0, from: nil, access: .daemon) }
+            }
+        } catch {
+            throw DaemonError("cannot start: \(error)")
+        }
+    }
+
+    /// The display and the console first, the connections last: a client waiting for
+    /// the daemon to go (`gaugectl quit`, `plymouth --wait quit`) finds the console back.
+    /// Every source it closes drops its handler, which holds the daemon: a daemon that was
+    /// started lives until this runs.
+    package func shutdown() {
+        try? notify?.stopping()
+        frames.close()
+        demo?.close()
+        boot.close()
+        consoleQuestions.close()
+        screenQuestions.close()
+        signals?.close()
+        if let terminal { terminal.close() }
+        if retainOnExit, screenQuestions.shownSerial != nil, handover.owner == .gauge {
+            // The frame left on screen must not show a question nobody will answer.
+            screen.setEntry(nil)
+            _ = screen.renderFrame(at: MonotonicClock.now())
+        }
+        screenOwner.close(retain: retainOnExit)
+        compat?.close()
+        server?.close()
+    }
+
+    /// Watches the console for programs asking on it (the VT under a device display, or
+    /// the tty `--question-tty` names) and, unless questions come to the screen through
+    /// the pid file, systemd's password requests.
+    private func watchConsoleQuestions() {
+        // With questions asked on the screen and the pid file that tells systemd so, its
+        // password requests come here (through its Plymouth agent): the console need not
+        // take the screen for them.
+        if let directory = options.askPasswordDirectory, compat?.createdPIDFile == nil {
+            screenOwner.handover.passwordPending = consoleQuestions.watchPasswordRequests(in: directory)
+        }
+        consoleQuestions.watchConsole(options.questionTTY.path(console: console))
+    }
+}

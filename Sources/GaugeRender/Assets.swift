@@ -1,4 +1,5 @@
 import CPixman
+import GaugeProtocol
 import GaugeSystem
 
 /// Why a logo or font named by a theme cannot be used, as one line for a reply or the log.
@@ -232,5 +233,38 @@ final class FontData {
             done += n
         }
         return done
+    }
+}
+
+extension Assets {
+    /// The logo `theme` asks for on a `width` x `height` screen at `scale`: a PNG, or the firmware's at the place it drew it
+    /// (`fixed`), or when the firmware has none that fits, `logo_fallback`; `problem` says
+    /// why the one asked for is not shown.
+    func logo(
+        for theme: Theme, width: Int, height: Int, scale: Double
+    ) -> (image: PixmanImage?, fixed: Rect?, problem: String?, note: String?) {
+        var file = theme.logo
+        var problem: String?
+        if theme.logo == ThemeSetting.firmwareLogo {
+            do throws(AssetError) {
+                let firmware = try firmwareLogo()
+                if let place = firmware.placement(width: width, height: height) {
+                    let moved = place.x != firmware.xOffset || place.y != firmware.yOffset
+                    let note = "firmware logo centred on \(width)x\(height): the firmware drew it at \(firmware.xOffset),\(firmware.yOffset) on a screen of another size"
+                    return (firmware.image, place, nil, moved ? note : nil)
+                }
+                problem = "firmware logo: \(firmware.image.width)x\(firmware.image.height) is larger than the screen's \(width)x\(height)"
+            } catch {
+                problem = error.description
+            }
+            file = theme.logoFallback
+            problem = (problem ?? "") + (file.isEmpty ? "; no logo_fallback, so no logo" : "; showing logo_fallback \(file) instead")
+        }
+        guard !file.isEmpty else { return (nil, nil, problem, nil) }
+        do throws(AssetError) {
+            return (try logo(file, scale: scale), nil, problem, nil)
+        } catch {
+            return (nil, nil, problem.map { "\($0); \(error)" } ?? error.description, nil)
+        }
     }
 }

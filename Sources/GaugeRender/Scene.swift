@@ -10,18 +10,18 @@ package final class Scene {
     package let scale: Double
     package let theme: Theme
     let layout: Layout
-    private let text: TextRenderer
+    let text: TextRenderer
     /// The bar's layers in the current state's fill colour; a new state builds its own
     /// (states change a few times a run: keeping each state's layers would hold a third
     /// of a megabyte per state at 1080p for nothing).
-    private var bar: BarLayers
+    var bar: BarLayers
     /// The track and the fill's masks, which every state's bar shares.
     private let barShapes: BarShapes
     /// The layout the bar is drawn in: the scene's, or once a mark shows `whenFinished`
     /// (the bar shortened to make room for it), with that bar's shapes.
-    private var barLayout: Layout
+    var barLayout: Layout
     private lazy var finishedShapes = BarShapes(theme: surfaceTheme, layout: layout.whenFinished)
-    private var state = RunState.begin
+    var state = RunState.begin
     private var mark = TextLine()
     private var logo: (image: PixmanImage, rect: Rect)?
     private var mode = DisplayMode.determinate
@@ -47,24 +47,27 @@ package final class Scene {
     /// wider by what a title or message wider than the bar needs (`fitPanel`).
     private var panel = Rect.zero
     private var panelMask: PixmanImage?
-    private var badge: (mask: PixmanImage, rect: Rect)?
+    var badge: (mask: PixmanImage, rect: Rect)?
     /// Why the logo the theme asks for is not shown (the firmware's not published, a PNG
     /// that cannot be read), for the log; nil when shown or none asked for.
     package private(set) var logoProblem: String?
 
     private var title = TextLine()
     private var message = TextLine()
-    private var label = TextLine()
+    var label = TextLine()
     private lazy var entry = EntryLayer(theme: theme, layout: layout, text: text)
     private lazy var details = DetailsLayer(theme: theme, layout: layout, text: text)
     private lazy var failure = FailureLayer(theme: theme, layout: layout, text: text, screenColor: screenColor)
     /// The failure screen takes the splash's title's room too (`FailureLayer`).
     private var failureCoversTitle = false
-    private var labelColor = Color.black
+    var labelColor = Color.black
     private var phase = 0
-    private var labelValue = -1.0
+    var labelValue = -1.0
     private var needsFullRedraw = true
-    private var targets: [UnsafeMutableRawPointer: PixmanImage] = [:]
+    /// The height of the percentage label's line (`labelClearance`).
+    lazy var labelLineHeight: Int = text.render("0", size: layout.labelSize, bold: true).height
+    /// The pixman images wrapping the buffers drawn into.
+    private var targets = TargetImages()
 
     /// `text` and `assets` may be shared between scenes (their caches then serve all).
     package init(theme: Theme, width: Int, height: Int, scale: Double = 1, text: TextRenderer? = nil, assets: Assets? = nil) {
@@ -76,7 +79,7 @@ package final class Scene {
         let assets = assets ?? Assets()
         let text = text ?? TextRenderer(theme: theme, assets: assets)
         self.text = text
-        let chosen = Self.chooseLogo(theme: theme, width: width, height: height, scale: scale, assets: assets)
+        let chosen = assets.logo(for: theme, width: width, height: height, scale: scale)
         let logoImage = chosen.image
         let metrics = Layout.Metrics(
             lineHeight: { text.render("", size: $0, bold: $1).height },
@@ -104,37 +107,6 @@ package final class Scene {
         }
         barShapes = BarShapes(theme: surfaceTheme, layout: layout)
         bar = BarLayers(theme: Self.barTheme(surfaceTheme, fill: theme.beginColor, pole: false), layout: layout, shapes: barShapes)
-    }
-
-    /// The logo the theme asks for: a PNG, or the firmware's at the place it drew it
-    /// (`fixed`), or when the firmware has none that fits, `logo_fallback`; `problem` says
-    /// why the one asked for is not shown.
-    private static func chooseLogo(
-        theme: Theme, width: Int, height: Int, scale: Double, assets: Assets
-    ) -> (image: PixmanImage?, fixed: Rect?, problem: String?, note: String?) {
-        var file = theme.logo
-        var problem: String?
-        if theme.logo == ThemeSetting.firmwareLogo {
-            do throws(AssetError) {
-                let firmware = try assets.firmwareLogo()
-                if let place = firmware.placement(width: width, height: height) {
-                    let moved = place.x != firmware.xOffset || place.y != firmware.yOffset
-                    let note = "firmware logo centred on \(width)x\(height): the firmware drew it at \(firmware.xOffset),\(firmware.yOffset) on a screen of another size"
-                    return (firmware.image, place, nil, moved ? note : nil)
-                }
-                problem = "firmware logo: \(firmware.image.width)x\(firmware.image.height) is larger than the screen's \(width)x\(height)"
-            } catch {
-                problem = error.description
-            }
-            file = theme.logoFallback
-            problem = (problem ?? "") + (file.isEmpty ? "; no logo_fallback, so no logo" : "; showing logo_fallback \(file) instead")
-        }
-        guard !file.isEmpty else { return (nil, nil, problem, nil) }
-        do throws(AssetError) {
-            return (try assets.logo(file, scale: scale), nil, problem, nil)
-        } catch {
-            return (nil, nil, problem.map { "\($0); \(error)" } ?? error.description, nil)
-        }
     }
 
     /// What the layout shrank or dropped to fit the screen, and a firmware's logo moved
@@ -373,34 +345,6 @@ package final class Scene {
     /// Where the details view is drawn (empty while hidden).
     package var detailsRect: Rect { details.rect }
 
-    /// The lines of a message: split at line breaks, each without the blanks at its ends,
-    /// empty lines left out, the third and further lines joined to the second with spaces.
-    /// A message without a break is one line as it is.
-    package static func messageLines(_ value: String) -> [String] {
-        let isBreak: (Unicode.Scalar) -> Bool = { $0 == Request.lineBreak || $0 == "\u{2029}" }
-        guard value.unicodeScalars.contains(where: isBreak) else { return [value] }
-        var lines: [String] = []
-        var line = String.UnicodeScalarView()
-        for scalar in value.unicodeScalars {
-            if isBreak(scalar) {
-                if let kept = trimmedLine(line) { lines.append(kept) }
-                line = String.UnicodeScalarView()
-            } else {
-                line.append(scalar)
-            }
-        }
-        if let kept = trimmedLine(line) { lines.append(kept) }
-        guard lines.count > 2 else { return lines }
-        return [lines[0], lines[1...].joined(separator: " ")]
-    }
-
-    /// `line` without blanks at its ends; nil when nothing else is left.
-    private static func trimmedLine(_ line: String.UnicodeScalarView) -> String? {
-        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = line.firstIndex(where: { !blank($0) }), let last = line.lastIndex(where: { !blank($0) }) else { return nil }
-        return String(String.UnicodeScalarView(line[first...last]))
-    }
-
     private func setPanel(_ rect: Rect) {
         panel = rect
         panelMask = Self.roundedMask(rect, radius: theme.boxRadius * layout.scale)
@@ -471,7 +415,7 @@ package final class Scene {
     package func draw(into buffer: Framebuffer, clip: Rect) {
         let area = clip.intersection(Rect(x: 0, y: 0, width: min(width, buffer.width), height: min(height, buffer.height)))
         guard !area.isEmpty else { return }
-        let target = image(for: buffer)
+        let target = targets.image(for: buffer)
         if buffer.isOnScreen, !writesEachPixelOnce(area) {
             drawInBands(area, onto: target, format: buffer.format)
         } else {
@@ -628,169 +572,5 @@ package final class Scene {
         let damage = update(model, at: time)
         draw(into: buffer, clip: damage)
         return damage
-    }
-
-    // MARK: - Text lines
-
-    private struct TextLine {
-        var text = ""
-        var image: TextImage?
-        var rect = Rect.zero
-    }
-
-    private func updateText(
-        _ line: inout TextLine, _ value: String, render: (String) -> TextImage, place: (TextImage) -> Rect
-    ) -> Rect {
-        guard value != line.text || (line.image == nil && !value.isEmpty) else { return .zero }
-        let old = line.rect
-        line.text = value
-        if value.isEmpty {
-            line.image = nil
-            line.rect = .zero
-        } else {
-            let image = render(value)
-            line.image = image
-            line.rect = place(image).intersection(Rect(x: 0, y: 0, width: width, height: height))
-        }
-        return old.union(line.rect)
-    }
-
-    /// The box style's value badge: the label on a pill of the fill colour, above the
-    /// bar and centred on the fill's head (kept within the bar's span).
-    private func updateBadge(image: TextImage, old: Rect) -> Rect {
-        let b = barLayout.bar
-        let padX = Int((8 * layout.scale).rounded())
-        let badgeHeight = Layout.badgeHeight(labelSize: layout.labelSize, scale: layout.scale)
-        let badgeWidth = image.width + 2 * padX
-        let head = b.x + bar.fillWidth
-        let x = min(max(b.x, head - badgeWidth / 2), b.maxX - badgeWidth)
-        let rect = Rect(x: x, y: b.y - layout.textGap / 2 - badgeHeight, width: badgeWidth, height: badgeHeight)
-        if badge?.rect.width != badgeWidth || badge?.rect.height != badgeHeight {
-            let mask = Shape.roundedRectMask(width: badgeWidth, height: badgeHeight,
-                                             rect: (0, 0, Double(badgeWidth), Double(badgeHeight)), radius: Double(badgeHeight) / 2)
-            badge = (mask, rect)
-        } else if let mask = badge?.mask {
-            badge = (mask, rect)
-        }
-        let fill = theme.fillColor(for: state)
-        labelColor = fill.textColor(alpha: max(theme.labelAlpha, 0.8))
-        label.rect = Rect(x: rect.x + padX, y: rect.y + (badgeHeight - image.height) / 2, width: image.width, height: image.height)
-        bar.setLabel(mask: nil, color: labelColor, rect: .zero)
-        return old.union(rect)
-    }
-
-    /// Room the label takes between the bar and the title (above) or message (below).
-    private func labelClearance(_ side: LabelPosition) -> Int {
-        guard theme.style == .plain, theme.showLabel, theme.labelPosition == side else { return 0 }
-        return labelLineHeight + layout.labelInset
-    }
-
-    private lazy var labelLineHeight: Int = text.render("0", size: layout.labelSize, bold: true).height
-
-    /// The percentage label: right-aligned inside the fill, or just past its head when the
-    /// fill is too short to hold it; black or white, whichever contrasts with what is under it.
-    private func updateLabel(shown: Double, hidden: Bool) -> Rect {
-        if !theme.showLabel || hidden { return removeLabel() }
-        guard shown != labelValue else { return .zero }
-        labelValue = shown
-        let newText = LabelFormat.text(theme.labelFormat, value: shown, max: 100)
-        let old = label.rect
-        // New text in the same place and colour (39% → 40% with a fill that did not grow
-        // a pixel) must still reach the bar and the screen.
-        let textChanged = newText != label.text || label.image == nil
-        if textChanged {
-            label.text = newText
-            label.image = text.render(newText, size: layout.labelSize, bold: true, maxWidth: barLayout.bar.width)
-        }
-        guard let image = label.image, image.width > 0 else {
-            label.rect = .zero
-            bar.setLabel(mask: nil, color: labelColor, rect: .zero)
-            return old
-        }
-        if theme.style == .box {
-            return updateBadge(image: image, old: old.union(badge?.rect ?? .zero))
-        }
-        let (rect, color) = labelPlacement(width: image.width, height: image.height)
-        guard textChanged || rect != label.rect || color != labelColor else { return .zero }
-        label.rect = rect
-        labelColor = color
-        if theme.labelPosition == .inside {
-            bar.setLabel(mask: image.mask, color: color, rect: rect)
-        }
-        return old.union(rect)
-    }
-
-    /// The label gone (hidden, or `label=off`); the area it and the badge covered.
-    private func removeLabel() -> Rect {
-        guard label.image != nil || !label.rect.isEmpty || badge != nil else { return .zero }
-        let old = label.rect.union(badge?.rect ?? .zero)
-        badge = nil
-        label = TextLine()
-        labelValue = -1
-        bar.setLabel(mask: nil, color: labelColor, rect: .zero)
-        return old
-    }
-
-    /// Where a label of `w` by `h` pixels goes for the theme's label position, and its
-    /// colour.
-    private func labelPlacement(width w: Int, height h: Int) -> (rect: Rect, color: Color) {
-        let b = barLayout.bar
-        let inset = layout.labelInset
-        let centredY = b.y + (b.height - h) / 2
-        let color: Color
-        let rect: Rect
-        switch theme.labelPosition {
-        case .inside:
-            let fillRight = b.x + bar.fillWidth
-            var x = fillRight - inset - w
-            let onFill = x >= b.x + inset
-            if !onFill { x = fillRight + inset }
-            let under = onFill ? theme.fillColor(for: state) : theme.trackColor
-            color = under.textColor(alpha: theme.labelAlpha)
-            rect = Rect(x: x, y: centredY, width: w, height: h)
-        case .above, .below, .left, .right:
-            color = (theme.background.isLight ? Color.black : Color.white).withAlpha(theme.labelAlpha)
-            switch theme.labelPosition {
-            case .above: rect = Rect(x: b.maxX - w, y: b.y - inset - h, width: w, height: h)
-            case .below: rect = Rect(x: b.maxX - w, y: b.maxY + inset, width: w, height: h)
-            case .left: rect = Rect(x: b.x - 2 * inset - w, y: centredY, width: w, height: h)
-            default: rect = Rect(x: b.maxX + 2 * inset, y: centredY, width: w, height: h)
-            }
-        }
-        return (rect, color)
-    }
-
-    private func draw(_ line: TextLine, color: Color, into dst: PixmanImage, clip: Rect) {
-        guard let mask = line.image?.mask else { return }
-        let area = clip.intersection(line.rect)
-        guard !area.isEmpty else { return }
-        dst.composite(PIXMAN_OP_OVER, source: PixmanImage(solid: color), mask: mask, rect: area,
-                      maskOrigin: (area.x - line.rect.x, area.y - line.rect.y))
-    }
-
-    private func image(for buffer: Framebuffer) -> PixmanImage {
-        if let last = lastTarget, last.base == buffer.base, last.width == buffer.width, last.height == buffer.height,
-            last.stride == buffer.stride, last.format == buffer.format
-        {
-            return last.image
-        }
-        let image = wrappedImage(for: buffer)
-        lastTarget = (buffer.base, buffer.width, buffer.height, buffer.stride, buffer.format, image)
-        return image
-    }
-
-    private var lastTarget: (base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat, image: PixmanImage)?
-
-    private func wrappedImage(for buffer: Framebuffer) -> PixmanImage {
-        if let cached = targets[buffer.base], cached.width == buffer.width, cached.height == buffer.height,
-            pixman_image_get_format(cached.raw) == buffer.format.pixman,
-            Int(pixman_image_get_stride(cached.raw)) == buffer.stride
-        {
-            return cached
-        }
-        if targets.count > 4 { targets.removeAll() }
-        let image = PixmanImage(wrapping: buffer)
-        targets[buffer.base] = image
-        return image
     }
 }

@@ -10,7 +10,7 @@ LIC_FILES_CHKSUM = "file://LICENSE;md5=3b83ef96387f14655fc854ddc3c6bd57"
 # (tools/release) with its own executable: no Embedded Swift toolchain is needed here.
 # glibc 2.36 or newer; armhf is ARMv7 with hard float (callconvention-hard).
 GAUGE_ARCH = "${@{'x86_64': 'amd64', 'aarch64': 'arm64', 'arm': 'armhf'}.get(d.getVar('TARGET_ARCH'), 'unsupported')}"
-COMPATIBLE_HOST = "(x86_64|aarch64|arm).*-linux(-gnueabi)?"
+COMPATIBLE_HOST = "(x86_64|aarch64|arm).*-linux(-gnueabi)?$"
 
 # Where the release folder is: set it in local.conf or a distro configuration to a
 # mirror of your own (the sums below hold for any copy of the same release).

@@ -147,6 +147,35 @@ def details_text(img):
     return sum(1 for y in range(0, by // 2) for x in range(0, img.width // 2) if grey_text(img.at(x, y)))
 
 
+def message_text(img):
+    """Light pixels in the message's place: the band under the bar, across the screen."""
+    bx, by, bw, bh = bar_rect(img.width, img.height)
+    return sum(1 for y in range(by + bh + 4, min(img.height, by + bh + 48))
+               for x in range(0, img.width, 2) if min(img.at(x, y)) >= 120)
+
+
+def logo_pixels(img):
+    """Pixels that are not the background above the bar, where the logo is."""
+    bx, by, bw, bh = bar_rect(img.width, img.height)
+    return sum(1 for y in range(0, by - 8, 2) for x in range(0, img.width, 2) if not is_black(img.at(x, y)))
+
+
+def check_rc_step(check, img, step):
+    """A step of the rc-style script (buildroot-*): `rcN` after psplash-write "PROGRESS N",
+    `rcN-msg` once a "MSG" was written too (the message stays, as psplash's does). The bar
+    at N %, the theme's logo file above it (the root's /usr/share/gauge/logo.png), and
+    text under the bar once a MSG was written, none before."""
+    percent = int(step[2:].split("-")[0])
+    check.bar(img, step, percent)
+    logo = logo_pixels(img)
+    check.expect(logo >= 200, f"{step}: {logo} pixels of logo above the bar")
+    text = message_text(img)
+    if step.endswith("-msg"):
+        check.expect(text >= 40, f"{step}: {text} pixels of the message under the bar")
+    else:
+        check.expect(text == 0, f"{step}: {text} light pixels under the bar before any MSG")
+
+
 class VM:
     def __init__(self, args, work):
         self.work = work
@@ -209,6 +238,7 @@ def main():
     parser.add_argument("--head", action="append", default=[], metavar="DEVICE:HEAD:SCALE",
                         help="check this head of this display device (screendump's device and head), drawn at "
                              "this scale; the splash steps check every head, the others the first")
+    parser.add_argument("--steps", help="the steps the guest must announce, comma-separated (default: the init's)")
     parser.add_argument("qemu", nargs="*")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -321,6 +351,8 @@ def main():
                         for index, ((image, scale), (after, _)) in enumerate(zip(screens, later)):
                             where = step if len(screens) == 1 else f"{step} head {index}"
                             check.stripes_move(image, after, where, percent, scale)
+                elif step.startswith("rc"):
+                    check_rc_step(check, shot, step)
                 elif step in ("after-quit", "hidden"):
                     check.console_back(shot, step)
                 elif step == "ask":
@@ -422,7 +454,8 @@ def main():
         ask = (["typed", "deactivated", "client"] if manager else ["typed"] if retained
                else ["ask"] + details + (["typed"] if taken else []) if "gauge.ask=1" in args.append
                else ["details"] if "gauge.escape=1" in args.append else [])
-        check.expect(steps == first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last], f"steps seen: {steps}")
+        check.expect(steps == (args.steps.split(",") if args.steps else first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last]),
+                     f"steps seen: {steps}")
         if "gauge.ask=1" in args.append:
             # The asker told at once: no answer (Plymouth's client exits 1), within a second
             # of the command that took the splash away.

@@ -1201,14 +1201,9 @@ def analyse_question(boot, report, journal, lines, offset):
                  f"{full_journal} journal lines read; the passphrase is in {leaks}")
 
 
-def analyse_unlock(boot, report, lines, offset, getty):
-    """The encrypted root's passphrase: asked where it must be (the console, or the
-    splash), visible from the moment it waits until the right one is entered, the retry
-    after a wrong one too, the root unlocked, and neither passphrase echoed or logged."""
-    frames, times, where = boot.unlock_frames, boot.unlock_times, boot.question_on
-    asked, retry = frames.get("asked"), frames.get("retry")
-    report.evidence(asked, f"the root's passphrase asked ({where})")
-    report.evidence(retry, f"the retry after a wrong passphrase ({where})")
+def check_unlock_prompts(boot, report, asked, retry, where):
+    """The root's question and its retry where they must show: the prompt on the console's
+    text, or the prompt, field and bullets on the splash."""
     if where == "console":
         asked_text = boot.console_text.get(asked.index, []) if asked else []
         retry_text = boot.console_text.get(retry.index, []) if retry else []
@@ -1228,6 +1223,17 @@ def analyse_unlock(boot, report, lines, offset, getty):
         report.check(max(boot.unlock_bullets, default=0) == max(len(boot.wrong_pass), len(boot.root_pass)),
                      "the field shows one bullet per typed key",
                      f"most bullets {max(boot.unlock_bullets, default=0)}, keys {len(boot.wrong_pass)} and {len(boot.root_pass)}")
+
+
+def analyse_unlock(boot, report, lines, offset, getty):
+    """The encrypted root's passphrase: asked where it must be (the console, or the
+    splash), visible from the moment it waits until the right one is entered, the retry
+    after a wrong one too, the root unlocked, and neither passphrase echoed or logged."""
+    frames, times, where = boot.unlock_frames, boot.unlock_times, boot.question_on
+    asked, retry = frames.get("asked"), frames.get("retry")
+    report.evidence(asked, f"the root's passphrase asked ({where})")
+    report.evidence(retry, f"the retry after a wrong passphrase ({where})")
+    check_unlock_prompts(boot, report, asked, retry, where)
     right = times.get("right")
     waiting = [f for f in boot.frames if asked is not None and right is not None and asked.host <= f.host <= right]
     hidden = [f for f in waiting if f.kind != ("console" if where == "console" else "splash")]
@@ -1267,7 +1273,7 @@ def analyse_unlock(boot, report, lines, offset, getty):
                  f"{full_journal} journal lines read; a passphrase is in {leaks}")
 
 
-def main():
+def parse_args():
     parser = argparse.ArgumentParser()
     parser.add_argument("--name", required=True)
     parser.add_argument("--kernel", required=True)
@@ -1291,18 +1297,12 @@ def main():
     parser.add_argument("--give-up-passphrase",
                         help="type this (wrong) passphrase at every question on the splash until the failure screen shows")
     parser.add_argument("qemu", nargs="*")
-    args = parser.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    os.makedirs(args.results, exist_ok=True)
-    report = Report(args.name)
-    boot = Boot(args)
-    try:
-        exited = boot.run()
-    finally:
-        boot.stop()
-    analyse(boot, exited, report)
+    return parser.parse_args()
 
-    # Evidence: every frame a check names, and a timeline of all of them.
+
+def save_evidence(args, boot, report):
+    """Every frame a check names as PNG, a timeline of all of them, the serial logs and the
+    figures, under --results."""
     for index, why in sorted(report.keep.items()):
         f = boot.frames[index]
         Image(f.path).save_png(os.path.join(args.results, f"{index:04d}.png"))
@@ -1314,25 +1314,31 @@ def main():
     shutil.copy(boot.report_path, os.path.join(args.results, "report.log"))
     with open(os.path.join(args.results, "figures.json"), "w") as out:
         json.dump(dict(report.figures), out, indent=1)
-    if args.way_out:
-        # The way out's steps ("STEP FRAME GUEST-SECONDS", guest time where known), and the
-        # console's text where a step read it.
-        with open(os.path.join(args.results, "way-out.txt"), "w") as out:
-            for step in ("failure", "key-frame", "console", "prompt", "shell"):
-                f = boot.way.get(step)
-                if f is not None:
-                    out.write(f"{step} {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
-            for f in boot.way.get("wrong", []):
-                out.write(f"wrong {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
-            for step in ("prompt", "shell"):
-                f = boot.way.get(step)
-                for row in (boot.console_text.get(f.index, []) if f is not None else []):
-                    if row.strip():
-                        out.write(f"text {step} |{row}\n")
-            # The failure screen's QR code as zbarimg read it, a line each.
-            for line in boot.way.get("qr") or []:
-                out.write(f"qr |{line}\n")
 
+
+def save_way_out(args, boot):
+    """A failed boot's way out (--way-out): its steps ("STEP FRAME GUEST-SECONDS", guest time
+    where known), the console's text where a step read it, and the failure screen's QR code
+    as zbarimg read it, a line each, in way-out.txt."""
+    with open(os.path.join(args.results, "way-out.txt"), "w") as out:
+        for step in ("failure", "key-frame", "console", "prompt", "shell"):
+            f = boot.way.get(step)
+            if f is not None:
+                out.write(f"{step} {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
+        for f in boot.way.get("wrong", []):
+            out.write(f"wrong {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
+        for step in ("prompt", "shell"):
+            f = boot.way.get(step)
+            for row in (boot.console_text.get(f.index, []) if f is not None else []):
+                if row.strip():
+                    out.write(f"text {step} |{row}\n")
+        for line in boot.way.get("qr") or []:
+            out.write(f"qr |{line}\n")
+
+
+def verdict(args, report):
+    """The figures and checks printed, the counts written for boot-test (passed, failed,
+    failures); the number failed."""
     name = args.name
     for title, text in report.figures:
         print(f"  [{name}] {title}: {text}")
@@ -1350,6 +1356,24 @@ def main():
                 if not passed_:
                     out.write(f"  [{name}] FAIL {title}: {detail[:600]}\n")
     print(f"  [{name}] {passed} passed, {failed} failed; frames and logs in {args.results}")
+    return failed
+
+
+def main():
+    args = parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    os.makedirs(args.results, exist_ok=True)
+    report = Report(args.name)
+    boot = Boot(args)
+    try:
+        exited = boot.run()
+    finally:
+        boot.stop()
+    analyse(boot, exited, report)
+    save_evidence(args, boot, report)
+    if args.way_out:
+        save_way_out(args, boot)
+    failed = verdict(args, report)
     if args.keep_frames:
         shutil.rmtree(os.path.join(args.results, "frames"), ignore_errors=True)
         shutil.move(boot.frames_dir, os.path.join(args.results, "frames"))

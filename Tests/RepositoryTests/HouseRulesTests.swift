@@ -15,7 +15,8 @@ import Testing
         if !entries.isEmpty {
             let text = try String(contentsOfFile: script, encoding: .utf8)
             let start = try #require(text.range(of: "ALLOWED_LONG = {\n"))
-            let end = try #require(text.range(of: "\n}\n", range: start.upperBound..<text.endIndex))
+            // The list's closing brace, on the line after the opening one when the list is empty.
+            let end = try #require(text.range(of: "\n}\n", range: text.index(before: start.upperBound)..<text.endIndex))
             let list = entries.map { "    \"\($0)\": \"made for the test\",\n" }.joined()
             script = root + "/check-rules-allowing"
             try String(text[..<start.upperBound] + list + text[end.lowerBound...].dropFirst())

@@ -54,9 +54,13 @@ let package = Package(
         // A D-Bus service replaying an update tool's interface, for the D-Bus sources' tests.
         .executableTarget(name: "gauge-dbus-replay", dependencies: ["CSystemd"], path: "Tests/DBusReplay"),
 
+        // What the tests that run the built programs share: finding and running them, scratch
+        // directories, and the fake daemons more than one target talks to.
+        .target(name: "GaugeTestSupport", dependencies: ["GaugeTranslators"], path: "Tests/GaugeTestSupport"),
+
         .testTarget(name: "GaugeProtocolTests", dependencies: ["GaugeProtocol"]),
         // gaugectl, the built executable against fake daemons.
-        .testTarget(name: "GaugeClientTests", dependencies: ["GaugeProtocol", "GaugeTranslators"]),
+        .testTarget(name: "GaugeClientTests", dependencies: ["GaugeProtocol", "GaugeTranslators", "GaugeTestSupport"]),
         .testTarget(name: "GaugeTranslatorsTests", dependencies: ["GaugeProtocol", "GaugeTranslators"]),
         .testTarget(
             name: "GaugeRenderTests",
@@ -65,8 +69,14 @@ let package = Package(
         ),
         .testTarget(name: "GaugeDisplayTests", dependencies: ["GaugeDisplay", "GaugeRender"]),
         .testTarget(
-            name: "GaugeDaemonTests", dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "GaugeDisplay"],
+            name: "GaugeDaemonTests",
+            dependencies: ["GaugeSystem", "GaugeDaemon", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "GaugeDisplay", "GaugeTestSupport"],
             exclude: ["Keymaps"]),
+        // The repository's own checks: the README's examples, the man pages, the integration
+        // files, the help texts and the house rules (tools/check/check-rules).
+        .testTarget(
+            name: "RepositoryTests",
+            dependencies: ["GaugeDaemon", "GaugeProtocol", "GaugeRender", "GaugeTestSupport"]),
         .testTarget(name: "GaugeSystemTests", dependencies: ["GaugeSystem"]),
         .testTarget(name: "GaugeFuzzTests", dependencies: ["GaugeFuzz", "CGaugeFuzz", "GaugeProtocol"]),
     ],

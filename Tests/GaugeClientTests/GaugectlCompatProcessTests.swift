@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import GaugeTranslators
 import Testing
+import GaugeTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -12,47 +13,12 @@ import Testing
 
 // gaugectl is found as GaugectlProcessTests finds it (`gaugectlPath`).
 
-private final class ScratchDirectory: @unchecked Sendable {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/gaugectl-compat.XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil)
-        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-private func listeningSocket(at path: String) -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    precondition(fd >= 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    precondition(bound == 0 && listen(fd, 8) == 0)
-    return fd
-}
-
-private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-    var offset = 0
-    while offset < bytes.count {
-        let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if sent <= 0 { return }
-        offset += sent
-    }
-}
-
 /// gauged as far as these commands can tell: answers each line (`ok` unless `answer`
 /// says otherwise), over any number of connections, and records the lines. After
 /// answering a line in `closingAfter` (and always after `quit`) it closes that
 /// connection, as a daemon that stops or restarts does.
 private final class FakeGauged: @unchecked Sendable {
-    let directory = ScratchDirectory()
+    let directory = TemporaryDirectory()
     let path: String
     private let listener: Int32
     private let lock = NSLock()
@@ -213,7 +179,7 @@ private func runGaugectl(
 
     @Test func missingDaemonStillReadsAllInputAndExitsThree() throws {
         try #require(gaugectlPath != nil)
-        let directory = ScratchDirectory()
+        let directory = TemporaryDirectory()
         // Far more than a pipe holds: the writer must never block or get SIGPIPE.
         let input = (0..<20000).map { "\($0 % 101)\n" }.joined()
         let start = Date()
@@ -223,37 +189,6 @@ private func runGaugectl(
         #expect(run.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 1, "\(run.stderr)")
         #expect(run.stderr.contains("after waiting 1 s"), "\(run.stderr)")
         #expect(Date().timeIntervalSince(start) < 5)
-    }
-}
-
-/// SWUpdate's progress socket: for each connection in `script`, sends the connect ACK
-/// and the messages (one write each, as SWUpdate writes them), then closes.
-private final class FakeSWUpdate: @unchecked Sendable {
-    let directory = ScratchDirectory()
-    let path: String
-    private let listener: Int32
-
-    init(_ script: [(SWUpdateProgressMessage.Layout, [SWUpdateProgressMessage])]) {
-        path = directory.path + "/swupdateprog"
-        listener = listeningSocket(at: path)
-        Thread { [self] in
-            for (layout, messages) in script {
-                let client = accept(listener, nil, nil)
-                guard client >= 0 else { return }
-                writeAll(client, SWUpdateProgressMessage.connectAck())
-                for message in messages {
-                    usleep(20_000)
-                    writeAll(client, message.encoded(layout: layout))
-                }
-                usleep(50_000)
-                close(client)
-            }
-        }.start()
-    }
-
-    deinit {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 }
 
@@ -270,7 +205,7 @@ private func everyField(_ value: UInt32, status: SWUpdateProgressMessage.Status?
 /// A progress socket that sends `bytes` random bytes on its first connection, then
 /// closes it; later connections are accepted and counted, nothing more.
 private final class RandomBytesServer: @unchecked Sendable {
-    let directory = ScratchDirectory()
+    let directory = TemporaryDirectory()
     let path: String
     private let listener: Int32
     private let lock = NSLock()

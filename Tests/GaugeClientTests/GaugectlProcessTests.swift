@@ -1,6 +1,7 @@
 import Foundation
 import GaugeProtocol
 import Testing
+import GaugeTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -11,74 +12,14 @@ import Testing
 // test bundle; GAUGECTL overrides where it is looked for. The target's other process
 // tests find it here too.
 
-let gaugectlPath: String? = {
-    var candidates: [String] = []
-    if let override = ProcessInfo.processInfo.environment["GAUGECTL"] { candidates.append(override) }
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    candidates.append(runner.deletingLastPathComponent().appendingPathComponent("gaugectl").path)
-    if let executable = Bundle.main.executableURL {
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("gaugectl").path)
-    }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    candidates.append(root.appendingPathComponent(".build/debug/gaugectl").path)
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-}()
+let gaugectlPath = BuiltBinary.gaugectl
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
-private struct Run {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    var seconds: Double
-}
 
 private func gaugectl(
     _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
-) throws -> Run {
-    guard let path = gaugectlPath else {
-        Issue.record("gaugectl binary not found next to the test bundle; run `swift build --build-tests` first")
-        throw CancellationError()
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    env["GAUGE_SOCKET"] = nil
-    env.merge(environment) { $1 }
-    process.environment = env
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    let start = Date()
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Run(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self), seconds: Date().timeIntervalSince(start))
-}
-
-/// A directory under /tmp (socket paths must stay short) removed on deinit.
-private final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/gaugectl-test.XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
+) throws -> ProgramRun {
+    let path = try BuiltBinary.require(gaugectlPath, "gaugectl")
+    return try runProgram(path, arguments, environment: environment, directory: directory)
 }
 
 /// A Unix stream socket bound to `path`; listening unless `listen` is false.
@@ -130,7 +71,7 @@ private final class FakeDaemon: @unchecked Sendable {
     /// A daemon that is starting: `starting` seconds with no socket file (or, with
     /// `boundEarly`, a socket file that refuses connections) before it listens.
     init(_ behaviour: Behaviour, starting: Double = 0, boundEarly: Bool = false) {
-        path = directory.file("gauged.sock")
+        path = directory.appending("gauged.sock")
         guard starting > 0 else {
             listener = boundSocket(at: path)
             Thread { [self] in serve(behaviour) }.start()
@@ -355,7 +296,7 @@ private final class FakeDaemon: @unchecked Sendable {
 
     @Test func missingSocketIsWaitedForUntilTheTimeoutThenExitsThree() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("absent.sock")
+        let path = directory.appending("absent.sock")
         let run = try gaugectl(["--socket", path, "--timeout", "0.5", "progress", "5"])
         #expect(run.status == 3)
         #expect(run.stderr == "gaugectl: no daemon on \(path) yet; waiting up to 0.5 s (--timeout) for one to start\n"
@@ -365,7 +306,7 @@ private final class FakeDaemon: @unchecked Sendable {
 
     @Test func missingSocketWithNoWaitExitsThreeAtOnce() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("absent.sock")
+        let path = directory.appending("absent.sock")
         let run = try gaugectl(["--socket", path, "--timeout", "5", "--no-wait", "ping"])
         #expect(run.status == 3)
         #expect(run.stderr == "gaugectl: no daemon socket at \(path) (is gauged running?)\n")
@@ -374,7 +315,7 @@ private final class FakeDaemon: @unchecked Sendable {
 
     @Test func socketNobodyListensOnIsWaitedForThenExitsThree() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("stale.sock")
+        let path = directory.appending("stale.sock")
         close(boundSocket(at: path, listen: false))  // a stale socket file, as after a crash
         var run = try gaugectl(["--socket", path, "--timeout", "0.5", "ping"])
         #expect(run.status == 3)
@@ -410,7 +351,7 @@ private final class FakeDaemon: @unchecked Sendable {
     /// at once, not after the timeout.
     @Test func pingAbsentAnswersAtOnceWhenNothingListens() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("absent.sock")
+        let path = directory.appending("absent.sock")
         var run = try gaugectl(["--socket", path, "--timeout", "5", "ping", "--absent"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr == "")
@@ -433,7 +374,7 @@ private final class FakeDaemon: @unchecked Sendable {
 
     @Test func listenerThatNeverAcceptsTimesOutWithExitThree() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("busy.sock")
+        let path = directory.appending("busy.sock")
         let listener = boundSocket(at: path, backlog: 0)
         defer { close(listener) }
         // Fill the backlog with clients nobody accepts.

@@ -2,6 +2,7 @@ import GaugeDaemon
 import GaugeSystem
 import Glibc
 import Testing
+import GaugeTestSupport
 
 @Suite("Boot progress")
 struct BootProgressTests {

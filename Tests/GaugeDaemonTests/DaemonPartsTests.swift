@@ -3,6 +3,7 @@ import GaugeDisplay
 import GaugeRender
 import GaugeSystem
 import Testing
+import GaugeTestSupport
 
 /// The parts the daemon holds: when frames are due, the boot's estimate, who has the screen.
 @Suite("Daemon parts")

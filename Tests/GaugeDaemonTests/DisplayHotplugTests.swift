@@ -5,6 +5,7 @@ import GaugeProtocol
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 /// A kernel display device that is a memory display underneath. It records its first
 /// frame, and every attempt to draw on it once it was closed or abandoned.

@@ -6,6 +6,7 @@ import Glibc
 import Testing
 
 @testable import GaugeDaemon
+import GaugeTestSupport
 
 private final class Lines: @unchecked Sendable {
     var all: [String] = []

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import GaugeTestSupport
 
 /// A failure screen's script (integration/gauge-boot-failed, the initramfs panic script)
 /// run against a test daemon: its `gaugectl wait-key` answers with the line the test

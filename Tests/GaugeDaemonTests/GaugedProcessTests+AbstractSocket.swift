@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import GaugeTestSupport
 
 @Suite struct GaugedAbstractSocketTests {
     /// `@name` means the abstract namespace to both programs: gaugectl builds its address

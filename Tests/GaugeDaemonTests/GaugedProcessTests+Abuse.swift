@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // Abuse against the real gauged: idle connections of a group member, silent
 // connections, a pipelined batch, a flooded psplash FIFO, Plymouth's message list, and

@@ -4,6 +4,7 @@ import GaugeProtocol
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // The access policy (README "Access") against the real daemon, with a real member of its
 // group (`nobody` with the supplementary group `users`, through setpriv): a member never

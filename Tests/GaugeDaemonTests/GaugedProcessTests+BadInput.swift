@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // Bad input never stops the daemon or disturbs other clients; each gets its
 // `err` reply where one can still be sent. Against the real gauged.

@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // integration/gauge-boot-failed, the failure screen before systemd's emergency shell
 // (gauged-boot-failed@.service),

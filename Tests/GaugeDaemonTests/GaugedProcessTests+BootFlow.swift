@@ -3,6 +3,7 @@ import GaugeProtocol
 import Glibc
 import GaugeDaemon
 import Testing
+import GaugeTestSupport
 
 // One daemon through the whole boot, against the real gauged: moving into the real root
 // (native `newroot`, the initramfs-tools init-bottom script, Plymouth's update-root-fs),
@@ -10,8 +11,6 @@ import Testing
 // console given back for questions (refused Plymouth questions, systemd's ask files),
 // the shutdown screen, gaugectl's quit and ping --absent, and the '@' mark in an initrd.
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
 
 /// The daemon's snapshot of "/frame.png" lands in `root` once the daemon lives there.
 private func snapshotLands(in root: String, daemon: GaugedProcess) throws -> Bool {

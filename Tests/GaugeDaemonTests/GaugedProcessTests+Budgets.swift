@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // A hostile theme from one client against the real daemon: its memory stays bounded and
 // other requests are still answered. The figures are printed (not compared with times).

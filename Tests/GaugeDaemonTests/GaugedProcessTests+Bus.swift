@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // The D-Bus sources (`gaugectl systemd`, ...) against a private bus: `dbus-daemon
 // --session` started by the test, and gauge-dbus-replay standing in for the tool's

@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // gaugectl against the real gauged: its exit statuses, and the daemon's peer check
 // (SO_PEERCRED) for users that are not allowed.

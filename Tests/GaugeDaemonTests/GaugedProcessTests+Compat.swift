@@ -4,6 +4,7 @@ import GaugeTranslators
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // The tools people already run, driving the real gauged on the memory display: psplash's
 // FIFO, the real `plymouth` command and a `dialog --gauge` stream through `gaugectl gauge`.
@@ -144,53 +145,16 @@ private func psplashWrite(_ path: String, _ bytes: [UInt8]) -> Bool {
     }
 }
 
-/// A stand-in for SWUpdate's progress socket: greets each client as SWUpdate does, then
-/// sends `messages` (aligned layout, as SWUpdate up to 2025.05 on 64-bit).
-private final class FakeSWUpdate: @unchecked Sendable {
-    let path: String
-    private let listener: Int32
-
-    init(path: String, messages: [SWUpdateProgressMessage]) throws {
-        self.path = path
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        listener = fd
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            path.utf8CString.withUnsafeBytes { raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count))) }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0 && listen(fd, 1) == 0)
-        var bytes = SWUpdateProgressMessage.connectAck()
-        for message in messages { bytes += message.encoded(layout: .aligned) }
-        let stream = bytes
-        Thread {
-            let client = accept(fd, nil, nil)
-            guard client >= 0 else { return }
-            _ = stream.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
-            usleep(300_000)
-            close(client)
-        }.start()
-    }
-
-    deinit {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-    }
-}
-
 @Suite struct GaugedSWUpdateTests {
     @Test func swupdateProgressDrivesTheScreen() throws {
         let daemon = try GaugedProcess(still)
         try freeze(daemon)
-        let swupdate = try FakeSWUpdate(path: daemon.directory.appending("swupdateprog"), messages: [
+        let swupdate = FakeSWUpdate([(.aligned, [
             .init(status: .start, source: 4),
             .init(status: .run, steps: 2, step: 1, stepPercent: 50, image: "rootfs.ext4", handler: "raw"),
             .init(status: .run, steps: 2, step: 2, stepPercent: 100, image: "boot.img", handler: "rawfile"),
             .init(status: .success),
-        ])
+        ])])
         let client = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: client)

@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // A question asked on the console is never hidden: while a program other than gauged waits
 // to read the console (a pty stands in for the VT: `--question-tty`), the console has the

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // `gaugectl console-reset`, which gauged.service runs after gauged was killed or crashed:
 // the console the daemon took is usable again. Tested on a pty standing in for the

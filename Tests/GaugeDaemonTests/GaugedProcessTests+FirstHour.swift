@@ -3,6 +3,7 @@ import GaugeProtocol
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // What a new user meets in the first hour, tried as they would try it.
 
@@ -13,7 +14,7 @@ extension GaugedProcessTests {
         let directory = TemporaryDirectory()
         let path = directory.appending("look.theme")
         try "[bar]\nfill_color = #112233\nlogo = logo.png\n".write(toFile: path, atomically: false, encoding: .utf8)
-        let logo = try #require(FileManager.default.contents(atPath: ReadmeTests.repositoryRoot.path + "/data/gauge-logo.png"))
+        let logo = try #require(FileManager.default.contents(atPath: repositoryRoot.path + "/data/gauge-logo.png"))
         #expect(FileManager.default.createFile(atPath: directory.appending("logo.png"), contents: logo))
         let daemon = try GaugedProcess(["--theme", path])
         #expect(!daemon.log.contains("theme:"), "the file, its logo beside it, loads: \(daemon.log)")
@@ -37,10 +38,10 @@ extension GaugedProcessTests {
         let daemon = try GaugedProcess()
         let gaugectlPath = try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl")
         let run = try runProgram(
-            "/bin/sh", ["-c", "cd \(ReadmeTests.repositoryRoot.path) && exec \(gaugectlPath) --socket \(daemon.socketPath) theme logo=data/gauge-logo.png"])
+            "/bin/sh", ["-c", "cd \(repositoryRoot.path) && exec \(gaugectlPath) --socket \(daemon.socketPath) theme logo=data/gauge-logo.png"])
         #expect(run.status == 0, "\(run.stderr)")
         let shown = try gaugectl(["--socket", daemon.socketPath, "theme"])
-        #expect(shown.stdout.contains("logo = \(ReadmeTests.repositoryRoot.path)/data/gauge-logo.png"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("logo = \(repositoryRoot.path)/data/gauge-logo.png"), "\(shown.stdout)")
     }
 
     /// A font named by family at run time: the daemon finds its file (the caller's
@@ -64,7 +65,7 @@ extension GaugedProcessTests {
         let socket = directory.appending("g.sock")
         let run = try runProgram(
             "/bin/sh",
-            ["-c", "cd \(ReadmeTests.repositoryRoot.path) && { GAUGE_THEMES=data/themes \(gauged) --theme data/gauge.theme --display memory:320x240 --socket \(socket) & sleep 1; kill $!; wait; }"])
+            ["-c", "cd \(repositoryRoot.path) && { GAUGE_THEMES=data/themes \(gauged) --theme data/gauge.theme --display memory:320x240 --socket \(socket) & sleep 1; kill $!; wait; }"])
         #expect(run.stderr.contains("listening on"), "\(run.stderr)")
         // The sample's logo is the firmware's; where there is none (this machine may have
         // one), the log says so and the fallback is found.

@@ -3,6 +3,7 @@ import GaugeTranslators
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // The hand-over from a finished operation to the next, as `gaugectl rauc`, `fwupd`,
 // `swupdate` ... send it (HonestBar.start: `progress 0`, then `state running` a moment

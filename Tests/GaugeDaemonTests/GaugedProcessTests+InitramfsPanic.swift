@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // integration/initramfs-tools/scripts/panic/gauge, the failure screen when initramfs-tools
 // gives up, against the real gauged and gaugectl: the console's text (a VT's vcs and vcsa

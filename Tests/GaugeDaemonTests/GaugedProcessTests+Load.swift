@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // 64 clients × 1000 pipelined updates against the real gauged: every reply in order,
 // the final state right, and no memory kept once they are gone.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // Plymouth's pid file, which `gauged --ask` creates in Plymouth's place (`PIDFile`): never
 // written through a link, a stale one replaced, a live daemon's left alone, removed on

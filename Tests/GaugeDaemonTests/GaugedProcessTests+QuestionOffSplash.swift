@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // A question outlives the splash (README "While root waits on the screen"): root's
 // `hide-splash` (the real `plymouth` client, or gaugectl's `hide`) while root's question

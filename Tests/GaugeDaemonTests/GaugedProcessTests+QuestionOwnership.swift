@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // A question belongs to its asker (README "Access", "While root waits on the screen"):
 // root asks with the real `plymouth` client, a member of the daemon's group (`nobody`

@@ -3,6 +3,7 @@ import GaugeProtocol
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // `gauged --ask`: the real `plymouth` client asks for a password, asks a question and
 // watches for a key, against gauged on the memory display; the keys are typed into a

@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // `--range FROM-TO` of `gaugectl gauge`, `apt` and `run` against the real gauged: one bar
 // across several commands, each drawn in its part; a command's success ends at its TO with
@@ -70,7 +71,7 @@ extension GaugedRangeTests {
     /// What bash completion offers after `gaugectl COMMAND -`: the file in
     /// integration/completion, without bash-completion's helpers.
     static func completion(of command: String) throws -> Set<String> {
-        let file = ReadmeTests.repositoryRoot.appendingPathComponent("integration/completion/gaugectl.bash").path
+        let file = repositoryRoot.appendingPathComponent("integration/completion/gaugectl.bash").path
         let script = #"source "$1"; COMP_WORDS=(gaugectl "$2" -); COMP_CWORD=2; _gaugectl; printf '%s\n' "${COMPREPLY[@]}""#
         let run = try runProgram("/bin/bash", ["-c", script, "complete", file, command])
         return Set(run.stdout.split(separator: "\n").map(String.init))

@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // `gaugectl apt` against Debian's real apt-get and dpkg (dpkg-scanpackages from dpkg-dev
 // makes the repository; see tools/install-deps): a root of the test's own, with a shell

@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // `gaugectl fwupd` against Debian's real fwupd (package fwupd; see tools/install-deps):
 // the daemon on a private bus, with directories and a configuration of the test's own

@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // `gaugectl rauc` against Debian's real RAUC (packages rauc, squashfs-tools, openssl; see
 // tools/install-deps): `rauc service` on a private bus, with a system.conf of two

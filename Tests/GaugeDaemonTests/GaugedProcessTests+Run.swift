@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // `gaugectl run -- COMMAND` against the real gauged: the command on a terminal of gaugectl's
 // own, its output copied through without the OSC 9;4 progress sequences (split across

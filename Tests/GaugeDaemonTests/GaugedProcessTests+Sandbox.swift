@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // gauged.service's walls (docs/sandbox.md): measured with systemd-analyze (each unit's
 // figure is held by tools/check/check-exposure), and the daemon run with no more
@@ -8,8 +9,6 @@ import Testing
 // socket's group, a member served, newroot (chroot), the pid file, a pty read raw, a
 // program waiting to read the console noticed.
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
 
 private func unitLines() throws -> [String] {
     try String(contentsOf: repositoryRoot.appendingPathComponent("systemd/gauged.service"), encoding: .utf8)

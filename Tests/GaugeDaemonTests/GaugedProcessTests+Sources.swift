@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // The update tools' progress sources (`gaugectl bootc`, ...) driving the real gauged on
 // the memory display: each checks the daemon's status sequence — never backwards, the

@@ -4,44 +4,11 @@ import GaugeProtocol
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // Support for the tests that run the real `gauged` (and `gaugectl`) binaries: finding
 // them, spawning gauged on a temporary socket with the memory display, talking to it
 // over raw sockets, and always killing it at the end.
-
-/// The built executables. `swift build --build-tests` builds every product next to the
-/// test bundle; GAUGED / GAUGECTL override where they are looked for.
-enum BuiltBinary {
-    static let gauged = locate("gauged", override: "GAUGED")
-    static let gaugectl = locate("gaugectl", override: "GAUGECTL")
-    /// The tests' D-Bus replay service (Tests/DBusReplay).
-    static let dbusReplay = locate("gauge-dbus-replay", override: "GAUGE_DBUS_REPLAY")
-
-    private static func locate(_ name: String, override: String) -> String? {
-        var candidates: [String] = []
-        if let path = ProcessInfo.processInfo.environment[override] { candidates.append(path) }
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        candidates.append(runner.deletingLastPathComponent().appendingPathComponent(name).path)
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name).path)
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/\(name)").path)
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    static func require(_ path: String?, _ name: String) throws -> String {
-        try #require(path, "\(name) not found next to the test bundle; run `swift build --build-tests` first")
-    }
-}
-
-/// Seconds on CLOCK_MONOTONIC.
-func monotonicNow() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
 
 struct SpawnError: Error, CustomStringConvertible {
     var description: String
@@ -100,16 +67,6 @@ private let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_
     precondition(symbol != nil, "glibc without posix_spawn_file_actions_addclosefrom_np")
     return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
 }()
-
-/// The environment a spawned program gets: the test's own, minus what would confuse it.
-func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
-    var environment = ProcessInfo.processInfo.environment
-    for name in ["GAUGE_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "NOTIFY_SOCKET"] {
-        environment[name] = nil
-    }
-    environment.merge(extra) { $1 }
-    return environment
-}
 
 /// Waits for `pid` to exit for at most `seconds`; its wait status, or nil on timeout.
 func reap(_ pid: pid_t, within seconds: Double) -> Int32? {
@@ -406,34 +363,6 @@ func differingPixels(_ a: PNG.Image, _ b: PNG.Image, tolerance: Int = 0) -> Int 
 }
 
 // MARK: - Running gaugectl and other programs
-
-struct ProgramRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    var seconds: Double
-}
-
-/// Runs `path` to completion (stdin /dev/null) and collects its output.
-func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProgramRun {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = childEnvironment(environment)
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    let start = monotonicNow()
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProgramRun(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self), seconds: monotonicNow() - start)
-}
 
 /// Runs the built gaugectl with `arguments`, as another user when `asUser` holds
 /// `setpriv` options (e.g. `--reuid=nobody --regid=nogroup --clear-groups`).

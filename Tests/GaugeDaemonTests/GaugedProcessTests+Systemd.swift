@@ -3,6 +3,7 @@ import GaugeProtocol
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // systemd's part against the real gauged: socket activation (LISTEN_FDS), READY=1 on
 // $NOTIFY_SOCKET, SIGTERM / SIGINT, SIGHUP re-reading the theme file.
@@ -42,7 +43,7 @@ private func bindUnix(_ fd: Int32, _ path: String) -> Int32 {
 
 /// A listening Unix stream socket on `path`, close-on-exec, never descriptor 3 (which
 /// posix_spawn's dup2 onto itself would leave close-on-exec).
-private func listeningSocket(at path: String) throws -> Int32 {
+private func systemdListener(at path: String) throws -> Int32 {
     var fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     try #require(fd >= 0 && bindUnix(fd, path) == 0 && listen(fd, 16) == 0)
     if fd == 3 {
@@ -61,7 +62,7 @@ private let listenPIDLauncher = ["/bin/sh", "-c", #"export LISTEN_PID=$$; exec "
     @Test func socketActivationServesThePassedSocketAndReadyFollowsIt() throws {
         let directory = TemporaryDirectory()
         let path = directory.appending("activated.sock")
-        let listener = try listeningSocket(at: path)
+        let listener = try systemdListener(at: path)
         defer { close(listener) }
         let notify = try NotifySocket(path: directory.appending("notify.sock"))
 
@@ -88,7 +89,7 @@ private let listenPIDLauncher = ["/bin/sh", "-c", #"export LISTEN_PID=$$; exec "
         // LISTEN_PID of the test process, not the daemon: the daemon binds its own socket.
         let directory = TemporaryDirectory()
         let path = directory.appending("activated.sock")
-        let listener = try listeningSocket(at: path)
+        let listener = try systemdListener(at: path)
         defer { close(listener) }
         let daemon = try GaugedProcess(
             environment: ["LISTEN_FDS": "1", "LISTEN_PID": String(getpid())], passing: listener)

@@ -2,6 +2,7 @@ import Foundation
 import GaugeProtocol
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // integration/gauge-boot-failed's unit mode (gauged-unit-failed@UNIT.service, started by
 // the OnFailure= of service.d/gauge-failure.conf): a unit failed while the boot goes on.

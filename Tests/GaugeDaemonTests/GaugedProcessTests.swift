@@ -3,6 +3,7 @@ import GaugeProtocol
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // Every request of the protocol (docs/protocol.md) against the real gauged on a temporary socket with the
 // memory display: its reply, and the `status` that follows.

@@ -4,6 +4,7 @@ import GaugeProtocol
 import GaugeRender
 import Glibc
 import Testing
+import GaugeTestSupport
 
 // The README's installer recipe (its `install.sh`, taken from the README as written) against
 // the real gauged on the memory display and an image file: what the screen shows (pixels,
@@ -27,7 +28,7 @@ private final class RecipeFixture {
     func deb(_ name: String) -> String { directory.appending("\(name).deb") }
 
     init() throws {
-        let block = try #require(try ReadmeTests.blocks(in: "README.md").first { $0.name == "installer" })
+        let block = try #require(try ReadmeExamples.blocks(in: "README.md").first { $0.name == "installer" })
         let opening = "cat > /tmp/install.sh <<'EOF'\n"
         let body = try #require(block.code.components(separatedBy: opening).dropFirst().first?.components(separatedBy: "\nEOF\n").first)
         try (body + "\n").write(toFile: script, atomically: true, encoding: .utf8)

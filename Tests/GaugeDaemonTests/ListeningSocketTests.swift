@@ -2,6 +2,7 @@ import GaugeDaemon
 import Glibc
 import Testing
 import GaugeSystem
+import GaugeTestSupport
 
 @Suite struct ListeningSocketTests {
     @Test func createsParentDirectoriesAndSetsTheSocketMode() throws {

@@ -4,6 +4,7 @@ import GaugeSystem
 import Testing
 
 @testable import GaugeDaemon
+import GaugeTestSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -4,6 +4,7 @@ import Testing
 
 @testable import GaugeDaemon
 import GaugeSystem
+import GaugeTestSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import GaugeDaemon
 import Glibc
 import Testing
 import GaugeSystem
+import GaugeTestSupport
 
 @Suite struct SystemdTests {
     @Test func socketActivationNeedsOurPidAndACount() {

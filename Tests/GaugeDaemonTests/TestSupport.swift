@@ -4,22 +4,7 @@ import GaugeProtocol
 import Glibc
 import Testing
 import GaugeSystem
-
-/// A scratch directory under /tmp with a short name (socket paths must fit 108 bytes).
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/gauge-test-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    func appending(_ name: String) -> String { path + "/" + name }
-}
+import GaugeTestSupport
 
 /// Runs the loop until `condition` holds or `seconds` pass; false on timeout.
 @discardableResult

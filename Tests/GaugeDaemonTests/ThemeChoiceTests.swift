@@ -1,13 +1,14 @@
 import Foundation
 import GaugeRender
 import Testing
+import GaugeTestSupport
 
 /// `gaugectl theme --list`, `--set NAME` and `--rebuild-initramfs`, run as programs on a
 /// temporary root (`GAUGE_THEME` for /etc/gauge/gauge.theme, `GAUGE_THEMES` for the
 /// shipped themes: the checkout's `data/themes`), and what the boot then gets of it.
 @Suite("Choosing a theme (gaugectl theme --list, --set, --rebuild-initramfs)")
 struct ThemeChoiceTests {
-    private let themes = ReadmeTests.repositoryRoot.path + "/data/themes"
+    private let themes = repositoryRoot.path + "/data/themes"
 
     private func run(_ arguments: [String], _ environment: [String: String]) throws -> ProgramRun {
         try runProgram(try BuiltBinary.require(BuiltBinary.gaugectl, "gaugectl"), arguments, environment: environment)
@@ -33,7 +34,7 @@ struct ThemeChoiceTests {
         #expect(try run(["theme", "-l"], environment).stdout == "* box\n  circles\n  default\n  flat-blue\n  ring\n")
 
         // The package's file with an administrator's key: only the base line changes.
-        let sample = try #require(contents(ReadmeTests.repositoryRoot.path + "/data/gauge.theme"))
+        let sample = try #require(contents(repositoryRoot.path + "/data/gauge.theme"))
         try (sample + "fill_color = #ff0000\n").write(toFile: chosen, atomically: false, encoding: .utf8)
         #expect(try run(["theme", "--set", "flat-blue"], environment).status == 0)
         #expect(contents(chosen) == sample.replacingOccurrences(of: "base = default\n", with: "base = flat-blue\n") + "fill_color = #ff0000\n")
@@ -77,7 +78,7 @@ struct ThemeChoiceTests {
         #expect(zip(image.rgba[corner..<(corner + 3)], dimmed).allSatisfy { abs(Double($0) - $1) <= 1 }, "\(image.rgba[corner..<(corner + 3)])")
         #expect(!daemon.log.contains("theme:"), "\(daemon.log)")
 
-        let listed = try runProgram("/bin/sh", [ReadmeTests.repositoryRoot.path + "/integration/gauge-files"], environment: environment)
+        let listed = try runProgram("/bin/sh", [repositoryRoot.path + "/integration/gauge-files"], environment: environment)
         #expect(listed.status == 0, "\(listed)")
         let files = listed.stdout.split(separator: "\n").filter { $0.hasPrefix("file ") }
         #expect(Array(files.prefix(3)) == ["file \(chosen)", "file \(themes)/box.theme", "file \(themes)/../gauge-logo.png"], "\(files)")

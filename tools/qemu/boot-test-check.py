@@ -622,11 +622,18 @@ def kernel_power_down(serial_path):
     return float(found[-1]) if found else None
 
 
-def analyse(boot, exited, report):
+class Analysis:
+    """What the checks of one boot share: the guest's lines and frames on the guest's clock,
+    the journal's times of the boot's landmarks, and what one check finds that a later one
+    reads (each check function sets its own)."""
+
+
+def timeline(boot):
+    """The guest's clock put on every frame (host time -> guest uptime: the smallest delay
+    over the lines that carry an uptime), and the boot's landmarks in the journal."""
     lines = boot.lines
     frames = boot.frames
 
-    # Host time -> guest uptime: the smallest delay over the lines that carry an uptime.
     offsets = []
     for host, text in lines:
         m = re.match(r"GAUGE-(?:STEP \S+|PROBE uptime) (\d+\.\d+)$", text)
@@ -662,7 +669,18 @@ def analyse(boot, exited, report):
     drm_ready = journal_time(r"\[drm\] Initialized bochs-drm")
     step_console, step_status = guest_of_step("console"), guest_of_step("status")
     step_after, step_poweroff = guest_of_step("after-status"), guest_of_step("poweroff")
+    a = Analysis()
+    for name in ("lines", "frames", "offsets", "synced", "offset", "guest_of_step", "journal", "gauged_log",
+                 "journal_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready",
+                 "step_console", "step_status", "step_after", "step_poweroff"):
+        setattr(a, name, locals()[name])
+    return a
 
+
+def check_reached(a, boot, exited, report):
+    """The boot reached power-off, the guest reported its time and the journal names the
+    real root and the getty; False when the rest cannot be judged."""
+    offsets, synced, root_start, getty = a.offsets, a.synced, a.root_start, a.getty
     report.check(exited, "the boot reaches power-off",
                  "QEMU exited" if exited else f"QEMU still running after {boot.args.timeout:.0f} s")
     if not exited:
@@ -671,8 +689,14 @@ def analyse(boot, exited, report):
                  f"{len(offsets)} timed lines" if synced else "no GAUGE-STEP/GAUGE-PROBE line with an uptime on ttyS1")
     report.check(getty is not None and root_start is not None, "the journal names switch_root and the getty",
                  f"systemd in the real root at {root_start} s, getty@tty1 started at {getty} s")
-    if not synced or getty is None:
-        return
+    return synced and getty is not None
+
+
+def check_early(a, boot, report):
+    """The boot's splash frames (until the getty or gauged-quit); the first of them must be
+    in the initramfs."""
+    frames, journal_time = a.frames, a.journal_time
+    root_start, getty, quit_start = a.root_start, a.getty, a.quit_start
     boot_frames = [f for f in frames if f.guest is not None and f.guest >= 0]
     # The boot's splash ends at the getty, or when gauged takes gauged-quit's request, which
     # goes just before it: gaugectl's start can take seconds on a loaded host, during which
@@ -692,7 +716,14 @@ def analyse(boot, exited, report):
                  f"first splash frame at {first.guest:.2f} s, real root's systemd at {root_start:.2f} s"
                  if first else f"no splash frame before {until:.2f} s in {len(boot_frames)} frames "
                  f"({', '.join(sorted({f.kind for f in boot_frames if f.guest <= until}))})")
+    a.boot_frames = boot_frames
+    a.first = first
+    a.until = until
 
+
+def check_unbroken(a, boot, report):
+    frames, offset, journal_time = a.frames, a.offset, a.journal_time
+    drm_ready, first, boot_frames, until = a.drm_ready, a.first, a.boot_frames, a.until
     # 2. Unbroken until the getty (or gauged-quit): at most one frame without the splash
     # (a mode set), and that one black. A DRM driver that replaces the firmware's
     # framebuffer during the boot (uefi-late-drm) blanks the screen with its own mode set
@@ -744,7 +775,11 @@ def analyse(boot, exited, report):
                  "the splash stays on screen from its first frame until the getty",
                  f"{len(gaps)} of {len(during)} frames between {first.guest if first else 0:.2f} s and "
                  f"{until:.2f} s without it: {[f.label() for f in gaps[:4]]}")
+    a.during = during
 
+
+def check_bar(a, boot, report):
+    getty, quit_start, until, during = a.getty, a.quit_start, a.until, a.during
     # 3. The bar advances, never goes back, and is past half-way at the getty.
     values = [(f, f.fill) for f in during if f.kind == "splash"]
     back = [(a, b) for (a, va), (b, vb) in zip(values, values[1:]) if vb < va - 3 / 512]
@@ -766,6 +801,10 @@ def analyse(boot, exited, report):
                  f"{at_getty[1]:.0%} at {at_getty[0].guest:.2f} s (getty at {getty:.2f} s, gauged-quit at {quit_start} s)"
                  if at_getty else "no splash")
 
+
+def check_leaving(a, boot, report):
+    lines, getty, quit_start = a.lines, a.getty, a.quit_start
+    quit_end, step_console, step_status, boot_frames = a.quit_end, a.step_console, a.step_status, a.boot_frames
     # 4. Leaving: the login console comes back after gauged-quit and stays. "Back" means
     # the screen shows what tty1 holds (its text from /dev/vcs1, the login prompt in it).
     vt = [text[len("GAUGE-VT "):] for _, text in lines if text.startswith("GAUGE-VT ")]
@@ -798,7 +837,13 @@ def analyse(boot, exited, report):
     report.check(end and not wrong, "the login console is visible at the end of boot",
                  f"{len(wrong)} of {len(end)} frames after the getty do not show tty1's text: "
                  f"{[f.label() for f in wrong[:4]]}" if end else "no frame between the console and status steps")
+    a.console_shown = console_shown
+    a.end = end
 
+
+def check_status_leaves_console(a, boot, report):
+    lines, step_status, step_after = a.lines, a.step_status, a.step_after
+    boot_frames, console_shown, end = a.boot_frames, a.console_shown, a.end
     # 5. A read-only `gaugectl status` after boot leaves the console alone.
     status_frames = [f for f in boot_frames if step_status is not None and step_after is not None
                      and step_status <= f.guest <= step_after + 0.5]
@@ -816,6 +861,10 @@ def analyse(boot, exited, report):
     report.check(any(text == "GAUGE-AFTER done" for _, text in lines) and not remaining,
                  "no gauged remains after boot", f"running: {remaining}" if remaining else "none running")
 
+
+def check_one_daemon(a, boot, report):
+    lines, journal = a.lines, a.journal
+    gauged_log, root_start, step_status = a.gauged_log, a.root_start, a.step_status
     # 6. One daemon: exactly one gauged at the end of boot, started in the initramfs, and
     # no second one in the journal.
     probe = [text.split() for _, text in lines if text.startswith("GAUGE-PROBE gauged ")]
@@ -836,7 +885,11 @@ def analyse(boot, exited, report):
     unprintable = [j for j in journal if "cannot print value" in j]
     report.check(not unprintable, "every value in the journal's log lines is printed",
                  f"placeholders: {unprintable[:3]}")
+    a.started = started
 
+
+def check_display_at_end(a, boot, report):
+    lines, drm_ready, boot_frames = a.lines, a.drm_ready, a.boot_frames
     # The display it ends the boot on: the DRM device (bochs-drm), not the firmware's
     # framebuffer it may have started on, nor bochs' fbdev emulation.
     shown_on = next((text.split("display:", 1)[1].strip() for _, text in lines
@@ -857,6 +910,9 @@ def analyse(boot, exited, report):
                  "the splash is on the DRM device (bochs-drm) at the end of boot, or on efifb if bochs-drm came later",
                  f"gaugectl status says: {shown_on}; bochs-drm registered at {drm_ready} s, the probe ran at {probe_at} s")
 
+
+def check_poweroff_splash(a, boot, report):
+    lines, journal, step_poweroff, boot_frames = a.lines, a.journal, a.step_poweroff, a.boot_frames
     # 7. The splash shows while powering off, titled "Powering off" with no message line
     # (no unit's name), within a frame or two of sampling after what no screen can skip.
     # In emulation `systemctl poweroff` reaches systemd through logind in 0.1-0.25 s,
@@ -906,6 +962,13 @@ def analyse(boot, exited, report):
                   f"({', '.join(sorted({f.kind for f in off}))})")
                  + ("" if console_before else
                     f"; the screen before it was {before_off[-1].label() if before_off else 'not sampled'}, not the console"))
+    a.first_off = first_off
+    a.off = off
+    a.position = position
+
+
+def check_poweroff_covered(a, boot, report):
+    step_poweroff, off, first_off, position = a.step_poweroff, a.off, a.first_off, a.position
     # Not painted over: the getty's stop, beside the screen's start, resets and hangs up
     # its VT and clears it; from its first frame to the power-off every screendump shows
     # the splash. The power goes with the kernel's "reboot: Power down" on its console
@@ -929,6 +992,10 @@ def analyse(boot, exited, report):
                  f"{len(later) - len(covered)} of {len(later)} screendumps from its first show it"
                  + (f" ({len(last_moment)} black as the kernel powered down)" if last_moment else "")
                  + (f"; {', '.join(f'{f.guest - step_poweroff:.2f} s {f.kind}' for f in covered[:6])}" if covered else ""))
+
+
+def check_poweroff_words(a, boot, report):
+    lines, first_off = a.lines, a.first_off
     # What it says: the daemon's own status during the power-off (a unit after
     # gauged-poweroff.service asks it), and on screen a title line and no message line.
     off_status = next((text[len("GAUGE-OFF status "):] for _, text in lines if text.startswith("GAUGE-OFF status ")), None)
@@ -943,14 +1010,9 @@ def analyse(boot, exited, report):
                  f"({off_status if off_status else 'none reported'}); on screen {title_lit} lit bytes in the title's "
                  f"line, {message_lit} in the message's")
 
-    # UEFI: OVMF shows its logo, and the sample theme keeps it.
-    if any("ovmf" in a.lower() for a in boot.args.qemu):
-        analyse_firmware_logo(frames, report, first, until)
-    if boot.passphrase:
-        analyse_question(boot, report, journal, lines, offset)
-    if boot.root_pass:
-        analyse_unlock(boot, report, lines, offset, getty)
 
+def check_random_pool(a, boot, report):
+    journal_time, crng, started = a.journal_time, a.crng, a.started
     # 8. gauged never waits for the kernel's random pool. The guest has no hardware source,
     # so the pool is ready many seconds into the boot, after gauged has started and its
     # display has come: its first frame must not wait for the pool. (A boot whose pool
@@ -966,6 +1028,9 @@ def analyse(boot, exited, report):
                      f"gauged started at {started[0][1]:.2f} s, logged its first frame at "
                      f"{first_frame_logged} s; the pool was ready at {crng:.2f} s")
 
+
+def figures_in_vm(a, boot, report):
+    gauged_log, crng, drm_ready, first, started = a.gauged_log, a.crng, a.drm_ready, a.first, a.started
     # Figures from inside the VM.
     screen_ms = [j for j in gauged_log if re.search(r"\d+(\.\d+)? ?ms", j) and re.search(r"screen|frame", j)]
     exec_to_screen = None
@@ -977,6 +1042,33 @@ def analyse(boot, exited, report):
                      if exec_to_screen is not None else "process start unknown")
                   + (f"; kernel random pool ready at {crng:.2f} s" if crng is not None else "")
                   + (f"; bochs-drm registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
+
+
+def analyse(boot, exited, report):
+    a = timeline(boot)
+    if not check_reached(a, boot, exited, report):
+        return
+    check_early(a, boot, report)
+    check_unbroken(a, boot, report)
+    check_bar(a, boot, report)
+    check_leaving(a, boot, report)
+    check_status_leaves_console(a, boot, report)
+    check_one_daemon(a, boot, report)
+    check_display_at_end(a, boot, report)
+    check_poweroff_splash(a, boot, report)
+    check_poweroff_covered(a, boot, report)
+    check_poweroff_words(a, boot, report)
+
+    # UEFI: OVMF shows its logo, and the sample theme keeps it.
+    if any("ovmf" in arg.lower() for arg in boot.args.qemu):
+        analyse_firmware_logo(a.frames, report, a.first, a.until)
+    if boot.passphrase:
+        analyse_question(boot, report, a.journal, a.lines, a.offset)
+    if boot.root_pass:
+        analyse_unlock(boot, report, a.lines, a.offset, a.getty)
+
+    check_random_pool(a, boot, report)
+    figures_in_vm(a, boot, report)
 
 
 def lit_box(img):
@@ -1109,14 +1201,9 @@ def analyse_question(boot, report, journal, lines, offset):
                  f"{full_journal} journal lines read; the passphrase is in {leaks}")
 
 
-def analyse_unlock(boot, report, lines, offset, getty):
-    """The encrypted root's passphrase: asked where it must be (the console, or the
-    splash), visible from the moment it waits until the right one is entered, the retry
-    after a wrong one too, the root unlocked, and neither passphrase echoed or logged."""
-    frames, times, where = boot.unlock_frames, boot.unlock_times, boot.question_on
-    asked, retry = frames.get("asked"), frames.get("retry")
-    report.evidence(asked, f"the root's passphrase asked ({where})")
-    report.evidence(retry, f"the retry after a wrong passphrase ({where})")
+def check_unlock_prompts(boot, report, asked, retry, where):
+    """The root's question and its retry where they must show: the prompt on the console's
+    text, or the prompt, field and bullets on the splash."""
     if where == "console":
         asked_text = boot.console_text.get(asked.index, []) if asked else []
         retry_text = boot.console_text.get(retry.index, []) if retry else []
@@ -1136,6 +1223,17 @@ def analyse_unlock(boot, report, lines, offset, getty):
         report.check(max(boot.unlock_bullets, default=0) == max(len(boot.wrong_pass), len(boot.root_pass)),
                      "the field shows one bullet per typed key",
                      f"most bullets {max(boot.unlock_bullets, default=0)}, keys {len(boot.wrong_pass)} and {len(boot.root_pass)}")
+
+
+def analyse_unlock(boot, report, lines, offset, getty):
+    """The encrypted root's passphrase: asked where it must be (the console, or the
+    splash), visible from the moment it waits until the right one is entered, the retry
+    after a wrong one too, the root unlocked, and neither passphrase echoed or logged."""
+    frames, times, where = boot.unlock_frames, boot.unlock_times, boot.question_on
+    asked, retry = frames.get("asked"), frames.get("retry")
+    report.evidence(asked, f"the root's passphrase asked ({where})")
+    report.evidence(retry, f"the retry after a wrong passphrase ({where})")
+    check_unlock_prompts(boot, report, asked, retry, where)
     right = times.get("right")
     waiting = [f for f in boot.frames if asked is not None and right is not None and asked.host <= f.host <= right]
     hidden = [f for f in waiting if f.kind != ("console" if where == "console" else "splash")]
@@ -1175,7 +1273,7 @@ def analyse_unlock(boot, report, lines, offset, getty):
                  f"{full_journal} journal lines read; a passphrase is in {leaks}")
 
 
-def main():
+def parse_args():
     parser = argparse.ArgumentParser()
     parser.add_argument("--name", required=True)
     parser.add_argument("--kernel", required=True)
@@ -1199,18 +1297,12 @@ def main():
     parser.add_argument("--give-up-passphrase",
                         help="type this (wrong) passphrase at every question on the splash until the failure screen shows")
     parser.add_argument("qemu", nargs="*")
-    args = parser.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    os.makedirs(args.results, exist_ok=True)
-    report = Report(args.name)
-    boot = Boot(args)
-    try:
-        exited = boot.run()
-    finally:
-        boot.stop()
-    analyse(boot, exited, report)
+    return parser.parse_args()
 
-    # Evidence: every frame a check names, and a timeline of all of them.
+
+def save_evidence(args, boot, report):
+    """Every frame a check names as PNG, a timeline of all of them, the serial logs and the
+    figures, under --results."""
     for index, why in sorted(report.keep.items()):
         f = boot.frames[index]
         Image(f.path).save_png(os.path.join(args.results, f"{index:04d}.png"))
@@ -1222,25 +1314,31 @@ def main():
     shutil.copy(boot.report_path, os.path.join(args.results, "report.log"))
     with open(os.path.join(args.results, "figures.json"), "w") as out:
         json.dump(dict(report.figures), out, indent=1)
-    if args.way_out:
-        # The way out's steps ("STEP FRAME GUEST-SECONDS", guest time where known), and the
-        # console's text where a step read it.
-        with open(os.path.join(args.results, "way-out.txt"), "w") as out:
-            for step in ("failure", "key-frame", "console", "prompt", "shell"):
-                f = boot.way.get(step)
-                if f is not None:
-                    out.write(f"{step} {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
-            for f in boot.way.get("wrong", []):
-                out.write(f"wrong {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
-            for step in ("prompt", "shell"):
-                f = boot.way.get(step)
-                for row in (boot.console_text.get(f.index, []) if f is not None else []):
-                    if row.strip():
-                        out.write(f"text {step} |{row}\n")
-            # The failure screen's QR code as zbarimg read it, a line each.
-            for line in boot.way.get("qr") or []:
-                out.write(f"qr |{line}\n")
 
+
+def save_way_out(args, boot):
+    """A failed boot's way out (--way-out): its steps ("STEP FRAME GUEST-SECONDS", guest time
+    where known), the console's text where a step read it, and the failure screen's QR code
+    as zbarimg read it, a line each, in way-out.txt."""
+    with open(os.path.join(args.results, "way-out.txt"), "w") as out:
+        for step in ("failure", "key-frame", "console", "prompt", "shell"):
+            f = boot.way.get(step)
+            if f is not None:
+                out.write(f"{step} {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
+        for f in boot.way.get("wrong", []):
+            out.write(f"wrong {f.index} {f.guest if f.guest is not None else 'host%.2f' % f.host}\n")
+        for step in ("prompt", "shell"):
+            f = boot.way.get(step)
+            for row in (boot.console_text.get(f.index, []) if f is not None else []):
+                if row.strip():
+                    out.write(f"text {step} |{row}\n")
+        for line in boot.way.get("qr") or []:
+            out.write(f"qr |{line}\n")
+
+
+def verdict(args, report):
+    """The figures and checks printed, the counts written for boot-test (passed, failed,
+    failures); the number failed."""
     name = args.name
     for title, text in report.figures:
         print(f"  [{name}] {title}: {text}")
@@ -1258,6 +1356,24 @@ def main():
                 if not passed_:
                     out.write(f"  [{name}] FAIL {title}: {detail[:600]}\n")
     print(f"  [{name}] {passed} passed, {failed} failed; frames and logs in {args.results}")
+    return failed
+
+
+def main():
+    args = parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    os.makedirs(args.results, exist_ok=True)
+    report = Report(args.name)
+    boot = Boot(args)
+    try:
+        exited = boot.run()
+    finally:
+        boot.stop()
+    analyse(boot, exited, report)
+    save_evidence(args, boot, report)
+    if args.way_out:
+        save_way_out(args, boot)
+    failed = verdict(args, report)
     if args.keep_frames:
         shutil.rmtree(os.path.join(args.results, "frames"), ignore_errors=True)
         shutil.move(boot.frames_dir, os.path.join(args.results, "frames"))

@@ -20,7 +20,7 @@
 # package-offline-update-fail (not in the default list: three boots more): gauge-demo-b 1.1's
 # postinst fails; the update ends on the failure screen naming it, the others are updated.
 offline_update() {
-  local name=$1 run="$work/run-$1" log="$results/$1" version p d boot t bar
+  local name=$1 run="$work/run-$1" log="$results/$1" boot t bar
   local fail=${2:-}
   rm -rf "$system" "$run" "$log"
   cp -a "$image/root" "$system"
@@ -30,20 +30,7 @@ offline_update() {
   in_system sh -c 'apt-get update -q && apt-get install -y -q --no-install-recommends packagekit packagekit-tools' \
     > "$log/install-packagekit.log" 2>&1 || true
   check "[$name] apt installed packagekit and pkcon" test "$(state packagekit) $(state packagekit-tools)" = "installed installed"
-  for version in 1.0 1.1; do
-    for p in a b c; do
-      d="$run/pkg/$p-$version"
-      mkdir -p "$d/DEBIAN" "$d/usr/share/gauge-demo"
-      echo "$version" > "$d/usr/share/gauge-demo/$p"
-      printf 'Package: gauge-demo-%s\nVersion: %s\nArchitecture: all\nMaintainer: Gauge boot test <root@localhost>\nDescription: a package the boot test updates\n' \
-        "$p" "$version" > "$d/DEBIAN/control"
-      if [ -n "$fail" ] && [ "$p$version" = b1.1 ]; then
-        printf '#!/bin/sh\necho "gauge-demo-b: this postinst fails on purpose" >&2\nexit 1\n' > "$d/DEBIAN/postinst"
-        chmod 0755 "$d/DEBIAN/postinst"
-      fi
-      dpkg-deb --root-owner-group -b "$d" "$run/debs/gauge-demo-${p}_${version}_all.deb" > /dev/null
-    done
-  done
+  offline_update_debs "$run" "$fail"
   cp "$run"/debs/*_1.0_all.deb "$system/tmp/"
   in_system sh -c 'dpkg -i /tmp/gauge-demo-*_1.0_all.deb' > "$log/install-demo.log" 2>&1 || true
   mkdir -p "$system/srv/gauge-updates" "$system/etc/apt/boot-test-off"
@@ -79,6 +66,26 @@ offline_update() {
     offline_update_checks "$name" "$boot" "$log/$boot" "$run" "$fail"
   done
   rm -f "$run/disk.img"
+}
+
+# offline_update_debs RUN [FAIL]: gauge-demo-a, -b and -c 1.0 and 1.1 built into RUN/debs
+# (with FAIL, gauge-demo-b 1.1's postinst fails).
+offline_update_debs() {
+  local run=$1 fail=${2:-} version p d
+  for version in 1.0 1.1; do
+    for p in a b c; do
+      d="$run/pkg/$p-$version"
+      mkdir -p "$d/DEBIAN" "$d/usr/share/gauge-demo"
+      echo "$version" > "$d/usr/share/gauge-demo/$p"
+      printf 'Package: gauge-demo-%s\nVersion: %s\nArchitecture: all\nMaintainer: Gauge boot test <root@localhost>\nDescription: a package the boot test updates\n' \
+        "$p" "$version" > "$d/DEBIAN/control"
+      if [ -n "$fail" ] && [ "$p$version" = b1.1 ]; then
+        printf '#!/bin/sh\necho "gauge-demo-b: this postinst fails on purpose" >&2\nexit 1\n' > "$d/DEBIAN/postinst"
+        chmod 0755 "$d/DEBIAN/postinst"
+      fi
+      dpkg-deb --root-owner-group -b "$d" "$run/debs/gauge-demo-${p}_${version}_all.deb" > /dev/null
+    done
+  done
 }
 
 # offline_update_boot NAME BOOT LOG RUN: one of the three boots of the disk (panic=1: a

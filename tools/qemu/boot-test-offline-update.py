@@ -40,6 +40,84 @@ def report(path):
     return system_update, statuses
 
 
+def check_statuses(check, statuses, updating, first, fail):
+    """What the daemon said during the update: the packages on the message line, a target
+    that never goes back, and how the update ended."""
+    lines = sorted({s.get("message", "") for _, s in updating})
+    check(all("Do not turn off the computer." in m for m in lines) and any("gauge-demo-" in m for m in lines),
+          f"the message line names the packages and says not to turn off: {lines}")
+    targets = [s.get("target", 0) for _, s in updating]
+    check(all(b >= a for a, b in zip(targets, targets[1:])), f"the daemon's target never went back: {targets}")
+    after = [s for t, s in statuses if t > first and s.get("title") != TITLE]
+    end = after[0] if after else None
+    print("figure the end: " + (json.dumps({k: end.get(k) for k in ("title", "state", "target", "message")}, ensure_ascii=False)
+                                if end else "not sampled before the restart"))
+    if fail:
+        failed = [s for t, s in statuses if t > first and s.get("state") == "failure"]
+        check(bool(failed) and fail in failed[0].get("message", ""),
+              f"the update ended in failure naming {fail}: {failed[0].get('message') if failed else 'no failure seen'}")
+    else:
+        check(end is None or end.get("state") != "failure", "the update did not end in failure")
+
+
+def check_update_screens(check, shots, statuses, updating, start, first):
+    """The screens from system-update.target's start to the update's end (the last poll
+    that still found the updates screen: pk-offline-update asked for the restart after
+    it), all the splash; those screens returned."""
+    restart = max(t for t, _ in updating)
+    stop = restart
+    failed_at = next((t for t, s in statuses if t > first and s.get("state") == "failure"), None)
+    if failed_at is not None:
+        # The failure's colours are no running bar: the splash is checked up to them.
+        print("figure the failure first shown " + (f"{restart - failed_at:.1f} s before the restart's request"
+                                                    if failed_at <= restart else
+                                                    f"with the restart's request, {failed_at - restart:.1f} s after the update's last poll"))
+        stop = min(stop, failed_at)
+    during = [f for f in shots if start <= f[1] < stop]
+    other = [f for f in during if f[2] not in ("splash", "failure")]
+    check(bool(during) and not other,
+          f"{len(during)} screens from system-update.target to the update's end, all the splash"
+          + (f"; not: {[(f[0], f[1], f[2]) for f in other[:6]]}" if other else ""))
+    return during
+
+
+def check_restart(check, shots, updating):
+    """The restart: the boot's daemon goes (gauged.service stops with the shutdown,
+    gauged-shutdown-quit.service quits it) and the restart's own starts
+    (gauged-reboot.service), and the console shows between them: measured 5-14
+    screendumps (1.7-4.6 s) here, a flaw still to mend (the power-off screen's bound, 13
+    from `systemctl poweroff`, is for a screen that follows the console, not one that
+    interrupts the splash). The bound only keeps it from growing."""
+    restart = max(t for t, _ in updating)
+    rest = [f for f in shots if f[1] >= restart]
+    gap = next((i for i, f in enumerate(rest) if f[2] == "splash" and i > 0 and rest[i - 1][2] != "splash"), None)
+    between = [f for f in rest[:gap] if f[2] != "splash"] if gap is not None else []
+    print(f"figure the restart's hand-over: {len(between)} screens without the splash"
+          + (f", {between[-1][1] - between[0][1] + 0.33:.1f} s ({between[0][2]})" if between else ""))
+    check(len(between) <= 20, f"the restart's screen within 20 screendumps of the update's end ({len(between)})")
+
+
+def check_update_bar(check, shots, during, start, first):
+    """The update's bar starts where the boot's ends: at 0, animated down from the boot's
+    value (the daemon's status is sampled once a second), so it starts at the lowest fill
+    shown around the title's first status; from there it never goes back."""
+    barred = [f for f in during if f[3] is not None]
+    window = [f for f in barred if first - 1.5 <= f[1] <= first + 2.0]
+    low = min((f[3] for f in window), default=0)
+    begin = max((f[0] for f in window if f[3] == low), default=None)
+    shown = [f for f in barred if begin is not None and f[0] >= begin]
+    fills = [f[3] for f in shown]
+    back = [(a, b) for a, b in zip(shown, shown[1:]) if b[3] < a[3] - 1]
+    check(bool(fills) and not back,
+          f"the bar never went back on screen over {len(fills)} screens"
+          + (f"; back at {[(a[0], a[3], b[0], b[3]) for a, b in back[:4]]}" if back else ""))
+    print(f"figure sampled fill (%): {fills[::max(1, len(fills) // 24)]}")
+    shot = next((f for f in shots if f[1] >= first), None)
+    print(f"figure system-update.target to the daemon's '{TITLE}': {first - start:.2f} s; "
+          f"to the first screen after it: {(shot[1] - start) if shot else float('nan'):.2f} s; "
+          f"the update screen for {(during[-1][1] - first) if during else 0:.1f} s")
+
+
 def main():
     results = sys.argv[1]
     fail = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--fail" else None
@@ -58,68 +136,10 @@ def main():
         print("FAIL no updates screen to check")
         return 1
     first = updating[0][0]
-    lines = sorted({s.get("message", "") for _, s in updating})
-    check(all("Do not turn off the computer." in m for m in lines) and any("gauge-demo-" in m for m in lines),
-          f"the message line names the packages and says not to turn off: {lines}")
-    targets = [s.get("target", 0) for _, s in updating]
-    check(all(b >= a for a, b in zip(targets, targets[1:])), f"the daemon's target never went back: {targets}")
-    after = [s for t, s in statuses if t > first and s.get("title") != TITLE]
-    end = after[0] if after else None
-    print("figure the end: " + (json.dumps({k: end.get(k) for k in ("title", "state", "target", "message")}, ensure_ascii=False)
-                                if end else "not sampled before the restart"))
-    if fail:
-        failed = [s for t, s in statuses if t > first and s.get("state") == "failure"]
-        check(bool(failed) and fail in failed[0].get("message", ""),
-              f"the update ended in failure naming {fail}: {failed[0].get('message') if failed else 'no failure seen'}")
-    else:
-        check(end is None or end.get("state") != "failure", "the update did not end in failure")
-
-    # The screens from system-update.target's start to the update's end: the last poll that
-    # still found the updates screen (pk-offline-update asked for the restart after it).
-    restart = max(t for t, _ in updating)
-    stop = restart
-    failed_at = next((t for t, s in statuses if t > first and s.get("state") == "failure"), None)
-    if failed_at is not None:
-        # The failure's colours are no running bar: the splash is checked up to them.
-        print("figure the failure first shown " + (f"{restart - failed_at:.1f} s before the restart's request"
-                                                    if failed_at <= restart else
-                                                    f"with the restart's request, {failed_at - restart:.1f} s after the update's last poll"))
-        stop = min(stop, failed_at)
-    during = [f for f in shots if start <= f[1] < stop]
-    other = [f for f in during if f[2] not in ("splash", "failure")]
-    check(bool(during) and not other,
-          f"{len(during)} screens from system-update.target to the update's end, all the splash"
-          + (f"; not: {[(f[0], f[1], f[2]) for f in other[:6]]}" if other else ""))
-    # The restart: the boot's daemon goes (gauged.service stops with the shutdown,
-    # gauged-shutdown-quit.service quits it) and the restart's own starts
-    # (gauged-reboot.service), and the console shows between them: measured 5-14
-    # screendumps (1.7-4.6 s) here, a flaw still to mend (the power-off screen's bound,
-    # 13 from `systemctl poweroff`, is for a screen that follows the console, not one that
-    # interrupts the splash). The bound only keeps it from growing.
-    rest = [f for f in shots if f[1] >= restart]
-    gap = next((i for i, f in enumerate(rest) if f[2] == "splash" and i > 0 and rest[i - 1][2] != "splash"), None)
-    between = [f for f in rest[:gap] if f[2] != "splash"] if gap is not None else []
-    print(f"figure the restart's hand-over: {len(between)} screens without the splash"
-          + (f", {between[-1][1] - between[0][1] + 0.33:.1f} s ({between[0][2]})" if between else ""))
-    check(len(between) <= 20, f"the restart's screen within 20 screendumps of the update's end ({len(between)})")
-    # The update's bar starts where the boot's ends: at 0, animated down from the boot's value
-    # (the daemon's status is sampled once a second), so it starts at the lowest fill shown
-    # around the title's first status.
-    barred = [f for f in during if f[3] is not None]
-    window = [f for f in barred if first - 1.5 <= f[1] <= first + 2.0]
-    low = min((f[3] for f in window), default=0)
-    begin = max((f[0] for f in window if f[3] == low), default=None)
-    shown = [f for f in barred if begin is not None and f[0] >= begin]
-    fills = [f[3] for f in shown]
-    back = [(a, b) for a, b in zip(shown, shown[1:]) if b[3] < a[3] - 1]
-    check(bool(fills) and not back,
-          f"the bar never went back on screen over {len(fills)} screens"
-          + (f"; back at {[(a[0], a[3], b[0], b[3]) for a, b in back[:4]]}" if back else ""))
-    print(f"figure sampled fill (%): {fills[::max(1, len(fills) // 24)]}")
-    shot = next((f for f in shots if f[1] >= first), None)
-    print(f"figure system-update.target to the daemon's '{TITLE}': {first - start:.2f} s; "
-          f"to the first screen after it: {(shot[1] - start) if shot else float('nan'):.2f} s; "
-          f"the update screen for {(during[-1][1] - first) if during else 0:.1f} s")
+    check_statuses(check, statuses, updating, first, fail)
+    during = check_update_screens(check, shots, statuses, updating, start, first)
+    check_restart(check, shots, updating)
+    check_update_bar(check, shots, during, start, first)
     print("PASS" if all(checks) else "FAIL")
     return 0 if all(checks) else 1
 

@@ -214,7 +214,7 @@ class VM:
         self.qemu.stop()
 
 
-def main():
+def parse_args():
     parser = argparse.ArgumentParser()
     parser.add_argument("--name", required=True)
     parser.add_argument("--kernel", required=True)
@@ -240,197 +240,254 @@ def main():
                              "this scale; the splash steps check every head, the others the first")
     parser.add_argument("--steps", help="the steps the guest must announce, comma-separated (default: the init's)")
     parser.add_argument("qemu", nargs="*")
-    args = parser.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    check = Checker(args.name)
-    kind, fmt, *extra = args.expect.split()
-    started = time.time()
-    vm = VM(args, args.work)
-    shots = []
-    steps = []
-    summary = None
-    logged = []
-    # Screens sampled between the "early" and "moved" steps: splash or not.
-    sampling = None
-    # Screens sampled between the "deactivated" and "client" steps: what each was.
-    handover = None
-    done = False
-    answers = []
-    asked = None
-    try:
-        while not done:
-            if time.time() - started > args.timeout:
-                check.expect(False, f"timed out after {args.timeout:.0f} s (steps seen: {steps})")
+    return parser.parse_args()
+
+
+class Run:
+    """One guest's run: the guest's lines read as they come, each step's screens checked
+    (a method per step), then what the whole run must show."""
+
+    def __init__(self, args):
+        self.args, self.name = args, args.name
+        self.check = Checker(args.name)
+        self.started = time.time()
+        self.vm = VM(args, args.work)
+        self.shots = []
+        self.steps = []
+        self.summary = None
+        self.logged = []
+        # Screens sampled between the "early" and "moved" steps: splash or not.
+        self.sampling = None
+        # Screens sampled between the "deactivated" and "client" steps: what each was.
+        self.handover = None
+        self.done = False
+        self.answers = []
+        self.asked = None
+
+    def follow(self):
+        """Reads the guest's lines until it is done (or QEMU exits, or the time is up),
+        sampling the screen while nothing comes."""
+        args, check, vm = self.args, self.check, self.vm
+        while not self.done:
+            if time.time() - self.started > args.timeout:
+                check.expect(False, f"timed out after {args.timeout:.0f} s (steps seen: {self.steps})")
                 break
             new = vm.lines()
-            if not new and handover is not None:
-                # From deactivate to the display manager's first frame: nothing else may show.
-                shot = vm.screendump(os.path.join(args.work, f"handover-{len(handover)}.ppm"))
-                bx, by, bw, bh = bar_rect(shot.width, shot.height)
-                if client_share(shot) >= 0.99:
-                    seen = "client"
-                elif check.share(shot, (bx + 14, by + 6, bw - 90, 12), is_orange) >= 0.9:
-                    seen = "splash"
-                else:
-                    seen = "other"
-                    shots.append(shot)
-                handover.append((time.time(), seen))
+            if not new and self.handover is not None:
+                self.sample_handover()
                 continue
-            if not new and sampling is not None:
-                # While the driver loads: is the splash (the bar's fill at 30 %) on screen?
-                shot = vm.screendump(os.path.join(args.work, f"handover-{len(sampling)}.ppm"))
-                bx, by, bw, bh = bar_rect(shot.width, shot.height)
-                fw = swift_round(bw * 0.3)
-                sampling.append((time.time(), check.share(shot, (bx + 14, by + 6, fw - 28, 12), is_orange) >= 0.9))
+            if not new and self.sampling is not None:
+                self.sample_driver_load()
                 continue
             if not new:
                 if not vm.qemu.running():
                     new = vm.lines()
                     if not new:
-                        check.expect(False, f"QEMU exited early (steps seen: {steps})")
+                        check.expect(False, f"QEMU exited early (steps seen: {self.steps})")
                         break
                 time.sleep(0.05)
                 continue
             for line in new:
-                if line.startswith("GAUGE-INFO "):
-                    print(f"  [{args.name}] {line}")
-                if line.startswith("GAUGE-LOG ") or line.startswith("GAUGE-NOTE "):
-                    print(f"  [{args.name}] {line}")
-                    # A note is something the guest could not do: the run fails.
-                    check.expect(not line.startswith("GAUGE-NOTE "), line)
-                    # The Embedded Swift build's placeholder for a value it cannot print.
-                    check.expect("cannot print value" not in line, line)
-                    if line.startswith("GAUGE-LOG "):
-                        logged.append(line)
-                    # The last display named is the one the daemon ended up on.
-                    if "display: " in line:
-                        summary = line.split("display: ", 1)[1]
-                if line.startswith("GAUGE-ANSWER "):
-                    answers.append(line)
-                if line.startswith("GAUGE-DONE"):
-                    done = True
-                if not line.startswith("GAUGE-STEP "):
-                    continue
-                step = line.split()[1]
-                steps.append(step)
-                if sampling is not None:
-                    # The longest stretch of sampled screens without the splash (printed, not
-                    # checked: it depends on how fast the host emulates the driver's start).
-                    longest, since = 0.0, None
-                    for t, splash in sampling:
-                        if not splash and since is None:
-                            since = t
-                        elif splash and since is not None:
-                            longest, since = max(longest, t - since), None
-                    if since is not None:
-                        longest = max(longest, sampling[-1][0] - since)
-                    missing = sum(1 for _, splash in sampling if not splash)
-                    print(f"  [{args.name}] while the driver loaded: {missing} of {len(sampling)} screens sampled over "
-                          f"{sampling[-1][0] - sampling[0][0]:.2f} s lacked the splash; longest stretch {longest:.2f} s")
-                    sampling = None
-                taken = time.time()
-                screens = vm.screens(os.path.join(args.work, f"{step}.ppm"))
-                shot = screens[0][0]
-                shots += [image for image, _ in screens]
-                if step == "early" and not args.early_splash:
-                    pass
-                elif step.startswith("p") or step in ("shown", "moved", "early"):
-                    percent = {"shown": 50, "moved": 30, "early": 30}.get(step) or int(step[1:])
-                    for index, (image, scale) in enumerate(screens):
-                        where = step if len(screens) == 1 else f"{step} head {index} ({image.width}x{image.height})"
-                        check.background(image, where, scale)
-                        check.bar(image, where, percent, scale)
-                        if len(screens) > 1 and percent > 0:
-                            check.fill_height(image, where, percent, scale)
-                    if percent > 0:
-                        # 0.5 s from the start of one dump to the next: 5/8 of a stripe
-                        # period (0.8 s), so the stripes must have moved.
-                        time.sleep(max(0.0, taken + 0.5 - time.time()))
-                        later = vm.screens(os.path.join(args.work, f"{step}-later.ppm"))
-                        shots += [image for image, _ in later]
-                        for index, ((image, scale), (after, _)) in enumerate(zip(screens, later)):
-                            where = step if len(screens) == 1 else f"{step} head {index}"
-                            check.stripes_move(image, after, where, percent, scale)
-                elif step.startswith("rc"):
-                    check_rc_step(check, shot, step)
-                elif step in ("after-quit", "hidden"):
-                    check.console_back(shot, step)
-                elif step == "ask":
-                    typed = args.typed
-                    for key in args.keys.split():
-                        vm.monitor.sendkey(key)
-                    # One bullet per key under the bar, then Enter.
-                    deadline, bullets = time.time() + 30, 0
-                    while time.time() < deadline:
-                        shot = vm.screendump(os.path.join(args.work, "ask-typed.ppm"))
-                        bullets = count_bullets(shot)
-                        if bullets == len(typed):
-                            break
-                        time.sleep(0.2)
-                    shots.append(shot)
-                    check.expect(bullets == len(typed), f"ask: {bullets} bullets on screen for {len(typed)} keys")
-                    check.bar(shot, step, 100)
-                    vm.monitor.sendkey("ret")
-                    asked = typed
-                elif step == "typed":
-                    # A question the splash is about to be taken from: three keys typed on
-                    # it, shown as three bullets (then the guest hides or deactivates).
-                    for key in ("a", "b", "c"):
-                        vm.monitor.sendkey(key)
-                    deadline, bullets = time.time() + 30, 0
-                    while time.time() < deadline:
-                        shot = vm.screendump(os.path.join(args.work, "typed.ppm"))
-                        bullets = count_bullets(shot)
-                        if bullets == 3:
-                            break
-                        time.sleep(0.2)
-                    shots.append(shot)
-                    check.expect(bullets == 3, f"typed: {bullets} bullets on screen for 3 keys")
-                elif step == "details":
-                    # Nothing asked: Escape shows the messages so far at the top, Escape
-                    # again takes them away; the bar stays.
-                    check.expect(details_text(shot) == 0, "details: text at the top before Escape")
-                    for want, what in ((True, "shown"), (False, "hidden")):
-                        vm.monitor.sendkey("esc")
-                        deadline = time.time() + 30
-                        while time.time() < deadline:
-                            shot = vm.screendump(os.path.join(args.work, f"details-{what}.ppm"))
-                            if (details_text(shot) > 100) == want:
-                                break
-                            time.sleep(0.2)
-                        shots.append(shot)
-                        check.expect((details_text(shot) > 100) == want,
-                                     f"details: {details_text(shot)} pixels of text at the top after Escape, expected {what}")
-                        check.bar(shot, f"details-{what}", 100)
-                elif step == "deactivated":
-                    # The display manager holds the card but has not drawn: the splash's
-                    # last frame stays (no black, no console).
-                    check.background(shot, step)
-                    check.bar(shot, step, 100)
-                elif step in ("client", "handed-over"):
-                    # The display manager's picture, whole, and after quit --retain-splash
-                    # still (the console did not come back over it).
-                    share = client_share(shot)
-                    check.expect(share >= 0.99, f"{step}: {share:.1%} of the screen is the display manager's colour")
-                elif step == "retained":
-                    # gauged has exited: the 100 % frame stays, still and untouched by
-                    # the console text written since.
-                    check.background(shot, step)
-                    check.bar(shot, step, 100)
-                vm.answer()
-                if step == "early" and args.early_splash:
-                    sampling = []
-                if step == "deactivated":
-                    handover = []
-                elif step == "client" and handover is not None:
-                    # Every screen between the splash's last frame and the client's first.
-                    others = [t for t, kind in handover if kind not in ("splash", "client")]
-                    print(f"  [{args.name}] hand-over: {len(handover)} screens sampled, "
-                          f"{sum(1 for _, k in handover if k == 'splash')} the splash, "
-                          f"{sum(1 for _, k in handover if k == 'client')} the client's, {len(others)} neither")
-                    check.expect(handover and not others,
-                                 f"hand-over: {len(others)} of {len(handover)} screens were neither the splash nor the client's")
-                    handover = None
+                self.read(line)
+
+    def sample_handover(self):
+        """From deactivate to the display manager's first frame: nothing else may show."""
+        shot = self.vm.screendump(os.path.join(self.args.work, f"handover-{len(self.handover)}.ppm"))
+        bx, by, bw, bh = bar_rect(shot.width, shot.height)
+        if client_share(shot) >= 0.99:
+            seen = "client"
+        elif self.check.share(shot, (bx + 14, by + 6, bw - 90, 12), is_orange) >= 0.9:
+            seen = "splash"
+        else:
+            seen = "other"
+            self.shots.append(shot)
+        self.handover.append((time.time(), seen))
+
+    def sample_driver_load(self):
+        """While the driver loads: is the splash (the bar's fill at 30 %) on screen?"""
+        shot = self.vm.screendump(os.path.join(self.args.work, f"handover-{len(self.sampling)}.ppm"))
+        bx, by, bw, bh = bar_rect(shot.width, shot.height)
+        fw = swift_round(bw * 0.3)
+        self.sampling.append((time.time(), self.check.share(shot, (bx + 14, by + 6, fw - 28, 12), is_orange) >= 0.9))
+
+    def read(self, line):
+        """One line from the guest: its log, notes, answers, end, and steps."""
+        check = self.check
+        if line.startswith("GAUGE-INFO "):
+            print(f"  [{self.name}] {line}")
+        if line.startswith("GAUGE-LOG ") or line.startswith("GAUGE-NOTE "):
+            print(f"  [{self.name}] {line}")
+            # A note is something the guest could not do: the run fails.
+            check.expect(not line.startswith("GAUGE-NOTE "), line)
+            # The Embedded Swift build's placeholder for a value it cannot print.
+            check.expect("cannot print value" not in line, line)
+            if line.startswith("GAUGE-LOG "):
+                self.logged.append(line)
+            # The last display named is the one the daemon ended up on.
+            if "display: " in line:
+                self.summary = line.split("display: ", 1)[1]
+        if line.startswith("GAUGE-ANSWER "):
+            self.answers.append(line)
+        if line.startswith("GAUGE-DONE"):
+            self.done = True
+        if line.startswith("GAUGE-STEP "):
+            self.step(line.split()[1])
+
+    def step(self, step):
+        """One step of the guest's: its screens checked, then the guest answered."""
+        self.steps.append(step)
+        if self.sampling is not None:
+            self.report_driver_load()
+            self.sampling = None
+        taken = time.time()
+        screens = self.vm.screens(os.path.join(self.args.work, f"{step}.ppm"))
+        shot = screens[0][0]
+        self.shots += [image for image, _ in screens]
+        if step == "early" and not self.args.early_splash:
+            pass
+        elif step.startswith("p") or step in ("shown", "moved", "early"):
+            self.check_splash(step, screens, taken)
+        elif step.startswith("rc"):
+            check_rc_step(self.check, shot, step)
+        elif step in ("after-quit", "hidden"):
+            self.check.console_back(shot, step)
+        elif step == "ask":
+            self.check_ask(step)
+        elif step == "typed":
+            self.check_typed()
+        elif step == "details":
+            self.check_details(shot)
+        elif step == "deactivated":
+            self.check_deactivated(shot, step)
+        elif step in ("client", "handed-over"):
+            self.check_client(shot, step)
+        elif step == "retained":
+            self.check_retained(shot, step)
+        self.vm.answer()
+        if step == "early" and self.args.early_splash:
+            self.sampling = []
+        if step == "deactivated":
+            self.handover = []
+        elif step == "client" and self.handover is not None:
+            self.check_handover()
+            self.handover = None
+
+    def report_driver_load(self):
+        """The longest stretch of sampled screens without the splash (printed, not
+        checked: it depends on how fast the host emulates the driver's start)."""
+        sampling = self.sampling
+        longest, since = 0.0, None
+        for t, splash in sampling:
+            if not splash and since is None:
+                since = t
+            elif splash and since is not None:
+                longest, since = max(longest, t - since), None
+        if since is not None:
+            longest = max(longest, sampling[-1][0] - since)
+        missing = sum(1 for _, splash in sampling if not splash)
+        print(f"  [{self.name}] while the driver loaded: {missing} of {len(sampling)} screens sampled over "
+              f"{sampling[-1][0] - sampling[0][0]:.2f} s lacked the splash; longest stretch {longest:.2f} s")
+
+    def check_splash(self, step, screens, taken):
+        """The splash at the step's value on every head, and its stripes moving."""
+        check = self.check
+        percent = {"shown": 50, "moved": 30, "early": 30}.get(step) or int(step[1:])
+        for index, (image, scale) in enumerate(screens):
+            where = step if len(screens) == 1 else f"{step} head {index} ({image.width}x{image.height})"
+            check.background(image, where, scale)
+            check.bar(image, where, percent, scale)
+            if len(screens) > 1 and percent > 0:
+                check.fill_height(image, where, percent, scale)
+        if percent > 0:
+            # 0.5 s from the start of one dump to the next: 5/8 of a stripe
+            # period (0.8 s), so the stripes must have moved.
+            time.sleep(max(0.0, taken + 0.5 - time.time()))
+            later = self.vm.screens(os.path.join(self.args.work, f"{step}-later.ppm"))
+            self.shots += [image for image, _ in later]
+            for index, ((image, scale), (after, _)) in enumerate(zip(screens, later)):
+                where = step if len(screens) == 1 else f"{step} head {index}"
+                check.stripes_move(image, after, where, percent, scale)
+
+    def bullets_after(self, keys, want, name):
+        """Types `keys`, then waits up to 30 s for `want` bullets on the screen; the last
+        screen and the bullets on it."""
+        for key in keys:
+            self.vm.monitor.sendkey(key)
+        deadline, bullets = time.time() + 30, 0
+        while time.time() < deadline:
+            shot = self.vm.screendump(os.path.join(self.args.work, name))
+            bullets = count_bullets(shot)
+            if bullets == want:
+                break
+            time.sleep(0.2)
+        self.shots.append(shot)
+        return shot, bullets
+
+    def check_ask(self, step):
+        """One bullet per key under the bar, then Enter."""
+        typed = self.args.typed
+        shot, bullets = self.bullets_after(self.args.keys.split(), len(typed), "ask-typed.ppm")
+        self.check.expect(bullets == len(typed), f"ask: {bullets} bullets on screen for {len(typed)} keys")
+        self.check.bar(shot, step, 100)
+        self.vm.monitor.sendkey("ret")
+        self.asked = typed
+
+    def check_typed(self):
+        """A question the splash is about to be taken from: three keys typed on it, shown
+        as three bullets (then the guest hides or deactivates)."""
+        _, bullets = self.bullets_after(("a", "b", "c"), 3, "typed.ppm")
+        self.check.expect(bullets == 3, f"typed: {bullets} bullets on screen for 3 keys")
+
+    def check_details(self, shot):
+        """Nothing asked: Escape shows the messages so far at the top, Escape again takes
+        them away; the bar stays."""
+        check = self.check
+        check.expect(details_text(shot) == 0, "details: text at the top before Escape")
+        for want, what in ((True, "shown"), (False, "hidden")):
+            self.vm.monitor.sendkey("esc")
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                shot = self.vm.screendump(os.path.join(self.args.work, f"details-{what}.ppm"))
+                if (details_text(shot) > 100) == want:
+                    break
+                time.sleep(0.2)
+            self.shots.append(shot)
+            check.expect((details_text(shot) > 100) == want,
+                         f"details: {details_text(shot)} pixels of text at the top after Escape, expected {what}")
+            check.bar(shot, f"details-{what}", 100)
+
+    def check_deactivated(self, shot, step):
+        """The display manager holds the card but has not drawn: the splash's last frame
+        stays (no black, no console)."""
+        self.check.background(shot, step)
+        self.check.bar(shot, step, 100)
+
+    def check_client(self, shot, step):
+        """The display manager's picture, whole, and after quit --retain-splash still (the
+        console did not come back over it)."""
+        share = client_share(shot)
+        self.check.expect(share >= 0.99, f"{step}: {share:.1%} of the screen is the display manager's colour")
+
+    def check_retained(self, shot, step):
+        """gauged has exited: the 100 % frame stays, still and untouched by the console
+        text written since."""
+        self.check.background(shot, step)
+        self.check.bar(shot, step, 100)
+
+    def check_handover(self):
+        """Every screen between the splash's last frame and the client's first."""
+        handover = self.handover
+        others = [t for t, kind in handover if kind not in ("splash", "client")]
+        print(f"  [{self.name}] hand-over: {len(handover)} screens sampled, "
+              f"{sum(1 for _, k in handover if k == 'splash')} the splash, "
+              f"{sum(1 for _, k in handover if k == 'client')} the client's, {len(others)} neither")
+        self.check.expect(handover and not others,
+                          f"hand-over: {len(others)} of {len(handover)} screens were neither the splash nor the client's")
+
+    def check_display(self):
+        """The display the daemon logged last, and the log lines asked for."""
+        args, check, summary = self.args, self.check, self.summary
+        kind, fmt, *extra = args.expect.split()
         if summary is None:
             check.expect(False, "the daemon logged no display")
         else:
@@ -438,60 +495,93 @@ def main():
                          and all(word in summary for word in extra),
                          f"display is \"{summary}\", expected {args.expect}")
         for text in args.expect_log:
-            check.expect(any(text in line for line in logged), f"the daemon's log has no line with \"{text}\"")
-        last = ("retained" if "gauge.quit=retain" in args.append
-                else "handed-over" if "gauge.handover=1" in args.append else "after-quit")
-        first = ["early", "moved"] if "gauge.late-modules=" in args.append else []
+            check.expect(any(text in line for line in self.logged), f"the daemon's log has no line with \"{text}\"")
+
+    def taken_by(self):
+        """The command that takes a question from the splash: root's hide-splash where no
+        VT can ask it (keys from input devices), a display manager's deactivate; or None."""
+        append = self.args.append
+        manager = "gauge.handover=1" in append
+        retained = "gauge.quit=retain" in append
+        return ("deactivate" if manager else "quit --retain-splash" if retained
+                else "hide-splash" if "gauge.keys=input" in append else None)
+
+    def check_steps(self):
+        """The steps the guest went through, in order, for its kernel command line."""
+        append = self.args.append
+        last = ("retained" if "gauge.quit=retain" in append
+                else "handed-over" if "gauge.handover=1" in append else "after-quit")
+        first = ["early", "moved"] if "gauge.late-modules=" in append else []
         # Escape's details view is read from the VT only (input devices are read only while
         # something is asked).
-        details = [] if "gauge.keys=input" in args.append else ["details"]
-        # A question then taken from the splash: by root's hide-splash where no VT can ask
-        # it (keys from input devices), by a display manager's deactivate.
-        manager = "gauge.handover=1" in args.append
-        retained = "gauge.quit=retain" in args.append
-        taken = ("deactivate" if manager else "quit --retain-splash" if retained
-                 else "hide-splash" if "gauge.keys=input" in args.append else None)
+        details = [] if "gauge.keys=input" in append else ["details"]
+        manager = "gauge.handover=1" in append
+        retained = "gauge.quit=retain" in append
         ask = (["typed", "deactivated", "client"] if manager else ["typed"] if retained
-               else ["ask"] + details + (["typed"] if taken else []) if "gauge.ask=1" in args.append
-               else ["details"] if "gauge.escape=1" in args.append else [])
-        check.expect(steps == (args.steps.split(",") if args.steps else first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last]),
-                     f"steps seen: {steps}")
-        if "gauge.ask=1" in args.append:
-            # The asker told at once: no answer (Plymouth's client exits 1), within a second
-            # of the command that took the splash away.
-            told = [re.fullmatch(r"GAUGE-ANSWER \[\] status (\d+) after (.+) in (\d+) ms", a) for a in answers]
-            wanted = ([] if manager or retained else [f"GAUGE-ANSWER [{asked}] status 0"])
-            got = answers[:len(wanted)]
-            check.expect(got == wanted and (taken is None) == (len(answers) == len(wanted)),
-                         f"the asker printed {answers}, typed {asked}")
-            if taken is not None and len(answers) == len(wanted) + 1:
-                m = told[-1]
-                check.expect(m is not None and m.group(1) != "0" and m.group(2) == taken and int(m.group(3)) < 1000,
-                             f"after {taken} the asker is told no answer within 1 s: {answers[-1]}")
-                if m is not None:
-                    print(f"  [{args.name}] {taken} while asked: the asker told in {m.group(3)} ms (status {m.group(1)})")
+               else ["ask"] + details + (["typed"] if self.taken_by() else []) if "gauge.ask=1" in append
+               else ["details"] if "gauge.escape=1" in append else [])
+        expected = first + ["p0", "p50", "hidden", "shown", "p100"] + ask + [last]
+        if self.args.steps:
+            expected = self.args.steps.split(",")
+        self.check.expect(self.steps == expected, f"steps seen: {self.steps}")
+
+    def check_answers(self):
+        """The asker told at once: no answer (Plymouth's client exits 1), within a second
+        of the command that took the splash away."""
+        if "gauge.ask=1" not in self.args.append:
+            return
+        answers, asked, check, taken = self.answers, self.asked, self.check, self.taken_by()
+        manager = "gauge.handover=1" in self.args.append
+        retained = "gauge.quit=retain" in self.args.append
+        told = [re.fullmatch(r"GAUGE-ANSWER \[\] status (\d+) after (.+) in (\d+) ms", a) for a in answers]
+        wanted = ([] if manager or retained else [f"GAUGE-ANSWER [{asked}] status 0"])
+        got = answers[:len(wanted)]
+        check.expect(got == wanted and (taken is None) == (len(answers) == len(wanted)),
+                     f"the asker printed {answers}, typed {asked}")
+        if taken is not None and len(answers) == len(wanted) + 1:
+            m = told[-1]
+            check.expect(m is not None and m.group(1) != "0" and m.group(2) == taken and int(m.group(3)) < 1000,
+                         f"after {taken} the asker is told no answer within 1 s: {answers[-1]}")
+            if m is not None:
+                print(f"  [{self.name}] {taken} while asked: the asker told in {m.group(3)} ms (status {m.group(1)})")
+
+    def report(self):
+        """The verdict: on failure the screens and the serial log kept under --results."""
+        args, shots = self.args, self.shots
+        elapsed = time.time() - self.started
+        if self.check.failures:
+            os.makedirs(args.results, exist_ok=True)
+            for shot in shots:
+                base = os.path.join(args.results, os.path.basename(shot.path)[:-4])
+                shutil.copy(shot.path, base + ".ppm")
+                shot.save_png(base + ".png")
+            shutil.copy(self.vm.serial, os.path.join(args.results, "serial.log"))
+            for failure in self.check.failures:
+                print(f"  [{self.name}] FAIL {failure}")
+            print(f"  [{self.name}] failed after {elapsed:.1f} s; screens in {args.results}")
+            return 1
+        size = f"{shots[0].width}x{shots[0].height}" if shots else "?"
+        # gauged's own figure: exec -> its first frame on the device.
+        first = next((line.split("first frame on ", 1)[1] for line in self.logged if "first frame on " in line), None)
+        print(f"  [{self.name}] passed in {elapsed:.1f} s ({size}, {self.summary}){'; ' + first if first else ''}")
+        if first:
+            with open(os.path.join(args.work, "first-frame"), "w") as out:
+                out.write(first.split(" ms after exec", 1)[0].rsplit(" ", 1)[-1] + "\n")
+        return 0
+
+
+def main():
+    args = parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    run = Run(args)
+    try:
+        run.follow()
+        run.check_display()
+        run.check_steps()
+        run.check_answers()
     finally:
-        vm.stop()
-    elapsed = time.time() - started
-    if check.failures:
-        os.makedirs(args.results, exist_ok=True)
-        for shot in shots:
-            base = os.path.join(args.results, os.path.basename(shot.path)[:-4])
-            shutil.copy(shot.path, base + ".ppm")
-            shot.save_png(base + ".png")
-        shutil.copy(vm.serial, os.path.join(args.results, "serial.log"))
-        for failure in check.failures:
-            print(f"  [{args.name}] FAIL {failure}")
-        print(f"  [{args.name}] failed after {elapsed:.1f} s; screens in {args.results}")
-        return 1
-    size = f"{shots[0].width}x{shots[0].height}" if shots else "?"
-    # gauged's own figure: exec -> its first frame on the device.
-    first = next((line.split("first frame on ", 1)[1] for line in logged if "first frame on " in line), None)
-    print(f"  [{args.name}] passed in {elapsed:.1f} s ({size}, {summary}){'; ' + first if first else ''}")
-    if first:
-        with open(os.path.join(args.work, "first-frame"), "w") as out:
-            out.write(first.split(" ms after exec", 1)[0].rsplit(" ", 1)[-1] + "\n")
-    return 0
+        run.vm.stop()
+    return run.report()
 
 
 if __name__ == "__main__":

@@ -3,12 +3,11 @@ import Glibc
 import Testing
 
 @testable import GaugeDaemon
+import GaugeTestSupport
 
 // The systemd units in systemd/ and the initramfs integration under tools/, checked with
 // the real tools: systemd-analyze verify, and initramfs-tools' own hook-functions.
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
 
 /// The built executables (`swift build --build-tests` builds every product).
 private func builtBinary(_ name: String) -> String? {

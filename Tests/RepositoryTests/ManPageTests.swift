@@ -2,6 +2,7 @@ import Foundation
 import GaugeDaemon
 import GaugeRender
 import Testing
+import GaugeTestSupport
 
 /// The manual pages in man/: formatted by man-db without a single warning, and naming
 /// every option, command and theme key there is.

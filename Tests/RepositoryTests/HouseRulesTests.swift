@@ -1,8 +1,7 @@
 import Foundation
+import GaugeTestSupport
 import Testing
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
 
 /// tools/check/check-rules: the rules the build checks so the house stays in order (a function
 /// over 60 lines, `public` where `package` is meant, a comment naming a path that is not
@@ -10,15 +9,17 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
 /// checker on the repository itself.
 @Suite struct HouseRulesTests {
     /// Runs the checker on `root`; with `allowing`, a copy of it whose ALLOWED_LONG holds
-    /// that one entry ("File.swift:function") besides its own.
-    private func checkRules(root: String, allowing entry: String? = nil) throws -> (status: Int32, output: String) {
+    /// those entries ("repository/path:function") instead of its own.
+    private func checkRules(root: String, allowing entries: [String] = []) throws -> (status: Int32, output: String) {
         var script = repositoryRoot.appendingPathComponent("tools/check/check-rules").path
-        if let entry {
+        if !entries.isEmpty {
             let text = try String(contentsOfFile: script, encoding: .utf8)
-            let marker = "ALLOWED_LONG = {\n"
-            #expect(text.contains(marker))
+            let start = try #require(text.range(of: "ALLOWED_LONG = {\n"))
+            // The list's closing brace, on the line after the opening one when the list is empty.
+            let end = try #require(text.range(of: "\n}\n", range: text.index(before: start.upperBound)..<text.endIndex))
+            let list = entries.map { "    \"\($0)\": \"made for the test\",\n" }.joined()
             script = root + "/check-rules-allowing"
-            try text.replacingOccurrences(of: marker, with: marker + "    \"\(entry)\": \"made for the test\",\n")
+            try String(text[..<start.upperBound] + list + text[end.lowerBound...].dropFirst())
                 .write(toFile: script, atomically: false, encoding: .utf8)
         }
         let process = Process()
@@ -47,15 +48,28 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
     @Test func eachRuleCatchesItsBreach() throws {
         let long = "func tooLong() {\n" + String(repeating: "    step()\n", count: 60) + "}\n"
         let short = "func fine() {\n" + String(repeating: "    step()\n", count: 58) + "}\n"
+        // A closure in a table is measured as a function is; the short one beside it is not.
+        let longTable = "enum Handlers {\n    static let handlers: [String: () -> Void] = [\n        \"short\": { step() },\n"
+            + "        \"long\": {\n" + String(repeating: "            step()\n", count: 60) + "        },\n    ]\n}\n"
+        // Python under tools/: from `def` to its last line, a nested function on its own
+        // (and in its enclosing one's lines); 60 lines is still short.
+        let pythonBody = String(repeating: "    step()\n", count: 60)
+        let longPython = "import os\n\n\ndef too_long():\n" + pythonBody + "\n\ndef fine():\n"
+            + String(repeating: "    step()\n", count: 59) + "\n\ndef outer():\n    def nested():\n"
+            + pythonBody.replacingOccurrences(of: "    step()", with: "        step()") + "    nested()\n"
+        // A bash function in a tools/ script, from `name() {` to the `}` at its indentation.
+        let longBash = "#!/usr/bin/env bash\ntoo_long() {\n" + String(repeating: "  step\n", count: 60) + "}\n"
+            + "short() { step; }\nfine() {\n" + String(repeating: "  step\n", count: 58) + "}\n"
         // Paths of the made tree, spelt in pieces so no line here names a tool of this
         // repository that is not there.
         let gone = ["tools", "build-embedded"].joined(separator: "/")
         let real = ["tools", "real"].joined(separator: "/")
-        // A function the allowlist lets be long, short now: the entry must go. The
-        // repository's own list may be empty, so the checker is run with one entry added.
-        let stale = [
-            "tools/check/check-rules: functions: Allowed.swift:wasLong is allowed to be long but no longer is; take it off ALLOWED_LONG"
-        ]
+        // Functions the allowlist lets be long, one short now and one gone: both entries
+        // must go. The checker is run with those two as its whole list.
+        let allowed = ["Sources/Module/Allowed.swift:wasLong", "tools/gone.py:main"]
+        let stale = allowed.map {
+            "tools/check/check-rules: functions: \($0) is allowed to be long but no longer is; take it off ALLOWED_LONG"
+        }
         let root = try tree([
             "Sources/Module/Long.swift": long + short,
             "Sources/Module/Allowed.swift": "func wasLong() {}\n",
@@ -63,9 +77,12 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
             "Sources/Module/Pointer.swift": "/// Built by \(gone) (see docs/none.md).\nlet x = 1 // \(real)\n",
             real: "#!/bin/sh\n",
             "docs/guide.md": "Run `\(real)`, then read docs/guide.md and docs/gone.md.\n",
+            "Sources/Module/Table.swift": longTable,
+            "tools/long.py": longPython,
+            "tools/long-shell": longBash,
         ])
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let result = try checkRules(root: root, allowing: "Allowed.swift:wasLong")
+        let result = try checkRules(root: root, allowing: allowed)
         #expect(result.status == 1)
         let lines = result.output.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("check-rules:") }
         #expect(Set(lines) == Set(stale).union([
@@ -74,6 +91,11 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
             "Sources/Module/Pointer.swift:1: paths: \(gone) does not exist",
             "Sources/Module/Pointer.swift:1: paths: docs/none.md does not exist",
             "docs/guide.md:1: paths: docs/gone.md does not exist",
+            "Sources/Module/Table.swift:4: functions: handlers (a closure in the table) is 62 lines, more than 60",
+            "tools/long.py:4: functions: too_long is 61 lines, more than 60",
+            "tools/long.py:130: functions: nested is 61 lines, more than 60",
+            "tools/long.py:129: functions: outer is 63 lines, more than 60",
+            "tools/long-shell:2: functions: too_long is 62 lines, more than 60",
         ]), "\(result.output)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import GaugeTestSupport
 
 /// The examples of the README and of every docs/*.md, run as a reader pastes them: every
 /// fenced `bash` block carries a `<!-- readme-test: NAME -->` line (or `skip (why)`), and
@@ -9,52 +10,11 @@ import Testing
 /// (`/tmp/g.sock`) and anything it leaves running cannot meet another test's; a checkout
 /// that is itself under /tmp is mounted back at its path inside the private /tmp.
 @Suite struct ReadmeTests {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    struct Block: Sendable, CustomTestStringConvertible {
-        /// The file it is in, relative to the top of the repository.
-        var file: String
-        var name: String
-        var code: String
-        var testDescription: String { "\(file): \(name)" }
-    }
+    typealias Block = ReadmeExamples.Block
 
-    /// README.md and every docs/*.md, in that order.
-    static func documents() throws -> [String] {
-        let docs = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path)
-            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
-        return ["README.md"] + docs
-    }
+    static func blocks(in file: String) throws -> [Block] { try ReadmeExamples.blocks(in: file) }
 
-    static func blocks(in file: String) throws -> [Block] {
-        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
-        var blocks: [Block] = []
-        var marker: String?
-        var code: [Substring]?
-        var previous: Substring = ""
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if var open = code {
-                if line == "```" {
-                    blocks.append(Block(file: file, name: marker ?? "", code: open.joined(separator: "\n") + "\n"))
-                    code = nil
-                } else {
-                    open.append(line)
-                    code = open
-                }
-            } else if line.hasPrefix("```bash") {
-                let prefix = "<!-- readme-test: "
-                marker = previous.hasPrefix(prefix) && previous.hasSuffix(" -->")
-                    ? String(previous.dropFirst(prefix.count).dropLast(4)) : nil
-                code = []
-            }
-            if !line.isEmpty { previous = line }
-        }
-        return blocks
-    }
-
-    static func blocks() throws -> [Block] {
-        try documents().flatMap { try blocks(in: $0) }
-    }
+    static func blocks() throws -> [Block] { try ReadmeExamples.blocks() }
 
     /// What each named block must print, besides exiting 0.
     static let expectations: [String: [String]] = [
@@ -95,7 +55,7 @@ import Testing
     /// docs/performance.md keeps every measurement with its method. A size
     /// (`464 KB`, `1,326,088 bytes`) or a count of tests in the README fails here.
     @Test func readmeStatesNoSizeOrTestCount() throws {
-        let text = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let figures = staleFigures(in: text)
         #expect(figures.isEmpty, "README.md states \(figures); put it in docs/performance.md and link it")
         #expect(staleFigures(in: "464 KB, 1.3 MB installed; 1,326,088 bytes; 128 tests; 12 MiB") ==
@@ -156,7 +116,7 @@ import Testing
     func runsAsWritten(block: Block) throws {
         let gauged = try BuiltBinary.require(BuiltBinary.gauged, "gauged")
         let buildDirectory = URL(fileURLWithPath: gauged).resolvingSymlinksInPath().deletingLastPathComponent().path
-        let devBuild = Self.repositoryRoot.appendingPathComponent(".build/debug").resolvingSymlinksInPath().path
+        let devBuild = repositoryRoot.appendingPathComponent(".build/debug").resolvingSymlinksInPath().path
         try #require(buildDirectory == devBuild, "tools/dev-env puts \(devBuild) on PATH; the tests run \(buildDirectory)")
         let run = try Self.runInPrivateTmp(block.code)
         #expect(run.status == 0, "\(block.testDescription) exited \(run.status):\n\(block.code)\n\(run.stdout)\(run.stderr)")
@@ -173,9 +133,11 @@ import Testing
         let run = try Self.runInPrivateTmp(#"pwd; test -x tools/dev-env && echo dev-env; ls -A /tmp | grep -cv '^$' || true"#)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first == Self.repositoryRoot.path)
+        #expect(lines.first == repositoryRoot.path)
         #expect(lines.dropFirst().first == "dev-env")
-        let underTmp = Self.repositoryRoot.path.hasPrefix("/tmp/")
+        let underTmp = repositoryRoot.path.hasPrefix("/tmp/")
         #expect(lines.dropFirst(2).first == (underTmp ? "1" : "0"), "/tmp inside: \(run.stdout)")
     }
 }
+
+extension ReadmeExamples.Block: CustomTestStringConvertible {}

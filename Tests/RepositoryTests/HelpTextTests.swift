@@ -1,6 +1,7 @@
 import Foundation
 import GaugeProtocol
 import Testing
+import GaugeTestSupport
 
 /// `gauged --help`, `gaugectl --help` and every `gaugectl COMMAND --help` share one
 /// layout and fit an 80-column terminal.

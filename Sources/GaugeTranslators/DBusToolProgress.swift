@@ -290,3 +290,16 @@ package struct FwupdProgressTranslator: Sendable {
 
     package func nextTick(after now: UInt64) -> UInt64? { bar.nextTick(after: now) }
 }
+
+/// A translator of an update tool's D-Bus interface (RAUC's, fwupd's), as the follower
+/// both share drives it: besides the tool's own reports, what the tool leaving the bus
+/// means, and the bar's ticks between reports.
+package protocol BusToolTranslator {
+    /// The tool left the bus (its name changed hands, or the connection failed).
+    mutating func serviceLost(at now: UInt64) -> [Request]
+    mutating func tick(at now: UInt64) -> [Request]
+    func nextTick(after now: UInt64) -> UInt64?
+}
+
+extension RaucProgressTranslator: BusToolTranslator {}
+extension FwupdProgressTranslator: BusToolTranslator {}

@@ -12,28 +12,43 @@ struct BusSourceOptions {
     var bar = HonestBar.Settings()
 }
 
-/// `gaugectl rauc`: follows RAUC's installer over D-Bus (see `RaucProgressTranslator`)
-/// until killed, one installation after another: its properties once, then what its
-/// signals say (PropertiesChanged, and Completed for the end and its result).
-enum RaucCommand {
-    static let destination = "de.pengutronix.rauc"
-    static let interface = "de.pengutronix.rauc.Installer"
+/// What `rauc` and `fwupd` share: the tool's object `/` on the bus followed until killed
+/// (`BusPolling`: its signals and its name changing hands, `--interval`'s samples), its
+/// translator's requests sent to gauged as they come, and the bar ticked between them.
+final class BusToolFollower<Translator: BusToolTranslator> {
+    private var translator: Translator
+    private let requests: RequestStream
+    private let label: String
 
-    static func run(_ options: BusSourceOptions, invocation: Invocation) -> Never {
+    /// `make` makes the translator with the bar's settings (the theme's stall time over
+    /// `options.bar`'s).
+    init(label: String, options: BusSourceOptions, invocation: Invocation, make: (HonestBar.Settings) -> Translator) {
         unblockSignals()
-        let requests = RequestStream(invocation: invocation, label: "rauc")
-        var translator = RaucProgressTranslator(settings: requests.withThemeStall(options.bar))
-        translator.endsOnIdle = false
-        if let message = options.successMessage { translator.successMessage = message }
-        var operation = "idle"
-        var progress: (Int32, String, Int32) = (0, "", 0)
-        var lastError = ""
-        func update(_ now: UInt64) {
-            requests.send(
-                translator.requests(operation: operation, percent: progress.0, message: progress.1, lastError: lastError, at: now))
-        }
+        self.label = label
+        requests = RequestStream(invocation: invocation, label: label)
+        translator = make(requests.withThemeStall(options.bar))
+    }
+
+    /// Sends what `change` makes of the translator.
+    func send(_ change: (inout Translator) -> [Request]) {
+        requests.send(change(&translator))
+    }
+
+    /// Changes the translator, sending nothing (yet).
+    func change(_ body: (inout Translator) -> Void) {
+        body(&translator)
+    }
+
+    /// Follows `destination`'s `interface` until killed: `sample` reads its properties (at
+    /// the start, when its name changes hands, and every `--interval`), `signal` takes each
+    /// of its signals.
+    func run(
+        destination: String, interface: String, options: BusSourceOptions, invocation: Invocation,
+        sample: (BusConnection, UInt64) throws(BusFailure) -> Void,
+        signal: (BusConnection, String, String, UInt64) -> Void
+    ) -> Never {
         BusPolling.run(
-            label: "rauc",
+            label: label,
             connect: { () throws(BusFailure) in
                 try BusConnection(
                     address: options.address, timeout: invocation.timeout, destination: destination, path: "/",
@@ -42,13 +57,49 @@ enum RaucCommand {
             rules: [BusPolling.signalsRule(destination, path: "/")],
             interval: options.interval,
             sample: { bus, now throws(BusFailure) in
+                try sample(bus, now)
+                return true
+            },
+            signal: { bus, signalInterface, member, now in
+                signal(bus, signalInterface, member, now)
+                return true
+            },
+            lost: { now in send { $0.serviceLost(at: now) } },
+            tick: { now in send { $0.tick(at: now) } },
+            nextTick: { now in translator.nextTick(after: now) })
+        finish(requests.exitStatus)
+    }
+}
+
+/// `gaugectl rauc`: follows RAUC's installer over D-Bus (see `RaucProgressTranslator`)
+/// until killed, one installation after another: its properties once, then what its
+/// signals say (PropertiesChanged, and Completed for the end and its result).
+enum RaucCommand {
+    static let destination = "de.pengutronix.rauc"
+    static let interface = "de.pengutronix.rauc.Installer"
+
+    static func run(_ options: BusSourceOptions, invocation: Invocation) -> Never {
+        let follower = BusToolFollower(label: "rauc", options: options, invocation: invocation) { settings in
+            var translator = RaucProgressTranslator(settings: settings)
+            translator.endsOnIdle = false
+            if let message = options.successMessage { translator.successMessage = message }
+            return translator
+        }
+        var operation = "idle"
+        var progress: (Int32, String, Int32) = (0, "", 0)
+        var lastError = ""
+        func update(_ now: UInt64) {
+            follower.send { $0.requests(operation: operation, percent: progress.0, message: progress.1, lastError: lastError, at: now) }
+        }
+        follower.run(
+            destination: destination, interface: interface, options: options, invocation: invocation,
+            sample: { bus, now throws(BusFailure) in
                 operation = try bus.string("Operation")
                 progress = try bus.isi("Progress")
                 lastError = try bus.string("LastError")
                 update(now)
-                return true
             },
-            signal: { bus, signalInterface, member, now throws(BusFailure) in
+            signal: { bus, signalInterface, member, now in
                 switch (signalInterface, member) {
                 case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
                     if let value = bus.signalString("Operation") {
@@ -62,16 +113,11 @@ enum RaucCommand {
                 case (interface, "Completed"):
                     let result = bus.signalInt32() ?? -1
                     if result != 0, let value = try? bus.string("LastError") { lastError = value }
-                    requests.send(translator.completed(result: result, lastError: lastError, at: now))
+                    follower.send { $0.completed(result: result, lastError: lastError, at: now) }
                 default:
                     break
                 }
-                return true
-            },
-            lost: { now in requests.send(translator.serviceLost(at: now)) },
-            tick: { now in requests.send(translator.tick(at: now)) },
-            nextTick: { now in translator.nextTick(after: now) })
-        finish(requests.exitStatus)
+            })
     }
 }
 
@@ -85,41 +131,34 @@ enum FwupdCommand {
     static let destination = "org.freedesktop.fwupd"
 
     static func run(_ options: BusSourceOptions, invocation: Invocation) -> Never {
-        unblockSignals()
-        let requests = RequestStream(invocation: invocation, label: "fwupd")
-        var translator = FwupdProgressTranslator(settings: requests.withThemeStall(options.bar))
-        if let message = options.successMessage { translator.successMessage = message }
-        if let message = options.failureMessage { translator.failureMessage = message }
+        let follower = BusToolFollower(label: "fwupd", options: options, invocation: invocation) { settings in
+            var translator = FwupdProgressTranslator(settings: settings)
+            if let message = options.successMessage { translator.successMessage = message }
+            if let message = options.failureMessage { translator.failureMessage = message }
+            return translator
+        }
         var status: UInt32 = 0
         var percentage: UInt32 = 0
         func update(_ now: UInt64) {
-            requests.send(translator.requests(status: status, percentage: percentage, at: now))
+            follower.send { $0.requests(status: status, percentage: percentage, at: now) }
         }
-        let sample = { (bus: BusConnection, now: UInt64) throws(BusFailure) -> Bool in
-            if let version = try? bus.string("DaemonVersion") {
-                translator.percentageIsOverall = FwupdProgressTranslator.reportsOverallPercentage(daemonVersion: version)
-            }
-            status = try bus.uint32("Status")
-            percentage = try bus.uint32("Percentage")
-            update(now)
-            return true
-        }
-        BusPolling.run(
-            label: "fwupd",
-            connect: { () throws(BusFailure) in
-                try BusConnection(
-                    address: options.address, timeout: invocation.timeout, destination: destination, path: "/",
-                    interface: destination)
+        follower.run(
+            destination: destination, interface: destination, options: options, invocation: invocation,
+            sample: { bus, now throws(BusFailure) in
+                if let version = try? bus.string("DaemonVersion") {
+                    let overall = FwupdProgressTranslator.reportsOverallPercentage(daemonVersion: version)
+                    follower.change { $0.percentageIsOverall = overall }
+                }
+                status = try bus.uint32("Status")
+                percentage = try bus.uint32("Percentage")
+                update(now)
             },
-            rules: [BusPolling.signalsRule(destination, path: "/")],
-            interval: options.interval,
-            sample: sample,
-            signal: { bus, signalInterface, member, now throws(BusFailure) in
+            signal: { bus, signalInterface, member, now in
                 switch (signalInterface, member) {
                 case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
                     let newStatus = bus.signalUInt32("Status")
                     let newPercentage = bus.signalUInt32("Percentage")
-                    guard newStatus != nil || newPercentage != nil else { return true }
+                    guard newStatus != nil || newPercentage != nil else { return }
                     // Leaving idle: the Percentage still held is the last operation's end.
                     if let newStatus, newStatus > 1, status <= 1, newPercentage == nil { percentage = 0 }
                     status = newStatus ?? status
@@ -127,21 +166,16 @@ enum FwupdCommand {
                     update(now)
                 case (destination, "DeviceChanged"):
                     // Not read again with Get: the answer could overtake signals still queued.
-                    translator.deviceChanged(
-                        id: bus.signalString("DeviceId") ?? "", updateState: bus.signalUInt32("UpdateState"),
-                        updateError: bus.signalString("UpdateError"))
+                    let (id, state, error) = (
+                        bus.signalString("DeviceId") ?? "", bus.signalUInt32("UpdateState"), bus.signalString("UpdateError"))
+                    follower.change { $0.deviceChanged(id: id, updateState: state, updateError: error) }
                 case (destination, "DeviceRequest"):
-                    requests.send(translator.deviceRequest(
-                        message: bus.signalString("UpdateMessage"), id: bus.signalString("AppstreamId"), at: now))
+                    let (message, id) = (bus.signalString("UpdateMessage"), bus.signalString("AppstreamId"))
+                    follower.send { $0.deviceRequest(message: message, id: id, at: now) }
                 default:
                     break
                 }
-                return true
-            },
-            lost: { now in requests.send(translator.serviceLost(at: now)) },
-            tick: { now in requests.send(translator.tick(at: now)) },
-            nextTick: { now in translator.nextTick(after: now) })
-        finish(requests.exitStatus)
+            })
     }
 }
 

@@ -142,47 +142,7 @@ struct CommandSpec: Sendable {
             }),
         stateCommand(.success, summary: "Show that the work succeeded, with an optional final message"),
         stateCommand(.running, summary: "Go back to the running state, with an optional message"),
-        CommandSpec(
-            name: "theme", argumentsSynopsis: "[KEY=VALUE...] | --list | [--set NAME] [--rebuild-initramfs]",
-            summary: "Change theme keys at run time; alone, print the theme in use; choose the installed theme",
-            details: """
-                Without KEY=VALUE, prints the theme in use: its file and every setting over the
-                defaults (the file's, then run-time changes), as theme-file lines. A relative
-                path (logo, logo_fallback, font, bold_font, fallback_fonts) is taken from this
-                directory; logo=firmware is the firmware's logo where it drew it (ACPI BGRT);
-                font and bold_font may name a family instead: 'font=DejaVu Sans:Bold'.
-                Example: gaugectl theme fill_color=#ff8800 font=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
-                The installed theme, with no daemon involved (as plymouth-set-default-theme):
-                --list lists the themes in /usr/share/gauge/themes (env GAUGE_THEMES), the one
-                chosen marked '*'; --set NAME makes /etc/gauge/gauge.theme (env GAUGE_THEME)
-                name it on its base line, keeping its other lines, whose keys apply over it;
-                --rebuild-initramfs then runs update-initramfs -u (or dracut -f where dracut
-                builds it), so the next boot shows it, and exits 1 if that fails.
-                Example: sudo gaugectl theme --set box --rebuild-initramfs
-                """,
-            options: [
-                OptionSpec(name: "--list", alias: "-l", valueName: nil, help: "List the installed themes, the chosen one marked '*'"),
-                OptionSpec(name: "--set", valueName: "NAME", help: "Choose the theme NAME in /etc/gauge/gauge.theme"),
-                OptionSpec(
-                    name: "--rebuild-initramfs", alias: "-R", valueName: nil,
-                    help: "Rebuild the initramfs (update-initramfs -u, or dracut -f) so the boot shows the theme"),
-            ],
-            positionals: 0...Int.max,
-            makeAction: { arguments throws(UsageError) in
-                let choice = ThemeChoice.Request(
-                    list: arguments.flags.contains("--list"), set: arguments.values["--set"],
-                    rebuildInitramfs: arguments.flags.contains("--rebuild-initramfs"))
-                guard choice.list || choice.set != nil || choice.rebuildInitramfs else { return .send(try themeRequest(arguments)) }
-                guard arguments.positionals.isEmpty else {
-                    throw UsageError("KEY=VALUE changes the daemon's theme, --list, --set and --rebuild-initramfs the installed one: not both")
-                }
-                if choice.list, choice.set != nil || choice.rebuildInitramfs { throw UsageError("--list goes alone") }
-                if let name = choice.set, !ThemeBase.isName(name) {
-                    throw UsageError("--set needs a theme's name (letters, digits, _ and -), not '\(name)'")
-                }
-                return .run { _ in ThemeChoice.run(choice) }
-            },
-            makeRequest: themeRequest),
+        theme,
         simpleCommand("reload", .reload, summary: "Re-read the theme file"),
         simpleCommand("show", .show, summary: "Take the display and show the screen"),
         simpleCommand("hide", .hide, summary: "Release the display (the daemon keeps running)"),
@@ -287,145 +247,18 @@ struct CommandSpec: Sendable {
                 }
                 return OutgoingRequest(line: line)
             }),
-        CommandSpec(
-            name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--on-eof success|quit|keep] [-- CMD...]",
-            summary: "Read a dialog/whiptail --gauge stream from stdin (or COMMAND) and show it",
-            details: """
-                A number per line moves the bar; XXX, a number, text lines, XXX sets the number
-                and the message (dialog's format; \\n in the text is a line break, and two
-                lines show). Runs until EOF, then does what --on-eof says: success (the
-                default) fills the bar and shows the success mark, as the work is done when
-                dialog's gauge closes; quit stops the daemon (returning once it has given the
-                display back); keep leaves the screen as the stream left it (more phases to
-                come). One connection; an err reply is reported and reading goes on; a lost
-                daemon is reported, its updates dropped and reconnection tried each second
-                (a new daemon gets the title and message again), and stdin is always read to
-                EOF, so the writer never gets SIGPIPE. Exit status: 0 all ok, 1 an err reply,
-                3 an update not delivered.
-
-                With -- COMMAND [ARG...], gaugectl runs COMMAND and reads what it writes to its
-                standard output instead of stdin; when the stream ends COMMAND's exit status
-                decides: 0 does what --on-eof says, anything else (or a COMMAND that cannot be
-                started) shows failure naming it, and gaugectl exits with COMMAND's status
-                (127 not found, 128+N killed by signal N), which a pipeline's first command
-                cannot give. Example:
-                  gaugectl gauge --title Installing -- ./install.sh
-                """,
-            options: [
-                OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
-                OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "Set the message first"),
-                OptionSpec(name: "--on-eof", valueName: "success|quit|keep", help: "What to do at the end of the stream (default success)"),
-                BarRange.option,
-            ],
-            runsCommand: true,
-            makeAction: { arguments throws(UsageError) in
-                var first: [Request] = []
-                if let title = arguments.values["--title"] { first.append(.title(title)) }
-                if let message = arguments.values["--message"] { first.append(.message(lineBreaks(message))) }
-                for request in first { _ = try validated(request) }
-                let word = arguments.values["--on-eof"] ?? GaugeCommand.EndOfStream.success.rawValue
-                guard let atEnd = GaugeCommand.EndOfStream(rawValue: word) else {
-                    throw UsageError("--on-eof must be success, quit or keep, not '\(word)'")
-                }
-                return .gauge(first: first, atEnd: atEnd, command: arguments.command, range: try BarRange.parse(arguments))
-            },
-            makeRequest: { _ throws(UsageError) in throw UsageError("gauge is not one request") }),
-        CommandSpec(
-            name: "swupdate", argumentsSynopsis: "[--progress-socket PATH] [--layout auto|packed|aligned]",
-            summary: "Show SWUpdate's progress (its progress socket) until killed",
-            details: """
-                Connects to SWUpdate's progress socket (progress API 2.x) and turns its messages
-                into progress, message and success/failure states. When SWUpdate is not there
-                or goes away, it tries again every second. --progress-socket is SWUpdate's;
-                gauged's socket is --socket, before the command. --layout: how SWUpdate lays
-                out progress_msg (aligned: up to 2025.05 on 64-bit/ARM; packed: later releases
-                and 32-bit x86); auto tells them apart from the stream.
-                """ + "\n" + ProgressTicks.swupdateDetails,
-            options: [
-                OptionSpec(
-                    name: "--progress-socket", valueName: "PATH",
-                    help: "SWUpdate's progress socket (default \(SWUpdateCommand.defaultSocketPath))"),
-                OptionSpec(name: "--layout", valueName: "auto|packed|aligned", help: "The progress_msg layout (default auto)"),
-            ] + ProgressTicks.options,
-            makeAction: { arguments throws(UsageError) in
-                let path = arguments.values["--progress-socket"] ?? SWUpdateCommand.defaultSocketPath
-                guard !path.isEmpty else { throw UsageError("--progress-socket needs a path") }
-                let layout: SWUpdateProgressMessage.Layout?
-                switch arguments.values["--layout"] ?? "auto" {
-                case "auto": layout = nil
-                case let word:
-                    guard let chosen = SWUpdateProgressMessage.Layout(rawValue: word) else {
-                        throw UsageError("--layout must be auto, packed or aligned, not '\(word)'")
-                    }
-                    layout = chosen
-                }
-                return .swupdate(progressSocket: path, layout: layout, bar: try ProgressTicks.settings(arguments))
-            },
-            makeRequest: { _ throws(UsageError) in throw UsageError("swupdate is not one request") }),
-        CommandSpec(
-            name: "console-reset", argumentsSynopsis: "[--tty PATH] [--pid-file PATH|none]",
-            summary: "Give the text console back after gauged died uncleanly",
-            details: """
-                Gives the console sane line settings (as stty sane: line editing, echo, signals)
-                and, on a VT, text mode (KD_TEXT) and automatic VT switching, as gauged does on
-                every exit it sees. For the one it cannot see (SIGKILL, a crash): gauged.service
-                runs it after the daemon stops. It also removes Plymouth's pid file
-                when it names no running gauged or plymouthd, so systemd's console password agent
-                asks on the console again. Talks to the console, not to gauged; exit 1 when the
-                console cannot be reset (a pty or serial line has no console mode: only its line
-                settings are reset).
-                """,
-            options: [
-                OptionSpec(name: "--tty", valueName: "PATH", help: "The console (default /dev/tty0, the active VT)"),
-                OptionSpec(
-                    name: "--pid-file", valueName: "PATH",
-                    help: "The pid file gauged --ask creates (default /run/plymouth/pid; none leaves it alone)"),
-            ],
-            makeAction: { arguments throws(UsageError) in
-                let tty = arguments.values["--tty"] ?? "/dev/tty0"
-                guard !tty.isEmpty else { throw UsageError("--tty needs a path") }
-                let pidFile = arguments.values["--pid-file"] ?? "/run/plymouth/pid"
-                guard pidFile.hasPrefix("/") || pidFile == "none" else {
-                    throw UsageError("--pid-file takes an absolute path or none")
-                }
-                return .consoleReset(tty: tty, pidFile: pidFile == "none" ? nil : pidFile)
-            },
-            makeRequest: { _ throws(UsageError) in throw UsageError("console-reset is not a request") }),
-        CommandSpec(
-            name: "failure", argumentsSynopsis: "[--title TITLE] [--details FILE|-] [SUMMARY...]",
-            summary: "Put up the failure screen: what failed, in words, with the details",
-            details: """
-                Shows a box above the bar saying what failed: TITLE (default "\(FailureReport.defaultTitle)"),
-                SUMMARY (several words are joined with single spaces), and the lines of FILE
-                (- for stdin), read to their end first: the newest that fit show, and the box
-                says how many older ones do not. Bytes that are not UTF-8 show as U+FFFD, escape
-                sequences and control characters are left out, a tab becomes spaces, a carriage
-                return starts its line over, and each line is cut at \(Limits.maxFailureTextBytes) bytes; gauged keeps the newest \(Limits.maxFailureLines)
-                lines. The bar takes the failure state. 'gaugectl send failure-clear' takes
-                the screen down again.
-                """,
-            options: [
-                OptionSpec(name: "--title", alias: "-t", valueName: "TITLE", help: "The box's title"),
-                OptionSpec(name: "--details", alias: "-d", valueName: "FILE|-", help: "Detail lines from FILE, or stdin for -"),
-            ],
-            positionals: 0...Int.max,
-            makeAction: { arguments throws(UsageError) in
-                let details = arguments.values["--details"]
-                if details?.isEmpty == true { throw UsageError("--details needs a file, or - for stdin") }
-                let settings = FailureCommand.Settings(
-                    title: arguments.values["--title"] ?? "", summary: arguments.positionals.isEmpty ? nil : text(arguments),
-                    details: details)
-                return .run { FailureCommand.run(settings, $0) }
-            },
-            makeRequest: { _ throws(UsageError) in throw UsageError("failure is more than one request") }),
-        CommandSpec(
-            name: "help", argumentsSynopsis: "[COMMAND]",
-            summary: "Show help for gaugectl or one command",
-            positionals: 0...1,
-            makeRequest: { _ throws(UsageError) in throw UsageError("help is not a request") }),
+        gauge,
+        swupdate,
+        consoleReset,
+        failure,
+        help,
     ] + sourceCommands
 
-    private static func simpleCommand(
+    /// The commands that follow an update tool's own progress reports and drive the bar
+    /// (`HonestBar`) with them.
+    static let sourceCommands: [CommandSpec] = [bootc, apt, run, systemd, rauc, fwupd]
+
+    static func simpleCommand(
         _ name: String, _ request: Request, summary: String, details: String = ""
     ) -> CommandSpec {
         CommandSpec(
@@ -433,7 +266,7 @@ struct CommandSpec: Sendable {
             makeRequest: { _ throws(UsageError) in try validated(request) })
     }
 
-    private static func stateCommand(_ state: RunState, summary: String) -> CommandSpec {
+    static func stateCommand(_ state: RunState, summary: String) -> CommandSpec {
         CommandSpec(
             name: state.rawValue, argumentsSynopsis: "[TEXT...]", summary: summary,
             details: "Sends 'state \(state.rawValue) [TEXT]'; several words are joined with single spaces, a newline breaks the line.",
@@ -445,7 +278,7 @@ struct CommandSpec: Sendable {
 }
 
 /// The positionals joined with single spaces.
-private func text(_ arguments: CommandArguments) -> String {
+func text(_ arguments: CommandArguments) -> String {
     arguments.positionals.joined(separator: " ")
 }
 
@@ -480,7 +313,7 @@ func lineBreaks(_ text: String) -> String {
 
 /// The request's line, after checking that the daemon would accept it (so a newline in
 /// a message or a bad theme key is a usage error here, not a broken request there).
-private func validated(_ request: Request) throws(UsageError) -> OutgoingRequest {
+func validated(_ request: Request) throws(UsageError) -> OutgoingRequest {
     let line = request.encoded
     if let control = line.unicodeScalars.first(where: Request.isForbiddenControl) {
         let hex = String(control.value, radix: 16, uppercase: true)
@@ -493,30 +326,9 @@ private func validated(_ request: Request) throws(UsageError) -> OutgoingRequest
     return OutgoingRequest(line: line)
 }
 
-/// `theme` with KEY=VALUE settings, or alone (the theme in use): the daemon's request.
-@Sendable private func themeRequest(_ arguments: CommandArguments) throws(UsageError) -> OutgoingRequest {
-    if arguments.positionals.isEmpty { return OutgoingRequest(line: "theme", output: .theme) }
-    var settings: [ThemeSetting] = []
-    for argument in arguments.positionals {
-        guard let equals = argument.firstIndex(of: "=") else {
-            throw UsageError("theme expects KEY=VALUE, not '\(argument)'")
-        }
-        let key = String(argument[..<equals])
-        guard ThemeSetting.isValidKey(key) else {
-            throw UsageError("bad theme key '\(key)' (letters, digits, _ - . only)")
-        }
-        var value = String(argument[argument.index(after: equals)...])
-        let named = (key == "logo" && value == ThemeSetting.firmwareLogo)
-            || ((key == "font" || key == "bold_font") && ThemeSetting.isFontFamily(value))
-        if ThemeSetting.fileKeys.contains(key), !named { value = try absolutePaths(value, list: key == "fallback_fonts") }
-        settings.append(ThemeSetting(key: key, value: value))
-    }
-    return try validated(.theme(settings))
-}
-
 /// A theme value naming files (one, or a comma-separated list) with each relative path
 /// made absolute against this directory: the daemon's is not the caller's.
-private func absolutePaths(_ value: String, list: Bool) throws(UsageError) -> String {
+func absolutePaths(_ value: String, list: Bool) throws(UsageError) -> String {
     guard !value.isEmpty else { return value }
     guard list else { return try absolutePath(value) }
     var paths: [String] = []
@@ -528,7 +340,7 @@ private func absolutePaths(_ value: String, list: Bool) throws(UsageError) -> St
 }
 
 /// `path` made absolute against the current directory.
-private func absolutePath(_ path: String) throws(UsageError) -> String {
+func absolutePath(_ path: String) throws(UsageError) -> String {
     if path.hasPrefix("/") { return path }
     guard var directory = try? Syscall.currentDirectory() else {
         throw UsageError("cannot read the current directory; give an absolute path")
@@ -540,4 +352,12 @@ private func absolutePath(_ path: String) throws(UsageError) -> String {
     if relative == "." { relative = "" }
     if !directory.hasSuffix("/") { directory += "/" }
     return directory + relative
+}
+
+/// A message given on the command line, checked as the daemon would check it.
+func oneLine(_ text: String) throws(UsageError) -> String {
+    guard case .success = Request.parse(Request.message(text).encoded) else {
+        throw UsageError("a message cannot contain control characters such as newlines")
+    }
+    return text
 }

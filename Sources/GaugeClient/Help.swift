@@ -73,3 +73,11 @@ enum Help {
             + "2 usage error, 3 no daemon, timeout or connection closed without a reply, "
             + "4 the socket's permissions refuse this user.")
 }
+
+extension CommandSpec {
+    static let help = CommandSpec(
+        name: "help", argumentsSynopsis: "[COMMAND]",
+        summary: "Show help for gaugectl or one command",
+        positionals: 0...1,
+        makeRequest: { _ throws(UsageError) in throw UsageError("help is not a request") })
+}

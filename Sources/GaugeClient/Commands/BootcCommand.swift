@@ -124,3 +124,81 @@ enum BootcCommand {
         requests.complaints.flush()
     }
 }
+
+extension CommandSpec {
+    static let bootc = CommandSpec(
+        name: "bootc", argumentsSynopsis: "[--fd N | --file PATH] [--on-eof auto|success|failure|keep] [-- CMD...]",
+        summary: "Show bootc's progress (its --progress-fd JSON Lines) until the stream ends",
+        details: """
+            Reads what bootc writes to --progress-fd (JSON Lines, org.containers.bootc.progress/v1
+            or the later stream opening with a Start event) from stdin, an inherited descriptor
+            (--fd) or a file or FIFO (--file), and shows one bar for the whole operation: the
+            image download (ProgressBytes) is its first 80 %, weighted by bytes, with the
+            megabytes on the message's second line; the steps after it (ProgressSteps:
+            merging, deploying) share the rest. The bar never goes back, creeps inside a
+            silent step and shows the indeterminate style after the stall time without
+            progress (the theme's stall_time, or --stall). At the end of the stream --on-eof decides: auto (the default) shows
+            success when bootc finished every step it announced and failure otherwise (a
+            stream with no event at all changes nothing); keep leaves the screen for a
+            script that shows the outcome from bootc's exit status.
+
+            With -- COMMAND [ARG...] gaugectl runs bootc itself, giving it the stream's pipe
+            as its descriptor --fd (default 3), and bootc's exit status is the outcome: 0
+            shows success (or what --on-eof says other than auto), anything else failure
+            naming it, as does a COMMAND that cannot be started, and gaugectl exits with
+            COMMAND's status (127 not found, 128+N killed by signal N), which the first
+            command of a pipeline cannot give:
+
+              gaugectl bootc -- bootc upgrade --progress-fd 3
+
+            Reading a pipe instead: bootc upgrade --progress-fd 3 3>&1 >&2 | gaugectl bootc
+
+            Exit status: 0 all ok, 1 an err reply or an unreadable file, 2 usage or a
+            descriptor not open, 3 an update not delivered; with COMMAND, COMMAND's own
+            when it fails.
+            """,
+        options: [
+            OptionSpec(name: "--fd", valueName: "N", help: "Read the descriptor N this command inherited (default: stdin); with COMMAND, COMMAND's descriptor N (default 3)"),
+            OptionSpec(name: "--file", valueName: "PATH", help: "Read PATH, a file or a FIFO bootc writes into"),
+            OptionSpec(name: "--on-eof", valueName: "auto|success|failure|keep", help: "What the end of the stream shows (default auto)"),
+            OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message on success (default 'Update ready')"),
+            OptionSpec(name: "--failure-message", valueName: "TEXT", help: "The message on failure (default 'Update stopped before it finished')"),
+        ] + ProgressTicks.options,
+        runsCommand: true,
+        makeAction: { arguments throws(UsageError) in
+            var options = BootcCommand.Options()
+            switch (arguments.values["--fd"], arguments.values["--file"]) {
+            case (let text, nil) where arguments.command != nil:
+                let number: Int64? = if let text { DecimalDigits.value(text, maxDigits: 4) } else { 3 }
+                guard let number, number < 1024 else {
+                    throw UsageError("--fd needs a descriptor number, not '\(text ?? "")'")
+                }
+                options.input = .command(arguments.command ?? [], descriptor: Int32(number))
+            case (_, _?) where arguments.command != nil:
+                throw UsageError("give --file or a COMMAND to run, not both")
+            case (nil, nil):
+                break
+            case (let text?, nil):
+                guard let number = DecimalDigits.value(text, maxDigits: 9) else {
+                    throw UsageError("--fd needs a descriptor number, not '\(text)'")
+                }
+                options.input = number == 0 ? .standardInput : .descriptor(Int32(number))
+            case (nil, let path?):
+                guard !path.isEmpty else { throw UsageError("--file needs a path") }
+                options.input = .path(path)
+            case (_?, _?):
+                throw UsageError("give --fd or --file, not both")
+            }
+            let word = arguments.values["--on-eof"] ?? BootcProgressTranslator.Ending.auto.rawValue
+            guard let ending = BootcProgressTranslator.Ending(rawValue: word) else {
+                throw UsageError("--on-eof must be auto, success, failure or keep, not '\(word)'")
+            }
+            options.ending = ending
+            if let text = arguments.values["--success-message"] { options.successMessage = try oneLine(text) }
+            if let text = arguments.values["--failure-message"] { options.failureMessage = try oneLine(text) }
+            options.bar = try ProgressTicks.settings(arguments)
+            let chosen = options
+            return .run { invocation in BootcCommand.run(chosen, invocation: invocation) }
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("bootc is not one request") })
+}

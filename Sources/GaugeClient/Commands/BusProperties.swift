@@ -1,5 +1,6 @@
 import CGaugeBus
 import CGaugeLinux
+import GaugeProtocol
 import GaugeSystem
 import GaugeTranslators
 
@@ -276,4 +277,22 @@ enum BusPolling {
     static func signalsRule(_ destination: String, path: String) -> String {
         "type='signal',sender='\(destination)',path='\(path)'"
     }
+}
+
+/// `--address`, checked to be one.
+func busAddress(_ arguments: CommandArguments) throws(UsageError) -> String? {
+    guard let address = arguments.values["--address"] else { return nil }
+    guard address.contains(":") else {
+        throw UsageError("--address needs a D-Bus address such as unix:path=/run/dbus/system_bus_socket")
+    }
+    return address
+}
+
+/// `--interval`: 0.01 to 60 seconds.
+func pollInterval(_ arguments: CommandArguments) throws(UsageError) -> Double {
+    guard let text = arguments.values["--interval"] else { return 0.25 }
+    guard let value = PlainDecimal.parse(text), value >= 0.01, value <= 60 else {
+        throw UsageError("--interval needs a number of seconds from 0.01 to 60, not '\(text)'")
+    }
+    return value
 }

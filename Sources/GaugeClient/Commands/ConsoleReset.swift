@@ -74,3 +74,35 @@ enum ConsoleReset {
         return sane
     }
 }
+
+extension CommandSpec {
+    static let consoleReset = CommandSpec(
+        name: "console-reset", argumentsSynopsis: "[--tty PATH] [--pid-file PATH|none]",
+        summary: "Give the text console back after gauged died uncleanly",
+        details: """
+            Gives the console sane line settings (as stty sane: line editing, echo, signals)
+            and, on a VT, text mode (KD_TEXT) and automatic VT switching, as gauged does on
+            every exit it sees. For the one it cannot see (SIGKILL, a crash): gauged.service
+            runs it after the daemon stops. It also removes Plymouth's pid file
+            when it names no running gauged or plymouthd, so systemd's console password agent
+            asks on the console again. Talks to the console, not to gauged; exit 1 when the
+            console cannot be reset (a pty or serial line has no console mode: only its line
+            settings are reset).
+            """,
+        options: [
+            OptionSpec(name: "--tty", valueName: "PATH", help: "The console (default /dev/tty0, the active VT)"),
+            OptionSpec(
+                name: "--pid-file", valueName: "PATH",
+                help: "The pid file gauged --ask creates (default /run/plymouth/pid; none leaves it alone)"),
+        ],
+        makeAction: { arguments throws(UsageError) in
+            let tty = arguments.values["--tty"] ?? "/dev/tty0"
+            guard !tty.isEmpty else { throw UsageError("--tty needs a path") }
+            let pidFile = arguments.values["--pid-file"] ?? "/run/plymouth/pid"
+            guard pidFile.hasPrefix("/") || pidFile == "none" else {
+                throw UsageError("--pid-file takes an absolute path or none")
+            }
+            return .consoleReset(tty: tty, pidFile: pidFile == "none" ? nil : pidFile)
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("console-reset is not a request") })
+}

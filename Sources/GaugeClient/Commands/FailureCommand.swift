@@ -104,3 +104,33 @@ enum FailureCommand {
         finish(.ok)
     }
 }
+
+extension CommandSpec {
+    static let failure = CommandSpec(
+        name: "failure", argumentsSynopsis: "[--title TITLE] [--details FILE|-] [SUMMARY...]",
+        summary: "Put up the failure screen: what failed, in words, with the details",
+        details: """
+            Shows a box above the bar saying what failed: TITLE (default "\(FailureReport.defaultTitle)"),
+            SUMMARY (several words are joined with single spaces), and the lines of FILE
+            (- for stdin), read to their end first: the newest that fit show, and the box
+            says how many older ones do not. Bytes that are not UTF-8 show as U+FFFD, escape
+            sequences and control characters are left out, a tab becomes spaces, a carriage
+            return starts its line over, and each line is cut at \(Limits.maxFailureTextBytes) bytes; gauged keeps the newest \(Limits.maxFailureLines)
+            lines. The bar takes the failure state. 'gaugectl send failure-clear' takes
+            the screen down again.
+            """,
+        options: [
+            OptionSpec(name: "--title", alias: "-t", valueName: "TITLE", help: "The box's title"),
+            OptionSpec(name: "--details", alias: "-d", valueName: "FILE|-", help: "Detail lines from FILE, or stdin for -"),
+        ],
+        positionals: 0...Int.max,
+        makeAction: { arguments throws(UsageError) in
+            let details = arguments.values["--details"]
+            if details?.isEmpty == true { throw UsageError("--details needs a file, or - for stdin") }
+            let settings = FailureCommand.Settings(
+                title: arguments.values["--title"] ?? "", summary: arguments.positionals.isEmpty ? nil : text(arguments),
+                details: details)
+            return .run { FailureCommand.run(settings, $0) }
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("failure is more than one request") })
+}

@@ -96,3 +96,49 @@ enum GaugeCommand {
         }
     }
 }
+
+extension CommandSpec {
+    static let gauge = CommandSpec(
+        name: "gauge", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--on-eof success|quit|keep] [-- CMD...]",
+        summary: "Read a dialog/whiptail --gauge stream from stdin (or COMMAND) and show it",
+        details: """
+            A number per line moves the bar; XXX, a number, text lines, XXX sets the number
+            and the message (dialog's format; \\n in the text is a line break, and two
+            lines show). Runs until EOF, then does what --on-eof says: success (the
+            default) fills the bar and shows the success mark, as the work is done when
+            dialog's gauge closes; quit stops the daemon (returning once it has given the
+            display back); keep leaves the screen as the stream left it (more phases to
+            come). One connection; an err reply is reported and reading goes on; a lost
+            daemon is reported, its updates dropped and reconnection tried each second
+            (a new daemon gets the title and message again), and stdin is always read to
+            EOF, so the writer never gets SIGPIPE. Exit status: 0 all ok, 1 an err reply,
+            3 an update not delivered.
+
+            With -- COMMAND [ARG...], gaugectl runs COMMAND and reads what it writes to its
+            standard output instead of stdin; when the stream ends COMMAND's exit status
+            decides: 0 does what --on-eof says, anything else (or a COMMAND that cannot be
+            started) shows failure naming it, and gaugectl exits with COMMAND's status
+            (127 not found, 128+N killed by signal N), which a pipeline's first command
+            cannot give. Example:
+              gaugectl gauge --title Installing -- ./install.sh
+            """,
+        options: [
+            OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
+            OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "Set the message first"),
+            OptionSpec(name: "--on-eof", valueName: "success|quit|keep", help: "What to do at the end of the stream (default success)"),
+            BarRange.option,
+        ],
+        runsCommand: true,
+        makeAction: { arguments throws(UsageError) in
+            var first: [Request] = []
+            if let title = arguments.values["--title"] { first.append(.title(title)) }
+            if let message = arguments.values["--message"] { first.append(.message(lineBreaks(message))) }
+            for request in first { _ = try validated(request) }
+            let word = arguments.values["--on-eof"] ?? GaugeCommand.EndOfStream.success.rawValue
+            guard let atEnd = GaugeCommand.EndOfStream(rawValue: word) else {
+                throw UsageError("--on-eof must be success, quit or keep, not '\(word)'")
+            }
+            return .gauge(first: first, atEnd: atEnd, command: arguments.command, range: try BarRange.parse(arguments))
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("gauge is not one request") })
+}

@@ -98,3 +98,48 @@ private struct Output {
         }
     }
 }
+
+extension CommandSpec {
+    static let run = CommandSpec(
+        name: "run", argumentsSynopsis: "[--title TEXT] [--message TEXT] [--range FROM-TO] -- COMMAND...",
+        summary: "Run a command on a terminal and show its terminal progress sequences as one bar",
+        details: """
+            Runs COMMAND with a pseudo-terminal of gaugectl's own as its standard output and
+            error (its standard input is gaugectl's), so it writes what it writes to a
+            terminal, and copies that to gaugectl's standard output unchanged, but for the
+            terminal progress sequences (OSC 9;4: ESC ] 9 ; 4 ; STATE ; PERCENT, ended by BEL
+            or ESC \\), which systemd's tools, dnf5 and flatpak write: they drive the bar.
+            The terminal has gaugectl's terminal's size, or 24x80.
+
+            STATE 1 sets PERCENT (one bar for the whole run, never going back: a tool that
+            counts its next operation from 0 holds it), 3 shows the indeterminate style
+            until a value comes, 2 the failure state until progress resumes, 4 says the
+            command is paused, 0 leaves the bar as it is. Only COMMAND's exit status 0 fills
+            the bar; any other, or a COMMAND that cannot be started, shows failure, and
+            gaugectl exits with COMMAND's status (127 not found, 128+N killed by signal N).
+            A progress sequence that is malformed is dropped, one that never ends within 32
+            bytes passes through, each with a complaint on stderr. SIGTERM, SIGINT and SIGHUP
+            sent to gaugectl are passed on to COMMAND and gaugectl waits for its end.
+
+            Example: gaugectl run --title Updating -- systemd-sysupdate update
+
+            Exit status: COMMAND's own when it fails; else 0, 1 an err reply, 3 an update
+            not delivered.
+            """,
+        options: [
+            OptionSpec(name: "--title", alias: "-t", valueName: "TEXT", help: "Set the title first"),
+            OptionSpec(name: "--message", alias: "-m", valueName: "TEXT", help: "The message while COMMAND runs (default: Running COMMAND)"),
+            BarRange.option,
+        ] + ProgressTicks.options,
+        runsCommand: true,
+        makeAction: { arguments throws(UsageError) in
+            guard let command = arguments.command else {
+                throw UsageError("run needs the command to run after --: gaugectl run -- COMMAND")
+            }
+            let options = RunCommand.Options(
+                command: command, title: arguments.values["--title"], message: arguments.values["--message"],
+                bar: try ProgressTicks.settings(arguments), range: try BarRange.parse(arguments))
+            return .run { invocation in RunCommand.run(options, invocation: invocation) }
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("run is not one request") })
+}

@@ -83,3 +83,38 @@ func unblockSignals() {
     sigemptyset(&none)
     _ = try? Syscall.signalMask(SIG_SETMASK, none)
 }
+
+extension CommandSpec {
+    static let swupdate = CommandSpec(
+        name: "swupdate", argumentsSynopsis: "[--progress-socket PATH] [--layout auto|packed|aligned]",
+        summary: "Show SWUpdate's progress (its progress socket) until killed",
+        details: """
+            Connects to SWUpdate's progress socket (progress API 2.x) and turns its messages
+            into progress, message and success/failure states. When SWUpdate is not there
+            or goes away, it tries again every second. --progress-socket is SWUpdate's;
+            gauged's socket is --socket, before the command. --layout: how SWUpdate lays
+            out progress_msg (aligned: up to 2025.05 on 64-bit/ARM; packed: later releases
+            and 32-bit x86); auto tells them apart from the stream.
+            """ + "\n" + ProgressTicks.swupdateDetails,
+        options: [
+            OptionSpec(
+                name: "--progress-socket", valueName: "PATH",
+                help: "SWUpdate's progress socket (default \(SWUpdateCommand.defaultSocketPath))"),
+            OptionSpec(name: "--layout", valueName: "auto|packed|aligned", help: "The progress_msg layout (default auto)"),
+        ] + ProgressTicks.options,
+        makeAction: { arguments throws(UsageError) in
+            let path = arguments.values["--progress-socket"] ?? SWUpdateCommand.defaultSocketPath
+            guard !path.isEmpty else { throw UsageError("--progress-socket needs a path") }
+            let layout: SWUpdateProgressMessage.Layout?
+            switch arguments.values["--layout"] ?? "auto" {
+            case "auto": layout = nil
+            case let word:
+                guard let chosen = SWUpdateProgressMessage.Layout(rawValue: word) else {
+                    throw UsageError("--layout must be auto, packed or aligned, not '\(word)'")
+                }
+                layout = chosen
+            }
+            return .swupdate(progressSocket: path, layout: layout, bar: try ProgressTicks.settings(arguments))
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("swupdate is not one request") })
+}

@@ -103,3 +103,59 @@ enum SystemdCommand {
         finish(status)
     }
 }
+
+extension CommandSpec {
+    static let systemd = CommandSpec(
+        name: "systemd", argumentsSynopsis: "[--address ADDRESS] [--interval SECONDS] [--boot-estimate | --waits]",
+        summary: "Show systemd's boot or shutdown progress (its D-Bus Progress) as one bar",
+        details: """
+            Reads org.freedesktop.systemd1.Manager's Progress and SystemState over D-Bus
+            (sd-bus, from libsystemd.so.0, loaded when this command runs) every --interval
+            seconds; systemd announces no change of Progress, so it is polled. Progress falls
+            whenever new jobs come; the bar never does. During a boot (initializing,
+            starting) the bar follows it until the system is running (success), degraded
+            (failure: N units failed) or in maintenance (failure), then the command ends;
+            during a shutdown (stopping) it follows until killed. Started on a system that
+            is already up, it exits at once without touching the screen. While systemd is
+            not on the bus (it is re-executing, or no bus yet) it tries again every second.
+
+            With --boot-estimate it leaves the bar to the daemon's boot estimate (gauged
+            --boot) and only tells it systemd's share of jobs done (the `jobs` request),
+            which the estimate follows on a boot with no history: from systemd's own socket
+            (/run/systemd/private, root only, there from systemd's start, before the system
+            bus) unless --address, until the boot ends or the boot screen has gone
+            (gauged-jobs.service runs it so).
+
+            With --waits it only says what a boot that stops moving waits for: once a start
+            job has run longer than the theme's wait_notice (default 60 s), the message
+            "Waiting for DESCRIPTION (1 min 5 s of 1 min 30 s)" (the unit's description,
+            how long it has run, its time limit), once a second until the job ends, then
+            the message is cleared; the bar stays as it is. And it gives the boot's steps
+            their units' descriptions (describe). From systemd's JobNew and
+            JobRemoved signals on its own socket (unless --address), no polling while the
+            boot moves; until the boot ends or the boot screen has gone
+            (gauged-waits.service runs it so).
+            """,
+        options: [
+            OptionSpec(name: "--address", valueName: "ADDRESS", help: "The D-Bus address (default: the system bus)"),
+            OptionSpec(name: "--interval", valueName: "SECONDS", help: "How often to read the progress (default 0.25)"),
+            OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message once running (default 'System ready')"),
+            OptionSpec(name: "--boot-estimate", help: "Only send systemd's share of jobs done to the daemon's boot estimate"),
+            OptionSpec(name: "--waits", help: "Only describe the boot's steps and say what it waits for past the theme's wait_notice"),
+            ProgressTicks.options[0],
+        ],
+        makeAction: { arguments throws(UsageError) in
+            var options = SystemdCommand.Options()
+            options.address = try busAddress(arguments)
+            options.interval = try pollInterval(arguments)
+            options.bootEstimate = arguments.flags.contains("--boot-estimate")
+            let waits = arguments.flags.contains("--waits")
+            if waits && options.bootEstimate { throw UsageError("--waits and --boot-estimate are two commands: give one") }
+            if let text = arguments.values["--success-message"] { options.successMessage = try oneLine(text) }
+            options.bar = try ProgressTicks.settings(arguments)
+            let chosen = options
+            if waits { return .run { invocation in SystemdWaitsCommand.run(chosen, invocation: invocation) } }
+            return .run { invocation in SystemdCommand.run(chosen, invocation: invocation) }
+        },
+        makeRequest: { _ throws(UsageError) in throw UsageError("systemd is not one request") })
+}

@@ -122,3 +122,68 @@ enum ThemeChoice {
         finish(.daemonError)
     }
 }
+
+extension CommandSpec {
+    static let theme = CommandSpec(
+        name: "theme", argumentsSynopsis: "[KEY=VALUE...] | --list | [--set NAME] [--rebuild-initramfs]",
+        summary: "Change theme keys at run time; alone, print the theme in use; choose the installed theme",
+        details: """
+            Without KEY=VALUE, prints the theme in use: its file and every setting over the
+            defaults (the file's, then run-time changes), as theme-file lines. A relative
+            path (logo, logo_fallback, font, bold_font, fallback_fonts) is taken from this
+            directory; logo=firmware is the firmware's logo where it drew it (ACPI BGRT);
+            font and bold_font may name a family instead: 'font=DejaVu Sans:Bold'.
+            Example: gaugectl theme fill_color=#ff8800 font=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
+            The installed theme, with no daemon involved (as plymouth-set-default-theme):
+            --list lists the themes in /usr/share/gauge/themes (env GAUGE_THEMES), the one
+            chosen marked '*'; --set NAME makes /etc/gauge/gauge.theme (env GAUGE_THEME)
+            name it on its base line, keeping its other lines, whose keys apply over it;
+            --rebuild-initramfs then runs update-initramfs -u (or dracut -f where dracut
+            builds it), so the next boot shows it, and exits 1 if that fails.
+            Example: sudo gaugectl theme --set box --rebuild-initramfs
+            """,
+        options: [
+            OptionSpec(name: "--list", alias: "-l", valueName: nil, help: "List the installed themes, the chosen one marked '*'"),
+            OptionSpec(name: "--set", valueName: "NAME", help: "Choose the theme NAME in /etc/gauge/gauge.theme"),
+            OptionSpec(
+                name: "--rebuild-initramfs", alias: "-R", valueName: nil,
+                help: "Rebuild the initramfs (update-initramfs -u, or dracut -f) so the boot shows the theme"),
+        ],
+        positionals: 0...Int.max,
+        makeAction: { arguments throws(UsageError) in
+            let choice = ThemeChoice.Request(
+                list: arguments.flags.contains("--list"), set: arguments.values["--set"],
+                rebuildInitramfs: arguments.flags.contains("--rebuild-initramfs"))
+            guard choice.list || choice.set != nil || choice.rebuildInitramfs else { return .send(try themeRequest(arguments)) }
+            guard arguments.positionals.isEmpty else {
+                throw UsageError("KEY=VALUE changes the daemon's theme, --list, --set and --rebuild-initramfs the installed one: not both")
+            }
+            if choice.list, choice.set != nil || choice.rebuildInitramfs { throw UsageError("--list goes alone") }
+            if let name = choice.set, !ThemeBase.isName(name) {
+                throw UsageError("--set needs a theme's name (letters, digits, _ and -), not '\(name)'")
+            }
+            return .run { _ in ThemeChoice.run(choice) }
+        },
+        makeRequest: themeRequest)
+}
+
+/// `theme` with KEY=VALUE settings, or alone (the theme in use): the daemon's request.
+@Sendable private func themeRequest(_ arguments: CommandArguments) throws(UsageError) -> OutgoingRequest {
+    if arguments.positionals.isEmpty { return OutgoingRequest(line: "theme", output: .theme) }
+    var settings: [ThemeSetting] = []
+    for argument in arguments.positionals {
+        guard let equals = argument.firstIndex(of: "=") else {
+            throw UsageError("theme expects KEY=VALUE, not '\(argument)'")
+        }
+        let key = String(argument[..<equals])
+        guard ThemeSetting.isValidKey(key) else {
+            throw UsageError("bad theme key '\(key)' (letters, digits, _ - . only)")
+        }
+        var value = String(argument[argument.index(after: equals)...])
+        let named = (key == "logo" && value == ThemeSetting.firmwareLogo)
+            || ((key == "font" || key == "bold_font") && ThemeSetting.isFontFamily(value))
+        if ThemeSetting.fileKeys.contains(key), !named { value = try absolutePaths(value, list: key == "fallback_fonts") }
+        settings.append(ThemeSetting(key: key, value: value))
+    }
+    return try validated(.theme(settings))
+}

@@ -41,7 +41,7 @@ package struct DaemonOptions: Equatable, Sendable {
     package var idleTimeout: Double? = 300
     package var demo = false
     /// psplash's FIFO to read (`--psplash-fifo [PATH]`), nil for none.
-    package var psplashFIFO: String?
+    var psplashFIFO: String?
     /// Serve Plymouth's boot protocol on its abstract socket.
     package var plymouth = false
     /// Ask Plymouth's password requests, questions and keystroke watches on the screen
@@ -71,14 +71,14 @@ package struct DaemonOptions: Equatable, Sendable {
     /// the previous boot's history, and `quit` records this boot's for the next one.
     package var boot = false
     /// The boot history file (`--boot`).
-    package var bootHistoryPath = "/var/lib/gauge/boot-duration"
+    var bootHistoryPath = "/var/lib/gauge/boot-duration"
     /// Where systemd's password requests appear; nil watches nothing.
     package var askPasswordDirectory: String? = "/run/systemd/ask-password"
     /// The tty watched for other programs asking on it (`ConsoleReaders`): `.vt` the console
     /// VT under a DRM or fbdev display, `.none` none.
-    package var questionTTY = QuestionTTY.vt
+    var questionTTY = QuestionTTY.vt
 
-    package enum QuestionTTY: Equatable, Sendable {
+    enum QuestionTTY: Equatable, Sendable {
         case vt
         case path(String)
         case none

@@ -3,7 +3,7 @@ import GaugeSystem
 
 /// The scripted sequence `gauged --demo` plays: a determinate run with messages, a phase
 /// of unknown length, success, then quit.
-package enum DemoScript {
+enum DemoScript {
     package static let steps: [(at: Double, request: Request)] = {
         var steps: [(at: Double, request: Request)] = [
             (0.0, .title("Installing Gauge")),

@@ -37,7 +37,7 @@ package final class DRMDisplay: DeviceDisplay {
     package private(set) var isGone = false
     package var eventDescriptor: Int32? { fd }
     /// A page flip has been queued on some head and not yet finished.
-    package var isFlipPending: Bool { heads.contains { $0.flipPending } }
+    var isFlipPending: Bool { heads.contains { $0.flipPending } }
     /// False after `release()` until `acquire()`.
     package private(set) var isActive = true
 

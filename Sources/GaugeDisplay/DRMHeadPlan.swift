@@ -113,13 +113,13 @@ package struct DRMHeadPlan: Equatable, Sendable {
 
     /// The mode `video=` asked for, else the one flagged preferred, else the first (the
     /// kernel lists the best first).
-    package static func chosenModeIndex(_ modes: [Mode]) -> Int {
+    static func chosenModeIndex(_ modes: [Mode]) -> Int {
         modes.firstIndex(where: { $0.userDefined }) ?? modes.firstIndex(where: { $0.preferred }) ?? 0
     }
 
     /// The current encoder's CRTC if free, else the first free CRTC any of the
     /// connector's encoders can drive.
-    package static func pickCrtc(
+    static func pickCrtc(
         for connector: Connector, encoders: [Encoder], crtcs: [UInt32], used: Set<UInt32>
     ) -> UInt32? {
         if connector.currentEncoder != 0,

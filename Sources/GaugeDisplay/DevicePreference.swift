@@ -37,12 +37,12 @@ package enum DeviceRank: Int, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// DRM drivers (`drmGetVersion` names) that only drive what the firmware set up.
-    package static let firmwareDRMDrivers: Set<String> = ["simpledrm", "ofdrm", "efidrm", "vesadrm"]
+    static let firmwareDRMDrivers: Set<String> = ["simpledrm", "ofdrm", "efidrm", "vesadrm"]
 
     /// fbdev identities (`fb_fix_screeninfo.id`) of the firmware framebuffer drivers, as
     /// Linux names them: efifb "EFI VGA", vesafb "VESA VGA", simplefb "simple", vga16fb
     /// "VGA16 VGA"; offb's start with "OFfb".
-    package static let firmwareFramebufferIDs: Set<String> = ["EFI VGA", "VESA VGA", "simple", "VGA16 VGA"]
+    static let firmwareFramebufferIDs: Set<String> = ["EFI VGA", "VESA VGA", "simple", "VGA16 VGA"]
 
     /// The rank of a device from its kind and driver name (`drmGetVersion`'s name for DRM,
     /// `fix.id` for fbdev). DRM's fbdev emulation names itself "<driver>drmfb", cut to the

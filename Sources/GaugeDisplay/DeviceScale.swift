@@ -6,12 +6,12 @@
 /// times that. Unknown or implausible sizes (none, or the aspect ratio some EDIDs carry in
 /// place of the size: 16x9 or 16x10 cm) give scale 1.
 package enum DeviceScale {
-    package static let smallScreenDPI = 135.0
-    package static let largeScreenDPI = 110.0
+    static let smallScreenDPI = 135.0
+    static let largeScreenDPI = 110.0
     /// Diagonal, in inches, from which a screen counts as large.
-    package static let largeScreenInches = 20.0
+    static let largeScreenInches = 20.0
     /// Density, as a multiple of the target, above which a head is drawn at scale 2.
-    package static let doubleAbove = 1.625
+    static let doubleAbove = 1.625
 
     /// The scale for a head of `width`x`height` pixels and `millimetres` in size.
     package static func auto(width: Int, height: Int, millimetres: (width: Int, height: Int)?) -> Double {

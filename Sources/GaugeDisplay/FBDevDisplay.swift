@@ -27,7 +27,7 @@ package final class FBDevDisplay: DeviceDisplay {
     /// Bytes from one row to the next in the mapping (`line_length`).
     package let stride: Int
     /// True when frames are shown by panning between two pages.
-    package var isPanFlipping: Bool { shadow == nil }
+    var isPanFlipping: Bool { shadow == nil }
 
     package var name: String { "fbdev \(path) \(driver)" }
     package var kind: DeviceKind { .fbdev }

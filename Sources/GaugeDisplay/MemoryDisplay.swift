@@ -36,7 +36,7 @@ package final class MemoryDisplay: Display {
     }
 
     /// The largest side accepted, as for DRM framebuffers.
-    package static let maximumSide = 16384
+    static let maximumSide = 16384
 
     /// A display of `width` x `height` pixels. `stride` defaults to a row's bytes rounded
     /// up to a multiple of 4 (tightly packed for every common width).

@@ -38,11 +38,11 @@ import GaugeRender
 /// `▀` is East Asian "ambiguous" width: a terminal set to draw those characters double
 /// width (some CJK setups) shows a garbled picture.
 package final class TerminalDisplay: Display {
-    package static let defaultScale = 8
+    static let defaultScale = 8
     /// The largest side of a derived pixel buffer; the scale shrinks to stay within it.
-    package static let maximumPixelSide = 4096
+    static let maximumPixelSide = 4096
     /// Terminals larger than this are drawn in their top left corner.
-    package static let maximumTerminalSize = TerminalSize(columns: 1000, rows: 500)
+    static let maximumTerminalSize = TerminalSize(columns: 1000, rows: 500)
 
     package var name: String { "terminal \(terminalSize)" }
     package private(set) var width: Int

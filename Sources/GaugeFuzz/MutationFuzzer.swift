@@ -258,11 +258,11 @@ package struct FuzzReport: Sendable, CustomStringConvertible {
     /// Distinct probe events reached.
     package var eventCount = 0
     /// The longest single execution and its input's length.
-    package var slowest: (seconds: Double, length: Int) = (0, 0)
+    var slowest: (seconds: Double, length: Int) = (0, 0)
     /// The check that failed and the input that made it fail.
     package var failure: (message: String, input: [UInt8])?
     /// Where the failing input was saved.
-    package var savedPath: String?
+    var savedPath: String?
     var lastWasNew = false
 
     package var description: String {

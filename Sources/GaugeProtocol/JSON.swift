@@ -41,7 +41,7 @@ package enum JSONValue: Equatable, Sendable {
     }
 
     /// The number when it is a whole number an `Int` can hold.
-    package var intValue: Int? {
+    var intValue: Int? {
         // Checked by hand: `rounded()` and `Int(exactly:)` call libm, which this module
         // does not link.
         guard case .number(let number) = self, number > -9e15, number < 9e15 else { return nil }
@@ -89,7 +89,7 @@ package enum JSONValue: Equatable, Sendable {
         }
     }
 
-    package static func writeString(_ text: String, to out: inout String) {
+    static func writeString(_ text: String, to out: inout String) {
         out.unicodeScalars.append("\"")
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -22,7 +22,7 @@ package struct LineFramer: MessageDecoder, Sendable {
     package var pendingByteCount: Int { splitter.pendingByteCount }
 
     /// Lines split and not yet taken with `next()`.
-    package var readyCount: Int { ready.count - readyIndex }
+    var readyCount: Int { ready.count - readyIndex }
 
     package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         let maxLineBytes = splitter.maxLineBytes

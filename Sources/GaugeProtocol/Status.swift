@@ -103,7 +103,7 @@ package struct Status: Equatable, Sendable {
     }
 
     /// The JSON object, keys in a fixed order.
-    package var jsonValue: JSONValue {
+    var jsonValue: JSONValue {
         .object([
             .init("target", .number(Self.twoDecimals(target))),
             .init("shown", .number(Self.twoDecimals(shown))),

@@ -16,12 +16,12 @@ package struct AssetError: Error, Equatable, Sendable, CustomStringConvertible {
 /// holds more than its budget, but always keeps the newest (the one being shown).
 package final class Assets {
     /// Largest logo file read.
-    package static let maxLogoFileBytes = 32 << 20
+    static let maxLogoFileBytes = 32 << 20
     /// Largest logo, in pixels each way, as shown (the file's size times the scale): a
     /// 4096x4096 logo is 64 MiB decoded.
-    package static let maxLogoSide = 4096
+    static let maxLogoSide = 4096
     /// Largest font file read (a CJK collection is about 20 MiB).
-    package static let maxFontFileBytes = 64 << 20
+    static let maxFontFileBytes = 64 << 20
     /// Most font files kept open for later scenes (each holds a descriptor).
     package static let maxCachedFonts = 8
 
@@ -74,7 +74,7 @@ package final class Assets {
     }
 
     /// Bytes the caches hold.
-    package var cachedBytes: Int { logos.reduce(0) { $0 + $1.bytes } + fonts.reduce(0) { $0 + $1.data.count } }
+    var cachedBytes: Int { logos.reduce(0) { $0 + $1.bytes } + fonts.reduce(0) { $0 + $1.data.count } }
 
     /// The PNG at `path`, premultiplied and scaled by `scale` (bilinear).
     package func logo(_ path: String, scale: Double) throws(AssetError) -> PixmanImage {

@@ -30,7 +30,7 @@ package struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
     package var isLight: Bool { luma > 0.5 }
 
     /// WCAG 2 relative luminance (sRGB channels linearised), 0...1.
-    package var relativeLuminance: Double {
+    var relativeLuminance: Double {
         func linear(_ c: Double) -> Double {
             c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
         }
@@ -60,10 +60,10 @@ package struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The same hue, brighter: each channel moved a quarter of the way to white.
-    package var lighter: Color { mix(with: .white, amount: 0.25) }
+    var lighter: Color { mix(with: .white, amount: 0.25) }
 
     /// The same hue, darker: each channel scaled by 0.75.
-    package var darker: Color {
+    var darker: Color {
         Color(red: red * 0.75, green: green * 0.75, blue: blue * 0.75, alpha: alpha)
     }
 
@@ -153,7 +153,7 @@ extension String {
     /// The string without leading and trailing spaces and tabs.
     /// Linear in the blanks: walks in from each end (`dropLast()` on a string counts it
     /// whole each time).
-    package var trimmingSpaces: String {
+    var trimmingSpaces: String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
         return String(self[first...last])

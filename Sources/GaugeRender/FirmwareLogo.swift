@@ -7,7 +7,7 @@ import GaugeSystem
 package struct FirmwareLogo {
     package static let directory = "/sys/firmware/acpi/bgrt"
     /// A firmware's logo is small; a larger file is not one.
-    package static let maxImageBytes = 16 << 20
+    static let maxImageBytes = 16 << 20
     package static let maxSide = 4096
 
     /// The logo as the firmware drew it: the table's image turned by `rotation`.

@@ -12,7 +12,7 @@ package enum IndeterminateStyle: String, CaseIterable, Sendable {
 }
 
 /// Clockwise or counter-clockwise, for the ring of drops.
-package enum Direction: String, CaseIterable, Sendable {
+enum Direction: String, CaseIterable, Sendable {
     case clockwise, counterclockwise
 }
 

@@ -30,7 +30,7 @@ package enum PNG {
 
     package static let formatRGBA: UInt32 = 3  // PNG_FORMAT_RGBA
     /// Blue, green, red, alpha in memory: pixman's a8r8g8b8 on a little-endian machine.
-    package static let formatBGRA: UInt32 = 0x13  // PNG_FORMAT_BGRA
+    static let formatBGRA: UInt32 = 0x13  // PNG_FORMAT_BGRA
 
     /// The whole framebuffer as RGBA, converted by pixman from its format (formats
     /// without alpha read as opaque).

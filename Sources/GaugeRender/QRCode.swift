@@ -17,7 +17,7 @@ package struct QRCode: Equatable {
     package static let maxVersion = 20
 
     /// Modules of quiet (light) border a reader needs on each side.
-    package static let quietZone = 4
+    static let quietZone = 4
 
     private init(width: Int, dark: [Bool], payload: [UInt8]) {
         self.width = width
@@ -86,7 +86,7 @@ package struct QRCode: Equatable {
     /// The code's line before its detail lines when `count` earlier ones are not in it:
     /// "... 12 earlier lines not in this code". ASCII: a code without ECI whose only other
     /// bytes are ASCII is read as Shift JIS by decoders that guess (zbar made "…" "窶ｦ").
-    package static func omittedNote(_ count: Int) -> String {
+    static func omittedNote(_ count: Int) -> String {
         "... \(count) earlier \(count == 1 ? "line" : "lines") not in this code"
     }
 

@@ -40,7 +40,7 @@ package struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
         px >= x && px < maxX && py >= y && py < maxY
     }
 
-    package func insetBy(dx: Int, dy: Int) -> Rect {
+    func insetBy(dx: Int, dy: Int) -> Rect {
         Rect(x: x + dx, y: y + dy, width: width - 2 * dx, height: height - 2 * dy)
     }
 

@@ -59,7 +59,7 @@ package struct ScreenModel: Equatable, Sendable {
     }
 
     /// When the running transition ends (nil if none).
-    package func transitionEnd(after time: Double) -> Double? {
+    func transitionEnd(after time: Double) -> Double? {
         isSettled(at: time) ? nil : start + duration
     }
 }

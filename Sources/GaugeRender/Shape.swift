@@ -2,12 +2,12 @@ import CGaugeLinux
 import CPixman
 
 /// Anti-aliased coverage masks drawn with pixman's trapezoid rasteriser.
-package enum Shape {
+enum Shape {
     /// A convex polygon's coverage added to an a8 `mask`, cut into horizontal trapezoids
     /// between its vertices' heights: each row of the mask is rasterised about once, where a
     /// triangle fan of a large polygon (a disc, a big rounded rectangle) rasterises hundreds
     /// of long triangles over each row.
-    package static func fillConvex(_ points: [(x: Double, y: Double)], into mask: PixmanImage) {
+    static func fillConvex(_ points: [(x: Double, y: Double)], into mask: PixmanImage) {
         let n = points.count
         guard n >= 3 else { return }
         let fixed = points.map(fixedPoint)
@@ -50,7 +50,7 @@ package enum Shape {
     }
 
     /// The outline of a rounded rectangle as a convex polygon (corner arcs as short segments).
-    package static func roundedRect(x: Double, y: Double, width: Double, height: Double, radius: Double)
+    static func roundedRect(x: Double, y: Double, width: Double, height: Double, radius: Double)
         -> [(x: Double, y: Double)]
     {
         let r = max(0, min(radius, width / 2, height / 2))
@@ -76,7 +76,7 @@ package enum Shape {
     }
 
     /// A rounded rectangle's coverage as a new a8 image of `size`.
-    package static func roundedRectMask(
+    static func roundedRectMask(
         width: Int, height: Int, rect: (x: Double, y: Double, width: Double, height: Double), radius: Double
     ) -> PixmanImage {
         let mask = PixmanImage(format: PIXMAN_a8, width: width, height: height)

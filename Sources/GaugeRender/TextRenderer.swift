@@ -7,7 +7,7 @@ package struct TextImage {
     package let width: Int
     package let height: Int
     /// Distance from the top of the image to the baseline.
-    package let ascent: Int
+    let ascent: Int
     /// True when the text was cut and ended with an ellipsis to fit.
     package let truncated: Bool
     /// Characters no font had, drawn as replacement boxes.

@@ -7,7 +7,7 @@ package struct Theme: Equatable, Sendable {
     package var trackColor = Color(red: 0.51, green: 0.51, blue: 0.51)
     package var cornerRadius = 10.0
     /// The soft inner shadow along the track's top edge.
-    package var trackShadow = true
+    var trackShadow = true
 
     package var fillColor = Color(red: 0.87, green: 0.55, blue: 0.09)
     /// A flat fill instead of a lighter-to-darker vertical gradient.
@@ -21,9 +21,9 @@ package struct Theme: Equatable, Sendable {
     package var successColor = Color(red: 0.30, green: 0.69, blue: 0.31)
     package var failureColor = Color(red: 0.86, green: 0.24, blue: 0.20)
     /// Draw a check or cross beside the bar on success or failure.
-    package var showMark = true
+    var showMark = true
 
-    package var stripeColor = Color.white.withAlpha(0.2)
+    var stripeColor = Color.white.withAlpha(0.2)
     /// Width of one stripe period (stripe plus gap), in pixels.
     package var stripeWidth = 28.0
     /// Seconds the stripes take to move one period.
@@ -33,16 +33,16 @@ package struct Theme: Equatable, Sendable {
 
     /// Bar width as a fraction of the screen width, clamped to `barMinWidth...barMaxWidth`.
     package var barWidth = 0.5
-    package var barMinWidth = 200.0
+    var barMinWidth = 200.0
     package var barMaxWidth = 1200.0
     package var barHeight = 24.0
     /// Vertical centre of the bar as a fraction of the screen height (the lower third).
-    package var barCenter = 5.0 / 6.0
+    var barCenter = 5.0 / 6.0
 
     /// The label's text; `{percent}`, `{value}` and `{max}` are replaced.
     package var labelFormat = "{percent}%"
-    package var labelSize = 16.0
-    package var labelInset = 6.0
+    var labelSize = 16.0
+    var labelInset = 6.0
     /// The label's opacity (its colour is black or white, whichever contrasts).
     package var labelAlpha = 0.6
     package var showLabel = true
@@ -50,7 +50,7 @@ package struct Theme: Equatable, Sendable {
     package var labelPosition = LabelPosition.inside
 
     package var titleSize = 22.0
-    package var titleColor = Color.white
+    var titleColor = Color.white
     package var messageSize = 16.0
     package var messageColor = Color(red: 0.8, green: 0.8, blue: 0.8)
     /// Gap between the bar and the title above it / the message below it.
@@ -63,7 +63,7 @@ package struct Theme: Equatable, Sendable {
     /// usable logo (none when empty).
     package var logoFallback = ""
     /// Vertical centre of the logo as a fraction of the screen height.
-    package var logoCenter = 0.4
+    var logoCenter = 0.4
 
     package var font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
     package var boldFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
@@ -90,8 +90,8 @@ package struct Theme: Equatable, Sendable {
     package var style = ScreenStyle.plain
     /// The box style's panel colour, corner radius and inner padding.
     package var boxColor = Color(red: 0.16, green: 0.16, blue: 0.17)
-    package var boxRadius = 14.0
-    package var boxPadding = 24.0
+    var boxRadius = 14.0
+    var boxPadding = 24.0
     /// Dims the whole screen behind the panel (box style); transparent for none.
     package var coverColor = Color.black.withAlpha(0)
 
@@ -102,13 +102,13 @@ package struct Theme: Equatable, Sendable {
     /// Seconds for one turn of the ring, or for one circle to grow.
     package var indicatorPeriod = 1.2
     /// The timing function of the ring's turn and of each circle's growth.
-    package var indicatorTiming = Easing.easeInOut
+    var indicatorTiming = Easing.easeInOut
     package var circleColors = [
         Color(red: 0.87, green: 0.55, blue: 0.09), Color(red: 0.95, green: 0.95, blue: 0.95),
         Color(red: 0.25, green: 0.65, blue: 0.84), Color(red: 0.35, green: 0.80, blue: 0.56),
     ]
     package var ringDrops = 10
-    package var ringDirection = Direction.clockwise
+    var ringDirection = Direction.clockwise
 
     /// Seconds a new value takes to ease in.
     package var transitionDuration = 0.4

@@ -17,7 +17,7 @@ import CGaugeLinux
 /// - it is removed on exit only while it still names this process.
 package enum PIDFile {
     /// Programs whose pid files these are; any other process under the pid is a reused pid.
-    package static let owners = ["gauged", "plymouthd"]
+    static let owners = ["gauged", "plymouthd"]
 
     /// What a pid file holds.
     package enum Holder: Equatable, Sendable {
@@ -98,7 +98,7 @@ package enum PIDFile {
     }
 
     /// The name of process `pid` (`/proc/PID/comm`), nil when there is no such process.
-    package static func processName(_ pid: Int32) -> String? {
+    static func processName(_ pid: Int32) -> String? {
         guard let fd = try? Syscall.open("/proc/\(pid)/comm", flags: O_RDONLY | O_NOCTTY | O_CLOEXEC) else { return nil }
         defer { Syscall.close(fd) }
         var bytes = [UInt8](repeating: 0, count: 32)

@@ -269,7 +269,7 @@ package struct AptCommandLine: Equatable, Sendable {
     package var dpkgSteps: Int?
 
     /// The programs that take `-o APT::Status-Fd=N`.
-    package static let aptPrograms: Set<String> = ["apt-get", "apt", "aptitude"]
+    static let aptPrograms: Set<String> = ["apt-get", "apt", "aptitude"]
 
     /// dpkg's options whose value may be the next argument.
     static let dpkgValueOptions: Set<String> = [

@@ -77,7 +77,7 @@ package struct BootcProgressReader: Sendable {
     }
 
     /// The `apiVersion` of the first generation.
-    package static let apiVersionV1 = "org.containers.bootc.progress/v1"
+    static let apiVersionV1 = "org.containers.bootc.progress/v1"
     /// bootc lists every layer it fetched in `subtasks`: an image of a few hundred
     /// layers makes lines of tens of kilobytes.
     package static let maxLineBytes = 1 << 20
@@ -176,7 +176,7 @@ package struct BootcProgressReader: Sendable {
 /// total); the steps after them (`ProgressSteps`: staging) share the rest equally.
 package struct BootcProgressTranslator: Sendable {
     /// The part of the bar the download takes: fetching an image is most of the wait.
-    package static let downloadShare = 0.8
+    static let downloadShare = 0.8
 
     private var bar: HonestBar
     /// Whether the last steps event had every step done.

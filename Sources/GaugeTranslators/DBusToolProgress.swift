@@ -82,7 +82,7 @@ package struct RaucProgressTranslator: Sendable {
         return bar.finish(.failure, message: Self.lostMessage)
     }
 
-    package static let lostMessage = "Installation interrupted: RAUC stopped"
+    static let lostMessage = "Installation interrupted: RAUC stopped"
 
     package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }
 
@@ -284,7 +284,7 @@ package struct FwupdProgressTranslator: Sendable {
         return bar.finish(.failure, message: Self.lostMessage)
     }
 
-    package static let lostMessage = "Update interrupted: fwupd stopped"
+    static let lostMessage = "Update interrupted: fwupd stopped"
 
     package mutating func tick(at now: UInt64) -> [Request] { bar.tick(at: now) }
 

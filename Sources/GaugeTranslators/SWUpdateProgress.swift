@@ -83,7 +83,7 @@ package struct SWUpdateProgressMessage: Equatable, Sendable {
     package var status: Status? { Status(rawValue: statusCode) }
 
     /// Whether `version` is one this decoder reads (major version 2).
-    package static func isSupported(apiVersion version: UInt32) -> Bool {
+    static func isSupported(apiVersion version: UInt32) -> Bool {
         (version >> 16) & 0xFFFF == 2
     }
 

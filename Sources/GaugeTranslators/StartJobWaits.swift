@@ -125,7 +125,7 @@ package struct StartJobWaits: Sendable {
 
     /// Gauge's own units, whose jobs run while they wait for a person (the failure screen's
     /// key) or for the splash: never what the boot is stuck on.
-    package static func waitsForAPerson(_ unit: String) -> Bool { unit.hasPrefix("gauged") }
+    static func waitsForAPerson(_ unit: String) -> Bool { unit.hasPrefix("gauged") }
 
     /// Whether systemd sends `unit`'s start to the splash as a step (Plymouth's `update`:
     /// services, mounts and swaps) that is not one of Gauge's own: what is worth a

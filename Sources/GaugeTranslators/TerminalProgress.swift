@@ -26,7 +26,7 @@ package struct TerminalProgressFilter: Sendable {
     }
 
     /// The longest progress sequence taken (`ESC]9;4;2;100` and its end are 13 bytes).
-    package static let maxSequenceBytes = 32
+    static let maxSequenceBytes = 32
 
     private static let prefix = Array("\u{1B}]9;4;".utf8)
     /// The bytes of a sequence that may be a progress sequence, held back until it ends.

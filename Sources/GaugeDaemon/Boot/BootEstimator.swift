@@ -74,7 +74,7 @@ package struct BootEstimator {
 
     /// In the real root, whose history is the newest (the initramfs holds a copy from
     /// when it was built, if any).
-    package mutating func enteredNewRoot() {
+    mutating func enteredNewRoot() {
         guard estimate != nil else { return }
         let kept = estimate?.history != nil
         let history = loadHistory(otherwise: kept ? "the initramfs's history stays" : "the bar follows a first boot's curve")

@@ -23,7 +23,7 @@ package struct BootHistory: Equatable, Sendable {
     /// Longer boots than this are not recorded (a machine left at a prompt).
     package static let maxDuration = 3600.0
     /// The longest step line: `step 3599.999 NAME\n` with a name of `maxNameBytes`.
-    package static let maxStepLineBytes = "step ".utf8.count + "3600.000".utf8.count + 1 + maxNameBytes + 1
+    static let maxStepLineBytes = "step ".utf8.count + "3600.000".utf8.count + 1 + maxNameBytes + 1
     /// The most a file may hold to be read. Writer and reader share it: room for the
     /// comment, the duration and `maxSteps` of the longest step lines, so whatever `save`
     /// writes the next boot reads (`encoded` never goes past it).
@@ -64,7 +64,7 @@ package struct BootHistory: Equatable, Sendable {
     }
 
     /// A step name worth keeping: not empty, not too long, one line of text.
-    package static func isValidName(_ name: String) -> Bool {
+    static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= maxNameBytes && Request.controlCharacterError(in: name) == nil
     }
 
@@ -178,7 +178,7 @@ package struct BootEstimate: Sendable {
     package static let knee = 0.8
     package static let ceiling = 0.95
     /// A first boot's curve is at half its `ceiling` after this many seconds.
-    package static let firstBootHalfTime = 15.0
+    static let firstBootHalfTime = 15.0
 
     package init(history: BootHistory?) {
         self.history = history
@@ -186,7 +186,7 @@ package struct BootEstimate: Sendable {
     }
 
     /// A history found later (the real root's, after the initramfs had none or an older one).
-    package mutating func replaceHistory(_ history: BootHistory?) {
+    mutating func replaceHistory(_ history: BootHistory?) {
         self.history = history
         speed = history.map { 1 / $0.duration }
         checkpoint = 0
@@ -244,7 +244,7 @@ package struct BootClock: Equatable, Sendable {
 
     package init() {}
 
-    package var isPaused: Bool { pausedSince != nil }
+    var isPaused: Bool { pausedSince != nil }
 
     /// Pauses or resumes at `now` (monotonic seconds); the same state again changes nothing.
     package mutating func setPaused(_ paused: Bool, at now: Double) {

@@ -244,7 +244,7 @@ package struct PlymouthModeTitles: Equatable, Sendable {
 ///
 /// It also carries the update modes' bar (`updates`), daemon-wide for the same reason.
 package struct PlymouthMessages: Equatable, Sendable {
-    package static let defaultCapacity = 32
+    static let defaultCapacity = 32
 
     package let capacity: Int
     package private(set) var displayed: [String] = []

@@ -34,7 +34,7 @@ package struct PlymouthUpdates: Equatable, Sendable {
     package static let resultsPath = "/var/lib/PackageKit/offline-update-competed"
     /// A value at most this much lower than the last is a call that arrived late (each
     /// `plymouth` call is a process of its own, started without waiting), not a new count.
-    package static let lateArrival = 5
+    static let lateArrival = 5
     /// Seconds without progress or a message after which the screen says the update is quiet.
     package static let stallSeconds = 120.0
 

@@ -12,7 +12,7 @@ import GaugeSystem
 /// window between close and reopen in which `psplash-write` (which opens with
 /// `O_NONBLOCK`) would fail with `ENXIO` and drop its command.
 package final class PsplashFIFO {
-    package static let defaultPath = "/run/psplash_fifo"
+    static let defaultPath = "/run/psplash_fifo"
 
     package let path: String
     /// The read end: non-blocking, close-on-exec.

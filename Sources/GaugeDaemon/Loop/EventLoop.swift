@@ -29,7 +29,7 @@ package final class EventLoop {
     private var stopRequested = false
     /// When the current turn's wait returned (monotonic seconds): events handled in one
     /// turn happened in an order the loop cannot know, so they share this time.
-    package private(set) var wakeTime = MonotonicClock.now()
+    private(set) var wakeTime = MonotonicClock.now()
 
     package init(maxEventsPerWait: Int = 64) throws(SystemError) {
         epollFD = try Syscall.epollCreate()
@@ -44,7 +44,7 @@ package final class EventLoop {
     /// Descriptors currently watched.
     package var registeredCount: Int { registrations.count }
 
-    package func isRegistered(_ fd: Int32) -> Bool { tokens[fd] != nil }
+    func isRegistered(_ fd: Int32) -> Bool { tokens[fd] != nil }
 
     /// Fails with `EEXIST` for a descriptor already registered (a programming error,
     /// reported like any other failure rather than crashing the daemon).

@@ -20,7 +20,7 @@ package struct FramePacer {
     /// Whether the frame timer is armed.
     package var running = false
     /// A frame was due while the display could not take one (a page flip pending).
-    package var owed = false
+    var owed = false
 
     package init(fps: Int) {
         self.fps = Double(fps)

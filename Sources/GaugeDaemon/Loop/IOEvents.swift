@@ -12,9 +12,9 @@ package struct IOEvents: OptionSet, Sendable, CustomStringConvertible {
     package static let readable = IOEvents(rawValue: CGL_EPOLLIN)
     package static let writable = IOEvents(rawValue: CGL_EPOLLOUT)
     /// The peer shut down its writing side (`EPOLLRDHUP`).
-    package static let readHangup = IOEvents(rawValue: CGL_EPOLLRDHUP)
+    static let readHangup = IOEvents(rawValue: CGL_EPOLLRDHUP)
     /// Both directions are closed (`EPOLLHUP`).
-    package static let hangup = IOEvents(rawValue: CGL_EPOLLHUP)
+    static let hangup = IOEvents(rawValue: CGL_EPOLLHUP)
     package static let error = IOEvents(rawValue: CGL_EPOLLERR)
 
     package var description: String {

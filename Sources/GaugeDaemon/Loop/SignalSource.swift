@@ -68,7 +68,7 @@ package final class SignalSource {
     /// Signals the daemon has no use for and whose default action is to end it: a stray
     /// one is ignored (SIGXFSZ then makes a write past the file size limit fail with
     /// EFBIG instead). SIGUSR1 and SIGUSR2 go through the loop instead (VT switching).
-    package static func ignoreStraySignals() {
+    static func ignoreStraySignals() {
         for stray in [SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGXFSZ, SIGPWR, SIGSTKFLT] {
             Syscall.ignoreSignal(stray)
         }

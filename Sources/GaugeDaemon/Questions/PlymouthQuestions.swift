@@ -101,7 +101,7 @@ package struct PlymouthQuestions {
     /// Keys are wanted: a question is asked or a keystroke watched.
     package var wantsKeys: Bool { !questions.isEmpty || !watches.isEmpty }
 
-    package var watchCount: Int { watches.count }
+    var watchCount: Int { watches.count }
 
     /// Characters typed so far (a multi-byte character counts once): the bullets shown
     /// for a password.
@@ -146,7 +146,7 @@ package struct PlymouthQuestions {
     }
 
     /// Zeroes and drops every held key.
-    package mutating func clearHeld() {
+    mutating func clearHeld() {
         wipe(&held)
         held.removeAll(keepingCapacity: true)
         heldTimes.removeAll(keepingCapacity: true)
@@ -249,7 +249,7 @@ package struct PlymouthQuestions {
     }
 
     /// Zeroes what was typed, keeping the buffer (and so never freeing a copy).
-    package mutating func clearEntry() {
+    mutating func clearEntry() {
         wipe(&entry)
         entry.removeAll(keepingCapacity: true)
     }
@@ -308,7 +308,7 @@ package struct PlymouthQuestions {
 
 extension PlymouthQuestions {
     /// `owner` still has a question or watch waiting.
-    package func isWaiting(owner: UInt64) -> Bool {
+    func isWaiting(owner: UInt64) -> Bool {
         questions.contains { $0.owner == owner } || watches.contains { $0.owner == owner }
     }
 }

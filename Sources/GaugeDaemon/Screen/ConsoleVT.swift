@@ -15,7 +15,7 @@ package final class ConsoleVT {
     }
 
     package static let releaseSignal = SIGUSR1
-    package static let acquireSignal = SIGUSR2
+    static let acquireSignal = SIGUSR2
 
     private let log: Log
     private var fd: Int32 = -1
@@ -122,7 +122,7 @@ package final class ConsoleVT {
 
     /// Automatic VT switching again (the mode found at start), leaving the console mode
     /// as it is: for a display manager that takes over.
-    package func disableProcessSwitching() {
+    func disableProcessSwitching() {
         guard isAvailable, var saved = savedVTMode else { return }
         do throws(SystemError) {
             try Syscall.ioctl(fd, CGL_VT_SETMODE, &saved, "VT_SETMODE")

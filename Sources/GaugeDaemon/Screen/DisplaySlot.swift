@@ -54,17 +54,17 @@ package final class DisplaySlot {
     /// The device changed: the new one, or nil. `settled` is false while a replacement for
     /// a device that went away is still waited for (`replacementGrace`: the console need
     /// not come back yet).
-    package var onChange: (_ device: (any DeviceDisplay)?, _ settled: Bool) -> Void = { _, _ in }
+    var onChange: (_ device: (any DeviceDisplay)?, _ settled: Bool) -> Void = { _, _ in }
     /// The device can take a frame again (a page flip finished).
-    package var onFrameReady: () -> Void = {}
+    var onFrameReady: () -> Void = {}
     /// The device in use showed our picture again (`DeviceDisplay.showAgain()`): the next
     /// frame must be whole.
-    package var onShownAgain: () -> Void = {}
+    var onShownAgain: () -> Void = {}
 
     /// Quiet time after an event before looking at the devices.
-    package static let settleDelay = 0.05
+    static let settleDelay = 0.05
     /// A better device that failed to open is tried again after 0.1, 0.2, 0.4, 0.8, 1.6 s.
-    package static let retryLimit = 5
+    static let retryLimit = 5
     /// How long, after the device in use went away, a replacement is waited for before
     /// the console is given the screen back (`onChange(nil, true)`). A DRM driver removes
     /// the firmware's framebuffer as it starts to probe and registers its card a moment
@@ -132,7 +132,7 @@ package final class DisplaySlot {
 
     /// After a frame: a device that failed for good (ENODEV, or no head took the first
     /// frame's mode) is abandoned, and the next best one is looked for.
-    package func checkDevice() {
+    func checkDevice() {
         if let device, device.isGone { drop(device, reason: "the device went away (ENODEV) or refused every mode") }
     }
 

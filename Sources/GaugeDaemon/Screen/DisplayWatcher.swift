@@ -23,7 +23,7 @@ package protocol DeviceEventSource: AnyObject {
 /// in the middle of a boot's coldplug took two seconds (a display driver loaded late
 /// would leave the screen to the console that long). udev's catches what a busy kernel
 /// socket may drop; a device announced twice is looked at once (`settle`).
-package func systemDeviceEventSource() throws(SystemError) -> any DeviceEventSource {
+func systemDeviceEventSource() throws(SystemError) -> any DeviceEventSource {
     let kernel = KernelUevents(descriptor: try Syscall.ueventSocket(), kernelOnly: true)
     guard (try? Syscall.fileStatus("/run/udev/control")) != nil, let monitor = UdevMonitor() else { return kernel }
     return try CombinedDeviceEvents([kernel, monitor])
@@ -132,7 +132,7 @@ package final class KernelUevents: DeviceEventSource {
 
 /// libudev's monitor on udev's events (sent once udev has handled a device), for the
 /// `drm` and `graphics` subsystems only. libudev drops messages not sent by root.
-package final class UdevMonitor: DeviceEventSource {
+final class UdevMonitor: DeviceEventSource {
     package var name: String { "udev monitor" }
     package let descriptor: Int32
     private var udev: OpaquePointer?
@@ -195,9 +195,9 @@ package final class UdevMonitor: DeviceEventSource {
 /// everything waiting (bounded per wakeup) and hands it over at once (`onEvents`: a device
 /// in use that went away must be dropped before the next frame); `settle(after:)` arms a
 /// one-shot timer so a burst of events leads to one look at the devices (`onSettled`).
-package final class DisplayWatcher {
-    package var onEvents: (_ events: [DeviceEvent], _ lost: Bool) -> Void = { _, _ in }
-    package var onSettled: () -> Void = {}
+final class DisplayWatcher {
+    var onEvents: (_ events: [DeviceEvent], _ lost: Bool) -> Void = { _, _ in }
+    var onSettled: () -> Void = {}
     package let source: any DeviceEventSource
     private let loop: EventLoop
     private let timer: Int32
@@ -228,7 +228,7 @@ package final class DisplayWatcher {
     /// sooner: the events of a burst share one look, a stream of events cannot put it off,
     /// and an event brings forward a look armed for later (a display's replacement waited
     /// for, `DisplaySlot.replacementGrace`).
-    package func settle(after seconds: Double) {
+    func settle(after seconds: Double) {
         guard !closed else { return }
         let now = MonotonicClock.now()
         guard !armed || now + seconds < deadline else { return }

@@ -121,7 +121,7 @@ package final class ProgressScreen {
         model.entry = entry
     }
     /// The details view's lines (nil: hidden).
-    package func setDetails(_ lines: [String]?) { model.details = lines }
+    func setDetails(_ lines: [String]?) { model.details = lines }
 
     /// `failure [TITLE]`: a new failure screen, and the bar in the failure state.
     package func showFailure(title: String) {
@@ -302,7 +302,7 @@ package final class ProgressScreen {
 
     /// A question is on the screen: its field is drawn and presented with every frame,
     /// changed or not (see `renderFrame`).
-    package var isQuestionShown: Bool { visible && model.entry != nil }
+    var isQuestionShown: Bool { visible && model.entry != nil }
 
     /// Draws and presents what changed on every view. Returns false when some view could
     /// not take a frame now (its flip pending), so the caller tries again on the next tick;

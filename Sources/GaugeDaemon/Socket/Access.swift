@@ -12,9 +12,9 @@ import GaugeProtocol
 /// Moving the daemon into a new root (`newroot`, Plymouth's update-root-fs) is root's alone.
 package struct Access: Equatable, Sendable {
     /// May name files the daemon opens: `snapshot PATH`, `theme logo=... font=...`.
-    package var mayNameFiles: Bool
+    var mayNameFiles: Bool
     /// Is root: may move the daemon into a new root.
-    package var isRoot: Bool
+    var isRoot: Bool
 
     package init(mayNameFiles: Bool, isRoot: Bool) {
         self.mayNameFiles = mayNameFiles
@@ -32,7 +32,7 @@ package struct Access: Equatable, Sendable {
     /// own user's only. A member's or a Plymouth peer's steps still show on the message
     /// line, but cannot fill the history's `BootHistory.maxSteps` or push it past the
     /// size the next boot reads.
-    package var mayRecordBootSteps: Bool { mayNameFiles }
+    var mayRecordBootSteps: Bool { mayNameFiles }
 
     /// The daemon's own requests (the demo script).
     package static let daemon = Access(mayNameFiles: true, isRoot: true)
@@ -54,7 +54,7 @@ package struct Access: Equatable, Sendable {
     }
 
     /// Theme keys whose values are file paths.
-    package static let fileThemeKeys = ThemeSetting.fileKeys
+    static let fileThemeKeys = ThemeSetting.fileKeys
 
     /// Why `request` is refused (`err denied`), or nil when it is allowed. `rootWaits`:
     /// root waits for the keyboard on the screen (a question or a keystroke watch,

@@ -19,9 +19,9 @@ package struct ClientLimits: Sendable {
     /// Bytes read from one connection per loop turn. Nothing more is read from it until
     /// the messages those bytes made have been served, so one connection holds at most
     /// this much unserved input.
-    package var readBudget = 16 * 1024
+    var readBudget = 16 * 1024
     /// Messages served for one connection per loop turn before the others get theirs.
-    package var maxMessagesPerTurn = 16
+    var maxMessagesPerTurn = 16
     /// Time spent on one connection's messages per loop turn (at least one message is
     /// served), so a batch of slow requests delays the others by about a frame.
     package var maxSecondsPerTurn = 0.004
@@ -66,7 +66,7 @@ package final class Connection<Decoder: MessageDecoder> {
     package private(set) var lastActivity: Double
     /// The loop turn the connection was accepted in (`EventLoop.wakeTime`): nothing it
     /// asks was asked earlier.
-    package let openedAt: Double
+    let openedAt: Double
 
     let fd: Int32
     /// For log lines: "client 3", "plymouth client 2", "psplash FIFO".
@@ -139,7 +139,7 @@ package final class Connection<Decoder: MessageDecoder> {
     }
 
     /// Bytes of answers not yet taken by the socket.
-    package var pendingOutputCount: Int { output.count - outputHead }
+    var pendingOutputCount: Int { output.count - outputHead }
 
     /// Messages received and not yet handed to the handler. Messages are decoded only
     /// as they are served (so decoding is part of a turn's share); this decodes at most
@@ -181,7 +181,7 @@ package final class Connection<Decoder: MessageDecoder> {
     /// Hands over the descriptor the peer sent with its request (gaugectl sends one with
     /// `snapshot -`, in the same message as the line); the caller closes it. Only the
     /// latest one is kept: one sent before it is closed when the next arrives.
-    package func takePassedDescriptor() -> Int32? {
+    func takePassedDescriptor() -> Int32? {
         defer { passedDescriptor = nil }
         return passedDescriptor
     }

@@ -7,15 +7,15 @@ package struct SocketServerConfiguration: Sendable {
     package var maxClients = Limits.defaultMaxClients
     /// Slots only root (and the daemon's own user) may take: other peers get at most
     /// `maxClients - privilegedReserve`, so they cannot lock root out.
-    package var privilegedReserve = 4
+    var privilegedReserve = 4
     /// Who may connect. Others are refused and closed, or, with `servesRefused`, served
     /// as unauthorized (Plymouth's socket answers everyone, with NAKs).
     package var policy = PeerPolicy()
-    package var servesRefused = false
+    var servesRefused = false
     package var client = ClientLimits()
     /// Connections accepted per readiness callback, so a connection storm cannot hold
     /// the loop.
-    package var acceptBatch = 16
+    var acceptBatch = 16
     /// A connection that sends nothing for this long (and awaits no deferred answer) is
     /// closed, so idle connections cannot hold slots forever; nil: never.
     package var idleTimeout: Double? = 300

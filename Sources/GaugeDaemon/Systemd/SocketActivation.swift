@@ -6,7 +6,7 @@ import GaugeSystem
 /// descriptor 3 and are announced by `LISTEN_PID` (must be this process) and `LISTEN_FDS`
 /// (how many).
 package enum SocketActivation {
-    package static let firstDescriptor: Int32 = 3
+    static let firstDescriptor: Int32 = 3
 
     /// The passed descriptors according to the two variables' values; empty when they are
     /// missing, malformed, or meant for another process (a parent that did not unset them).
@@ -19,7 +19,7 @@ package enum SocketActivation {
 
     /// Reads the passed descriptors from the environment and unsets `LISTEN_PID`,
     /// `LISTEN_FDS` and `LISTEN_FDNAMES`, so processes the daemon starts do not see them.
-    package static func takeFromEnvironment() -> Range<Int32> {
+    static func takeFromEnvironment() -> Range<Int32> {
         let result = descriptors(
             listenPID: environment("LISTEN_PID"), listenFDs: environment("LISTEN_FDS"), ownPID: getpid()
         )

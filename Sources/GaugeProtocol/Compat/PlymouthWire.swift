@@ -59,7 +59,7 @@ package enum PlymouthRequest {
         }
     }
 
-    package static let argumentMarker: UInt8 = 0x02
+    static let argumentMarker: UInt8 = 0x02
     /// The longest argument a request can carry (its length byte counts the NUL too).
     package static let maxArgumentBytes = 254
 

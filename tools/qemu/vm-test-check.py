@@ -169,8 +169,8 @@ def fill_share(img):
 def check_jobs_step(check, img, step):
     """`sd-jobs` (buildroot-systemd-*): the screen as systemd's jobs left it, before any
     script wrote progress: the boot estimate gauged-jobs.service feeds has filled part
-    of the bar (the value moves, so a share rather than an exact one), the logo above
-    it, no message under it."""
+    of the bar (still easing towards systemd's share, so a share rather than an exact
+    value; the guest checks the target), the logo above it, no message under it."""
     share = fill_share(img)
     check.expect(0.03 <= share < 0.95, f"{step}: {share:.0%} of the bar filled by systemd's jobs")
     logo = logo_pixels(img)

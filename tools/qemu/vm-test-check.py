@@ -160,6 +160,26 @@ def logo_pixels(img):
     return sum(1 for y in range(0, by - 8, 2) for x in range(0, img.width, 2) if not is_black(img.at(x, y)))
 
 
+def fill_share(img):
+    """How much of the bar is filled: the orange pixels along its middle row."""
+    bx, by, bw, bh = bar_rect(img.width, img.height)
+    return sum(1 for x in range(bx, bx + bw) if is_orange(img.at(x, by + bh // 2))) / bw
+
+
+def check_jobs_step(check, img, step):
+    """`sd-jobs` (buildroot-systemd-*): the screen as systemd's jobs left it, before any
+    script wrote progress: the boot estimate gauged-jobs.service feeds has filled part
+    of the bar (still easing towards systemd's share, so a share rather than an exact
+    value; the guest checks the target), the logo above it, no message under it."""
+    share = fill_share(img)
+    check.expect(0.03 <= share < 0.95, f"{step}: {share:.0%} of the bar filled by systemd's jobs")
+    logo = logo_pixels(img)
+    check.expect(logo >= 200, f"{step}: {logo} pixels of logo above the bar")
+    text = message_text(img)
+    check.expect(text == 0, f"{step}: {text} light pixels under the bar before any MSG")
+    print(f"  [{check.name}] {step}: {share:.1%} of the bar filled")
+
+
 def check_rc_step(check, img, step):
     """A step of the rc-style script (buildroot-*): `rcN` after psplash-write "PROGRESS N",
     `rcN-msg` once a "MSG" was written too (the message stays, as psplash's does). The bar
@@ -349,6 +369,8 @@ class Run:
             self.check_splash(step, screens, taken)
         elif step.startswith("rc"):
             check_rc_step(self.check, shot, step)
+        elif step == "sd-jobs":
+            check_jobs_step(self.check, shot, step)
         elif step in ("after-quit", "hidden"):
             self.check.console_back(shot, step)
         elif step == "ask":

@@ -5,7 +5,7 @@ import GaugeTranslators
 /// The commands that follow an update tool's own progress reports and drive the bar
 /// (`HonestBar`) with them.
 extension CommandSpec {
-    static let sourceCommands: [CommandSpec] = [bootc, apt, run, systemd, rauc, fwupd]
+    static let sourceCommands: [CommandSpec] = [bootc, apt, run, systemd, rauc, fwupd, PackageKitCommand.spec]
 
     static let bootc = CommandSpec(
         name: "bootc", argumentsSynopsis: "[--fd N | --file PATH] [--on-eof auto|success|failure|keep] [-- CMD...]",

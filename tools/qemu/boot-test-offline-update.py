@@ -13,6 +13,7 @@ import re
 import sys
 
 TITLE = "Installing updates"
+WORKING = re.compile(r"\b(Updating|Installing|Unpacking|Preparing) gauge-demo-[abc] 1\.1\b")
 
 
 def frames(path):
@@ -46,6 +47,10 @@ def check_statuses(check, statuses, updating, first, fail):
     lines = sorted({s.get("message", "") for _, s in updating})
     check(all("Do not turn off the computer." in m for m in lines) and any("gauge-demo-" in m for m in lines),
           f"the message line names the packages and says not to turn off: {lines}")
+    # gauged-packagekit.service (gaugectl packagekit): PackageKit's Package signals name the
+    # package being worked on, the warning kept.
+    working = sorted({m for m in lines if WORKING.search(m) and "Do not turn off the computer." in m})
+    check(bool(working), f"the message line named a package being updated, with the warning: {working[:4]}")
     targets = [s.get("target", 0) for _, s in updating]
     check(all(b >= a for a, b in zip(targets, targets[1:])), f"the daemon's target never went back: {targets}")
     after = [s for t, s in statuses if t > first and s.get("title") != TITLE]
@@ -56,6 +61,12 @@ def check_statuses(check, statuses, updating, first, fail):
         failed = [s for t, s in statuses if t > first and s.get("state") == "failure"]
         check(bool(failed) and fail in failed[0].get("message", ""),
               f"the update ended in failure naming {fail}: {failed[0].get('message') if failed else 'no failure seen'}")
+        # The failure from PackageKit's ErrorCode, while the title is still the update's:
+        # before pk-offline-update's pause and its restart request ("Restarting").
+        early = [s for _, s in updating if s.get("state") == "failure"]
+        check(bool(early) and fail in early[0].get("message", ""),
+              f"the failure naming {fail} shown before the restart's request: "
+              + (early[0].get("message", "") if early else "only with the restart"))
     else:
         check(end is None or end.get("state") != "failure", "the update did not end in failure")
 

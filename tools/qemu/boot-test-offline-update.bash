@@ -134,6 +134,12 @@ while :; do
   t=$(cut -d' ' -f1 /proc/uptime)
   s=$(gaugectl --timeout 2 status --json 2>&1 | tr -d '\n' | sed 's/"frames":[0-9]*,//; s/"animating":[a-z]*,//; s/"shown":[0-9.]*,//')
   [ "$s" = "$last" ] || echo "PK-STATUS $t $s"
+  # Once the restart is asked for: what PackageKit, its update and Gauge's follower logged.
+  case "$s" in *'"title":"Restarting"'*) [ -n "${journal:-}" ] || {
+    journal=done
+    journalctl -b --no-pager -o short-monotonic -u packagekit.service -u packagekit-offline-update.service \
+      -u gauged-packagekit.service | tail -40 | sed 's/^/PK-JOURNAL /'
+  } ;; esac
   last=$s
   sleep 0.2
 done

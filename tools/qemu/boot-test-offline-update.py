@@ -44,7 +44,7 @@ def report(path):
 def check_statuses(check, statuses, updating, first, fail):
     """What the daemon said during the update: the packages on the message line, a target
     that never goes back, and how the update ended."""
-    lines = sorted({s.get("message", "") for _, s in updating})
+    lines = sorted({s.get("message", "") for _, s in updating if s.get("state") != "failure"})
     check(all("Do not turn off the computer." in m for m in lines) and any("gauge-demo-" in m for m in lines),
           f"the message line names the packages and says not to turn off: {lines}")
     # gauged-packagekit.service (gaugectl packagekit): PackageKit's Package signals name the
@@ -78,10 +78,11 @@ def check_update_screens(check, shots, statuses, updating, start, first):
     restart = max(t for t, _ in updating)
     stop = restart
     failed_at = next((t for t, s in statuses if t > first and s.get("state") == "failure"), None)
+    asked = next((t for t, s in statuses if t > first and s.get("title") != TITLE), None)
     if failed_at is not None:
         # The failure's colours are no running bar: the splash is checked up to them.
-        print("figure the failure first shown " + (f"{restart - failed_at:.1f} s before the restart's request"
-                                                    if failed_at <= restart else
+        print("figure the failure first shown " + (f"{asked - failed_at:.1f} s before the restart's request"
+                                                    if asked is not None and failed_at < asked else
                                                     f"with the restart's request, {failed_at - restart:.1f} s after the update's last poll"))
         stop = min(stop, failed_at)
     during = [f for f in shots if start <= f[1] < stop]
@@ -101,8 +102,10 @@ def check_restart(check, shots, updating):
     interrupts the splash). The bound only keeps it from growing."""
     restart = max(t for t, _ in updating)
     rest = [f for f in shots if f[1] >= restart]
-    gap = next((i for i, f in enumerate(rest) if f[2] == "splash" and i > 0 and rest[i - 1][2] != "splash"), None)
-    between = [f for f in rest[:gap] if f[2] != "splash"] if gap is not None else []
+    # The updates screen (the splash, or in its failure's colours) up to the restart's.
+    shown = ("splash", "failure")
+    gap = next((i for i, f in enumerate(rest) if f[2] in shown and i > 0 and rest[i - 1][2] not in shown), None)
+    between = [f for f in rest[:gap] if f[2] not in shown] if gap is not None else []
     print(f"figure the restart's hand-over: {len(between)} screens without the splash"
           + (f", {between[-1][1] - between[0][1] + 0.33:.1f} s ({between[0][2]})" if between else ""))
     check(len(between) <= 20, f"the restart's screen within 20 screendumps of the update's end ({len(between)})")

@@ -129,17 +129,14 @@ exec > /dev/ttyS1 2>&1
 echo "GAUGE-STEP system-update $(cut -d' ' -f1 /proc/uptime)"
 # Each change (the frame count and animation left out), with the uptime from before it was
 # read: the update's end is known to the poll's interval.
-last=""
+last="" journal=""
 while :; do
   t=$(cut -d' ' -f1 /proc/uptime)
   s=$(gaugectl --timeout 2 status --json 2>&1 | tr -d '\n' | sed 's/"frames":[0-9]*,//; s/"animating":[a-z]*,//; s/"shown":[0-9.]*,//')
   [ "$s" = "$last" ] || echo "PK-STATUS $t $s"
   # Once the restart is asked for: what PackageKit, its update and Gauge's follower logged.
-  case "$s" in *'"title":"Restarting"'*) [ -n "${journal:-}" ] || {
-    journal=done
-    journalctl -b --no-pager -o short-monotonic -u packagekit.service -u packagekit-offline-update.service \
-      -u gauged-packagekit.service | tail -40 | sed 's/^/PK-JOURNAL /'
-  } ;; esac
+  case "$journal$s" in '{'*'"title":"Restarting"'*) journal=done; journalctl -b --no-pager -o short-monotonic \
+    -u packagekit.service -u packagekit-offline-update.service -u gauged-packagekit.service | tail -40 | sed 's/^/PK-JOURNAL /' ;; esac
   last=$s
   sleep 0.2
 done

@@ -259,6 +259,15 @@ int gauge_bus_signal_job(gauge_bus *bus, uint32_t *id, char **unit, char **resul
     return 0;
 }
 
+int gauge_bus_signal_us(gauge_bus *bus, uint32_t *number, char **text) {
+    if (!bus->current) return -EINVAL;
+    const char *borrowed = NULL;
+    int result = sd.message_rewind(bus->current, 1);
+    if (result >= 0) result = sd.message_read(bus->current, "us", number, &borrowed);
+    if (result < 0) return result;
+    return copy_text(borrowed, text) < 0 ? -ENOMEM : 0;
+}
+
 /* Leaves the current signal inside the variant of `key` in its first a{sv} argument (after
  * a leading string, as in PropertiesChanged), if the variant holds `contents`: 1 found,
  * 0 not there, < 0 malformed. */

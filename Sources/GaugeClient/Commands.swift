@@ -256,7 +256,7 @@ struct CommandSpec: Sendable {
 
     /// The commands that follow an update tool's own progress reports and drive the bar
     /// (`HonestBar`) with them.
-    static let sourceCommands: [CommandSpec] = [bootc, apt, run, systemd, rauc, fwupd]
+    static let sourceCommands: [CommandSpec] = [bootc, apt, run, systemd, rauc, fwupd, PackageKitCommand.spec]
 
     static func simpleCommand(
         _ name: String, _ request: Request, summary: String, details: String = ""

@@ -488,6 +488,45 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         #expect(end.status != nil, "gaugectl rauc ends on SIGTERM")
     }
 
+    /// PackageKit's transaction signals as `gaugectl packagekit` follows them during an
+    /// offline update: the package being worked on named with the warning, a package
+    /// finished naming nothing new, and an ErrorCode the failure at once, naming the
+    /// package that failed, with PackageKit's details on one line.
+    @Test func packagekitNamesThePackageAndShowsAFailureAtOnce() throws {
+        let bus = try PrivateBus()
+        let daemon = try GaugedProcess(["--fps", "60"])
+        let transaction = try ReplayService(
+            bus: bus, name: "org.freedesktop.PackageKit", path: "/42_abcdef",
+            interface: "org.freedesktop.PackageKit.Transaction", properties: ["Percentage:u"])
+        let client = try PipedGaugectl(["--socket", daemon.socketPath, "packagekit", "--address", bus.address])
+        let updating = "Updating gauge-demo-a 1.1. Do not turn off the computer."
+        // gaugectl subscribes after it starts: the first signal again until it is shown.
+        var named = false
+        for _ in 0..<50 where !named {
+            try transaction.send("signal", "Package", "u", "11", "s", "gauge-demo-a;1.1;all;local", "s", "A demo")
+            usleep(100_000)
+            named = try daemon.status().message == updating
+        }
+        #expect(named, "the package being updated is named")
+        try transaction.send("signal", "Package", "u", "18", "s", "gauge-demo-a;1.1;all;local", "s", "A demo")
+        try transaction.send("signal", "Package", "u", "22", "s", "gauge-demo-b;1.1;all;local", "s", "B demo")
+        try daemon.waitForStatus { $0.message == "Unpacking gauge-demo-b 1.1. Do not turn off the computer." }
+        try transaction.send(
+            "signal", "ErrorCode", "u", "6", "s",
+            "dpkg: error processing package gauge-demo-b (--configure):\r installed post-installation script returned error exit status 1")
+        let failure = try daemon.waitForStatus { $0.state == .failure }
+        #expect(
+            failure.message
+                == "The update failed while unpacking gauge-demo-b 1.1: dpkg: error processing package gauge-demo-b (--configure): installed post-installation script returned error exit status 1",
+            "\(failure.message)")
+        // Nothing after the failure takes its line.
+        try transaction.send("signal", "Package", "u", "11", "s", "gauge-demo-c;1.1;all;local", "s", "C demo")
+        usleep(300_000)
+        #expect(try daemon.status().message == failure.message)
+        let end = client.terminate()
+        #expect(end.status != nil, "gaugectl packagekit ends on SIGTERM")
+    }
+
     /// RAUC dying in the middle of an installation and coming back: the dead installation
     /// ends in failure on the screen, and the next one starts from 0, not from the dead
     /// one's 81 %.

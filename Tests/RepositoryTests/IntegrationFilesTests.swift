@@ -52,7 +52,7 @@ private func lines(_ text: String) -> [String] {
     private let units = [
         "gauged.service", "gauged-quit.service", "gauged-poweroff.service", "gauged-reboot.service",
         "gauged-halt.service", "gauged-kexec.service", "gauged-shutdown-quit.service", "gauged-switch-root.service",
-        "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service", "gauged-waits.service", "gauged-boot-failed@.service",
+        "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service", "gauged-waits.service", "gauged-packagekit.service", "gauged-boot-failed@.service",
         "gauged-unit-failed@.service",
     ]
     private let dropIns = [
@@ -165,7 +165,7 @@ private func lines(_ text: String) -> [String] {
                 calls.append((name, command.replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)))
             }
         }
-        #expect(calls.count == 8, "\(calls.map(\.0))")
+        #expect(calls.count == 9, "\(calls.map(\.0))")
         for script in [
             "integration/initramfs-tools/scripts/init-bottom/gauge", "integration/initramfs-tools/scripts/panic/gauge",
             "integration/dracut/90gauge/gauge-newroot.sh", "integration/dracut/90gauge/gauge-emergency.sh",

@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait wait-key snapshot quit gauge swupdate bootc apt run systemd rauc fwupd console-reset send help"
+    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait wait-key snapshot quit gauge swupdate bootc apt run systemd rauc fwupd packagekit console-reset send help"
     local global_options="--socket --timeout --no-wait --help -h --version"
 
     # The command is the first word after the global options (and their values).
@@ -145,6 +145,10 @@ _gaugectl() {
             local extra=""
             [[ $command == fwupd ]] && extra="--failure-message"
             COMPREPLY=($(compgen -W "--address --interval --success-message $extra --stall --creep --help" -- "$cur"))
+            ;;
+        packagekit)
+            [[ $prev == --address ]] && return
+            COMPREPLY=($(compgen -W "--address --help" -- "$cur"))
             ;;
         send)
             if ((i + 1 == cword)); then

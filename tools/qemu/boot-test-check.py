@@ -180,6 +180,10 @@ def classify(img):
     for scale in (1, 2):
         if failure_shown(img, scale):
             return "failure", None, scale
+        # The splash in the failure state (an update's failure, before its restart): the
+        # bar in the failure colour, no box.
+        if bar_found(img, scale, is_red) >= 0.8 and any(is_red(p) for p in bar_row(img, scale)):
+            return "failure", None, scale
         if bar_found(img, scale) >= 0.8:
             # Nothing but background above the logo (console text starts at the top).
             logo_top = int(img.height * 0.4) - 48 * scale - 8

@@ -15,10 +15,12 @@
 #   boot 3 (normal): the normal boot, to the login prompt and power-off.
 # Checked (boot-test-offline-update.py for boot 2's screens): the updates screen from the
 # update's start to the restart (its title, the packages and "do not turn off" on its line,
-# only the splash on screen), the bar never going back (the screendumps' fill and the
+# the package being updated named there by gauged-packagekit.service, only the splash on
+# screen), the bar never going back (the screendumps' fill and the
 # daemon's target), success at the end, dpkg's 1.1 on the disk after, boot 3's normal splash.
 # package-offline-update-fail (not in the default list: three boots more): gauge-demo-b 1.1's
-# postinst fails; the update ends on the failure screen naming it, the others are updated.
+# postinst fails; the failure screen naming it comes before the restart's request
+# (PackageKit's ErrorCode, through gauged-packagekit.service), the others are updated.
 offline_update() {
   local name=$1 run="$work/run-$1" log="$results/$1" boot t bar
   local fail=${2:-}
@@ -127,11 +129,14 @@ exec > /dev/ttyS1 2>&1
 echo "GAUGE-STEP system-update $(cut -d' ' -f1 /proc/uptime)"
 # Each change (the frame count and animation left out), with the uptime from before it was
 # read: the update's end is known to the poll's interval.
-last=""
+last="" journal=""
 while :; do
   t=$(cut -d' ' -f1 /proc/uptime)
   s=$(gaugectl --timeout 2 status --json 2>&1 | tr -d '\n' | sed 's/"frames":[0-9]*,//; s/"animating":[a-z]*,//; s/"shown":[0-9.]*,//')
   [ "$s" = "$last" ] || echo "PK-STATUS $t $s"
+  # Once the restart is asked for: what PackageKit, its update and Gauge's follower logged.
+  case "$journal$s" in '{'*'"title":"Restarting"'*) journal=done; journalctl -b --no-pager -o short-monotonic \
+    -u packagekit.service -u packagekit-offline-update.service -u gauged-packagekit.service | tail -40 | sed 's/^/PK-JOURNAL /' ;; esac
   last=$s
   sleep 0.2
 done

@@ -13,6 +13,7 @@ import re
 import sys
 
 TITLE = "Installing updates"
+WORKING = re.compile(r"\b(Updating|Installing|Unpacking|Preparing) gauge-demo-[abc] 1\.1\b")
 
 
 def frames(path):
@@ -43,9 +44,13 @@ def report(path):
 def check_statuses(check, statuses, updating, first, fail):
     """What the daemon said during the update: the packages on the message line, a target
     that never goes back, and how the update ended."""
-    lines = sorted({s.get("message", "") for _, s in updating})
+    lines = sorted({s.get("message", "") for _, s in updating if s.get("state") != "failure"})
     check(all("Do not turn off the computer." in m for m in lines) and any("gauge-demo-" in m for m in lines),
           f"the message line names the packages and says not to turn off: {lines}")
+    # gauged-packagekit.service (gaugectl packagekit): PackageKit's Package signals name the
+    # package being worked on, the warning kept.
+    working = sorted({m for m in lines if WORKING.search(m) and "Do not turn off the computer." in m})
+    check(bool(working), f"the message line named a package being updated, with the warning: {working[:4]}")
     targets = [s.get("target", 0) for _, s in updating]
     check(all(b >= a for a, b in zip(targets, targets[1:])), f"the daemon's target never went back: {targets}")
     after = [s for t, s in statuses if t > first and s.get("title") != TITLE]
@@ -56,6 +61,12 @@ def check_statuses(check, statuses, updating, first, fail):
         failed = [s for t, s in statuses if t > first and s.get("state") == "failure"]
         check(bool(failed) and fail in failed[0].get("message", ""),
               f"the update ended in failure naming {fail}: {failed[0].get('message') if failed else 'no failure seen'}")
+        # The failure from PackageKit's ErrorCode, while the title is still the update's:
+        # before pk-offline-update's pause and its restart request ("Restarting").
+        early = [s for _, s in updating if s.get("state") == "failure"]
+        check(bool(early) and fail in early[0].get("message", ""),
+              f"the failure naming {fail} shown before the restart's request: "
+              + (early[0].get("message", "") if early else "only with the restart"))
     else:
         check(end is None or end.get("state") != "failure", "the update did not end in failure")
 
@@ -67,10 +78,11 @@ def check_update_screens(check, shots, statuses, updating, start, first):
     restart = max(t for t, _ in updating)
     stop = restart
     failed_at = next((t for t, s in statuses if t > first and s.get("state") == "failure"), None)
+    asked = next((t for t, s in statuses if t > first and s.get("title") != TITLE), None)
     if failed_at is not None:
         # The failure's colours are no running bar: the splash is checked up to them.
-        print("figure the failure first shown " + (f"{restart - failed_at:.1f} s before the restart's request"
-                                                    if failed_at <= restart else
+        print("figure the failure first shown " + (f"{asked - failed_at:.1f} s before the restart's request"
+                                                    if asked is not None and failed_at < asked else
                                                     f"with the restart's request, {failed_at - restart:.1f} s after the update's last poll"))
         stop = min(stop, failed_at)
     during = [f for f in shots if start <= f[1] < stop]
@@ -90,8 +102,10 @@ def check_restart(check, shots, updating):
     interrupts the splash). The bound only keeps it from growing."""
     restart = max(t for t, _ in updating)
     rest = [f for f in shots if f[1] >= restart]
-    gap = next((i for i, f in enumerate(rest) if f[2] == "splash" and i > 0 and rest[i - 1][2] != "splash"), None)
-    between = [f for f in rest[:gap] if f[2] != "splash"] if gap is not None else []
+    # The updates screen (the splash, or in its failure's colours) up to the restart's.
+    shown = ("splash", "failure")
+    gap = next((i for i, f in enumerate(rest) if f[2] in shown and i > 0 and rest[i - 1][2] not in shown), None)
+    between = [f for f in rest[:gap] if f[2] not in shown] if gap is not None else []
     print(f"figure the restart's hand-over: {len(between)} screens without the splash"
           + (f", {between[-1][1] - between[0][1] + 0.33:.1f} s ({between[0][2]})" if between else ""))
     check(len(between) <= 20, f"the restart's screen within 20 screendumps of the update's end ({len(between)})")

@@ -80,6 +80,11 @@ int gauge_bus_signal_int32(gauge_bus *bus, int32_t *value);
  * set to copies the caller frees with free() (*result NULL for JobNew). 0 or < 0. */
 int gauge_bus_signal_job(gauge_bus *bus, uint32_t *id, char **unit, char **result);
 
+/* The current signal's first two arguments, a uint32 and a string (PackageKit's Package:
+ * info, package id; its ErrorCode: code, details), the string set to a copy the caller
+ * frees with free(). 0 or < 0. */
+int gauge_bus_signal_us(gauge_bus *bus, uint32_t *number, char **text);
+
 /* systemd's object path of `unit` (JobNew names the unit, not its object): sd-bus's
  * escaping under /org/freedesktop/systemd1/unit, as systemd makes it; a string the caller
  * frees with free(), NULL before a connection was opened or without memory. */

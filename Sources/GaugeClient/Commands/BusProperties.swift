@@ -102,6 +102,16 @@ final class BusConnection {
         return (id, unit.map { String(cString: $0) } ?? "", result.map { String(cString: $0) })
     }
 
+    /// The current signal's first two arguments as (uint32, string), or nil: PackageKit's
+    /// Package (info, package id) and ErrorCode (code, details).
+    func signalNumberAndText() -> (UInt32, String)? {
+        var number: UInt32 = 0
+        var text: UnsafeMutablePointer<CChar>?
+        guard gauge_bus_signal_us(bus, &number, &text) == 0 else { return nil }
+        defer { free(text) }
+        return (number, text.map { String(cString: $0) } ?? "")
+    }
+
     /// systemd's object path of `unit` ("" when sd-bus cannot make one).
     func unitPath(_ unit: String) -> String {
         guard let path = gauge_bus_unit_path(unit) else { return "" }

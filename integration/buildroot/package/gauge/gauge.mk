@@ -47,6 +47,9 @@ define GAUGE_INSTALL_INIT_SYSTEMD
 		ln -sf /usr/lib/systemd/system/$(unit) $(TARGET_DIR)/etc/systemd/system/sysinit.target.wants/$(unit)$(sep))
 	ln -sf /usr/lib/systemd/system/gauged-quit.service \
 		$(TARGET_DIR)/etc/systemd/system/multi-user.target.wants/gauged-quit.service
+	mkdir -p $(TARGET_DIR)/etc/systemd/system/system-update.target.wants
+	ln -sf /usr/lib/systemd/system/gauged-packagekit.service \
+		$(TARGET_DIR)/etc/systemd/system/system-update.target.wants/gauged-packagekit.service
 	$(foreach target,poweroff reboot halt kexec, \
 		mkdir -p $(TARGET_DIR)/etc/systemd/system/$(target).target.wants$(sep) \
 		ln -sf /usr/lib/systemd/system/gauged-$(target).service \

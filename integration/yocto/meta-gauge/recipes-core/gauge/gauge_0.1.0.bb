@@ -55,7 +55,8 @@ INITSCRIPT_NAME = "gauge"
 INITSCRIPT_PARAMS = "start 05 S ."
 
 SYSTEMD_SERVICE:${PN} = "gauged.service gauged-quit.service gauged-poweroff.service gauged-reboot.service \
-                         gauged-halt.service gauged-kexec.service gauged-ask-password.path gauged-jobs.service gauged-waits.service"
+                         gauged-halt.service gauged-kexec.service gauged-ask-password.path gauged-jobs.service gauged-waits.service \
+                         gauged-packagekit.service"
 
 # psplash's commands, at a higher priority than psplash's own: every caller of
 # psplash-write (sysvinit's rc among them) drives gauged.

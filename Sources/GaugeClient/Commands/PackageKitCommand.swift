@@ -39,13 +39,7 @@ enum PackageKitCommand {
 
     static func run(address: String?, invocation: Invocation) -> Never {
         unblockSignals()
-        let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
-        do throws(ConnectionFailure) {
-            _ = try session.connect(waitingForDaemon: invocation.waitsForDaemon)
-        } catch {
-            printError("gaugectl: packagekit: \(error.message)")
-            finish(.noDaemon)
-        }
+        let session = DaemonSession.connectedOrExit(invocation, label: "packagekit")
         var transactions = PackageKitTransactions()
         BusPolling.run(
             label: "packagekit",

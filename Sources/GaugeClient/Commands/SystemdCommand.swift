@@ -61,15 +61,8 @@ enum SystemdCommand {
     /// answers is exit 3, an `err` reply exit 1.
     static func feedBootEstimate(_ options: Options, invocation: Invocation) -> Never {
         unblockSignals()
-        let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
-        // The daemon first: with none (turned off, never started) there is nothing to feed,
-        // and nothing to wait for on systemd's side.
-        do throws(ConnectionFailure) {
-            _ = try session.connect(waitingForDaemon: invocation.waitsForDaemon)
-        } catch {
-            printError("gaugectl: systemd: \(error.message)")
-            finish(.noDaemon)
-        }
+        // The daemon first: with none there is nothing to wait for on systemd's side.
+        let session = DaemonSession.connectedOrExit(invocation, label: "systemd")
         var sent: Double?
         var status = ExitStatus.ok
         BusPolling.run(

@@ -252,3 +252,19 @@ final class RequestStream {
         return context
     }
 }
+
+extension DaemonSession {
+    /// A session for a command that feeds gauged from elsewhere (`label`, its name in
+    /// messages), connected at once: with no daemon (turned off, never started) there is
+    /// nothing to feed, and nothing to wait for on the other side, so the command ends (exit 3).
+    static func connectedOrExit(_ invocation: Invocation, label: String) -> DaemonSession {
+        let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
+        do throws(ConnectionFailure) {
+            _ = try session.connect(waitingForDaemon: invocation.waitsForDaemon)
+        } catch {
+            printError("gaugectl: \(label): \(error.message)")
+            finish(.noDaemon)
+        }
+        return session
+    }
+}

@@ -118,7 +118,7 @@ final class ScreenQuestions {
     /// nowhere when root handed the display to a display manager (the askers fall back);
     /// and waiting for the splash while another program asks on the console, or a
     /// member's `deactivate`, which a question undoes, holds it.
-    var place: QuestionDesk.Place {
+    private var place: QuestionDesk.Place {
         let handover = handover()
         switch handover.owner {
         case .gauge: return .splash

@@ -67,6 +67,10 @@ package struct DaemonOptions: Equatable, Sendable {
     /// A shutdown screen: the bar runs indeterminate, and SIGTERM (systemd's last
     /// killing spree) leaves the last frame on the display.
     package var shutdown = false
+    /// A daemon still on the socket is asked to go leaving its frame, the DRM cards held
+    /// open meanwhile so nothing else shows before this one's first frame
+    /// (`DaemonReplacement`).
+    package var replace = false
     /// A boot screen: with no client reporting progress, the bar follows an estimate from
     /// the previous boot's history, and `quit` records this boot's for the next one.
     package var boot = false
@@ -118,6 +122,8 @@ package struct DaemonOptions: Equatable, Sendable {
         ("--plymouth-pid-file PATH|none", "the pid file --ask creates (default /run/plymouth/pid)"),
         ("--title TEXT", "the title from the first frame on"),
         ("--shutdown", "a shutdown or reboot screen: the bar runs indeterminate and SIGTERM leaves the last frame on the display"),
+        ("--replace",
+         "a daemon still answering on the socket (a boot screen) is asked to quit leaving its frame, which stays until this one's first (the DRM cards are held open meanwhile)"),
         ("--boot",
          "a boot screen: until a client sends progress, the bar follows an estimate from the previous boot's steps and duration, and quit records this boot's; "
             + "with --plymouth-compat, gauge.ask=1 on the kernel command line turns on --ask"),
@@ -211,6 +217,7 @@ package struct DaemonOptions: Equatable, Sendable {
         "--plymouth-compat": { $0.plymouth = true },
         "--ask": { $0.ask = true },
         "--shutdown": { $0.shutdown = true },
+        "--replace": { $0.replace = true },
         "--boot": { $0.boot = true },
     ]
 

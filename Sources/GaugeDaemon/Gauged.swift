@@ -30,9 +30,11 @@ package enum Gauged {
             var sink: Log.Sink = Log.standardError
             if let held { sink = { held.append($0) } }
             let log = Log(verbose: options.verbose, sink: sink)
+            // Before the display is opened: the old daemon holds it until it goes.
+            let replaced = options.replace ? DaemonReplacement(socketPath: options.socketPath, log: log) : nil
             do {
                 let daemon = try Daemon(options: options, log: log)
-                let status = daemon.run()
+                let status = withExtendedLifetime(replaced) { daemon.run() }
                 held?.release()
                 // While the daemon lives: its end (a console left in graphics mode under a
                 // retained frame) is what `run` left, not what tearing it down would do.

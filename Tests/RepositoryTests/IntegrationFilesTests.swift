@@ -51,7 +51,7 @@ private func lines(_ text: String) -> [String] {
 @Suite struct SystemdUnitTests {
     private let units = [
         "gauged.service", "gauged-quit.service", "gauged-poweroff.service", "gauged-reboot.service",
-        "gauged-halt.service", "gauged-kexec.service", "gauged-shutdown-quit.service", "gauged-switch-root.service",
+        "gauged-halt.service", "gauged-kexec.service", "gauged-switch-root.service",
         "gauged-ask-password.path", "gauged-ask-password.service", "gauged-jobs.service", "gauged-waits.service", "gauged-packagekit.service", "gauged-boot-failed@.service",
         "gauged-unit-failed@.service",
     ]
@@ -165,7 +165,7 @@ private func lines(_ text: String) -> [String] {
                 calls.append((name, command.replacingOccurrences(of: "/usr/bin/gaugectl", with: gaugectl)))
             }
         }
-        #expect(calls.count == 9, "\(calls.map(\.0))")
+        #expect(calls.count == 8, "\(calls.map(\.0))")
         for script in [
             "integration/initramfs-tools/scripts/init-bottom/gauge", "integration/initramfs-tools/scripts/panic/gauge",
             "integration/dracut/90gauge/gauge-newroot.sh", "integration/dracut/90gauge/gauge-emergency.sh",
@@ -208,12 +208,12 @@ private func lines(_ text: String) -> [String] {
         #expect(quit.contains("Before=getty@tty1.service display-manager.service"), "the login prompt is never covered")
         for (name, title) in [("poweroff", "Powering off"), ("reboot", "Restarting"), ("halt", "Shutting down"), ("kexec", "Restarting")] {
             let shutdown = try unit("gauged-\(name).service")
-            #expect(shutdown.contains("ExecStart=/usr/bin/gauged --theme /etc/gauge/gauge.theme --plymouth-compat --shutdown --vt at-exit --title \"\(title)\""))
+            // A boot screen still running is replaced by gauged itself (--replace), which
+            // holds the cards meanwhile: no process before it, no console between the two.
+            #expect(shutdown.contains("ExecStart=/usr/bin/gauged --theme /etc/gauge/gauge.theme --plymouth-compat --shutdown --replace --vt at-exit --title \"\(title)\""))
             // Not after the getty: it starts beside its stop, which leaves a DRM master's frame alone.
-            #expect(shutdown.contains("After=display-manager.service gauged.service gauged-shutdown-quit.service"))
-            // A boot screen still running is asked to go by a unit whose condition systemd
-            // checks itself: no process before gauged where none runs.
-            #expect(shutdown.contains("Wants=gauged-shutdown-quit.service"))
+            #expect(shutdown.contains("After=display-manager.service gauged.service"))
+            #expect(!shutdown.contains { $0.hasPrefix("Wants=") }, "gauged-\(name).service needs no unit before it")
             #expect(!shutdown.contains { $0.hasPrefix("ExecStartPre=") }, "gauged-\(name).service starts gauged first")
             #expect(!shutdown.contains { $0.hasPrefix("After=") && $0.contains("getty") }, "gauged-\(name).service waits for no getty")
             #expect(!shutdown.contains { $0.hasPrefix("After=") && $0.contains("gauged-quit") }, "nor for gauged-quit, stopped after the getty")
@@ -223,13 +223,6 @@ private func lines(_ text: String) -> [String] {
         }
         // systemd's password requests go to the splash only while a gauged --ask made
         // the pid file, never beside Plymouth's own forwarding, and before cryptsetup.target.
-        let leave = try unit("gauged-shutdown-quit.service")
-        for line in [
-            "ConditionPathExists=/run/gauge/gauged.sock", "ExecStart=-/usr/bin/gaugectl --no-wait --timeout 2 quit --retain",
-            "Before=gauged-poweroff.service gauged-reboot.service gauged-halt.service gauged-kexec.service", "DefaultDependencies=no",
-        ] {
-            #expect(leave.contains(line), "gauged-shutdown-quit.service: \(line)")
-        }
         let forward = try unit("gauged-ask-password.path")
         for line in [
             "DirectoryNotEmpty=/run/systemd/ask-password", "ConditionPathExists=/run/plymouth/pid",

@@ -6,8 +6,9 @@ The screen is taken with the monitor's `screendump` ten times a second until the
 splash frame, then about three times a second. Each frame
 is classified by its pixels (default theme, Sources/GaugeRender/Layout.swift: an orange
 fill on a grey track, centred in the lower third): `splash` (the bar, nothing else above
-the logo), `text-over-splash` (the bar with console text above it), `black`, or
-`console` (anything else lit: firmware, kernel or login text). The bar's value is the
+the logo), `text-over-splash` (the bar with console text above it), `failure` and
+`success` (the bar in the failure or success colour), `black`, or `console` (anything
+else lit: firmware, kernel or login text). The bar's value is the
 fill's right end (running or begin colour) found in the bar's middle rows.
 
 The guest's test units print lines on ttyS1 that carry its uptime (`GAUGE-STEP name
@@ -162,6 +163,13 @@ def is_red(p):
     return r >= 150 and r > g + 70 and abs(g - b) <= 40
 
 
+def is_green(p):
+    """The success colour (0.30, 0.69, 0.31) = (77, 176, 79), lighter and darker in the
+    bar's gradient and stripes."""
+    r, g, b = p
+    return g >= 120 and g > r + 50 and g > b + 50
+
+
 def failure_shown(img, scale):
     """The failure screen: the bar's middle row all track or red fill, and above the bar
     the box's band in the failure colour (a row red across an eighth of the width or more:
@@ -184,6 +192,9 @@ def classify(img):
         # bar in the failure colour, no box.
         if bar_found(img, scale, is_red) >= 0.8 and any(is_red(p) for p in bar_row(img, scale)):
             return "failure", None, scale
+        # The splash in the success state (an update done, before its restart).
+        if bar_found(img, scale, is_green) >= 0.8 and any(is_green(p) for p in bar_row(img, scale)):
+            return "success", None, scale
         if bar_found(img, scale) >= 0.8:
             # Nothing but background above the logo (console text starts at the top).
             logo_top = int(img.height * 0.4) - 48 * scale - 8

@@ -271,6 +271,46 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         #expect(!daemon.log.contains("the boot estimate stops"), "jobs leave the estimate running")
     }
 
+    /// A daemon that is there but slow to answer (stopped here for longer than gaugectl's
+    /// timeout, as a loaded machine's can be) does not end the jobs' feed: the shares sent
+    /// meanwhile fail, the next one after it answers again goes through. Only a daemon gone
+    /// with its socket ends it.
+    @Test(.enabled(if: geteuid() == 0, "a time namespace needs root"))
+    func theJobsFeedOutlastsADaemonSlowToAnswer() throws {
+        let uptime = monotonicNow()
+        try #require(uptime > 10, "the machine has been up for more than ten seconds")
+        let directory = TemporaryDirectory()
+        let bus = try PrivateBus()
+        let manager = try systemdManager(bus)
+        try manager.send("set", "Progress", "0.05")
+        try manager.send("set", "SystemState", "starting")
+        let daemon = try GaugedProcess(
+            ["--boot", "--boot-history", directory.appending("boot-duration"), "--fps", "60"],
+            launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "--timeout", "0.2", "systemd", "--boot-estimate", "--address", bus.address,
+            "--interval", "0.02",
+        ])
+        try manager.send("set", "Progress", "0.5")
+        try daemon.waitForStatus { $0.target >= 55 }
+        // unshare's child is the daemon: stop every process of the group.
+        let child = try #require(childPIDs(of: daemon.pid).first, "unshare forked the daemon")
+        Glibc.kill(child, SIGSTOP)
+        try manager.send("set", "Progress", "0.9")
+        usleep(800_000)
+        Glibc.kill(child, SIGCONT)
+        // Its samples failed meanwhile (each after 0.2 s): still feeding, the next one
+        // goes through. (The estimate rises on its own too: the feed's life is the proof.)
+        usleep(300_000)
+        #expect(client.process.isRunning, "the feed ended on a daemon slow to answer")
+        let late = try daemon.waitForStatus(seconds: 10) { $0.target >= 85 }
+        #expect(late.target < 95, "the share after the pause reached the daemon: \(late.target)")
+        try manager.send("set", "Progress", "1")
+        try manager.send("set", "SystemState", "running")
+        let end = client.close()
+        #expect(end.status == 0, "the boot is over: gaugectl ends quietly (\(end.stderr))")
+    }
+
     /// A boot that stops moving: a disk's start job runs on while the theme's wait_notice
     /// (1 s here) passes; `gaugectl systemd --waits` names it with its description, how
     /// long it has run and its limit, again each second, never a job that only waits for
@@ -651,4 +691,10 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         }
         #expect(client.terminate().status != nil)
     }
+}
+
+/// The children of `pid` (`/proc/PID/task/PID/children`).
+private func childPIDs(of pid: pid_t) -> [pid_t] {
+    let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+    return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
 }

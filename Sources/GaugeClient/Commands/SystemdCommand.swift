@@ -57,14 +57,21 @@ enum SystemdCommand {
 
     /// `--boot-estimate`: systemd's share of jobs done goes to the daemon as `jobs`, in
     /// tenths of a percent, whenever it changes, while systemd is starting the system.
-    /// Ends (0) when the boot does or when the boot screen has gone; a daemon that never
-    /// answers is exit 3, an `err` reply exit 1.
+    /// Ends (0) when the boot does or when the boot screen has gone (its socket with it); a
+    /// daemon that never answers, or stops answering for 10 s, is exit 3, an `err` reply
+    /// exit 1.
+    /// How long `--boot-estimate` goes on trying a daemon that is there but does not take
+    /// its shares.
+    static let unansweredLimitNanoseconds: UInt64 = 10_000_000_000
+
     static func feedBootEstimate(_ options: Options, invocation: Invocation) -> Never {
         unblockSignals()
         // The daemon first: with none there is nothing to wait for on systemd's side.
         let session = DaemonSession.connectedOrExit(invocation, label: "systemd")
         var sent: Double?
         var status = ExitStatus.ok
+        // Since when the daemon has not taken a share (nil: it took the last one).
+        var failingSince: UInt64?
         BusPolling.run(
             label: "systemd",
             connect: { () throws(BusFailure) in
@@ -80,15 +87,26 @@ enum SystemdCommand {
                 do throws(ConnectionFailure) {
                     _ = try session.connect(waitingForDaemon: false)
                     guard share != sent else { return true }
-                    sent = share
                     if case .err(let error) = try session.send(.jobs(share)) {
                         printError("gaugectl: systemd: \(error.message)")
                         status = .daemonError
                         return false
                     }
+                    sent = share
+                    failingSince = nil
                 } catch {
-                    // The boot screen has gone (gauged-quit): the feed has nothing left to do.
-                    return false
+                    // The boot screen has gone (gauged-quit: its socket with it): the feed has
+                    // nothing left to do. Anything else (a full backlog, a reply late on a
+                    // loaded machine) is tried again at the next sample, for a while.
+                    guard error.noListenerErrno == nil else { return false }
+                    let now = Deadline.now()
+                    let since = failingSince ?? now
+                    failingSince = since
+                    if now &- since >= unansweredLimitNanoseconds {
+                        printError("gaugectl: systemd: \(error.message); the boot estimate is no longer fed")
+                        status = .noDaemon
+                        return false
+                    }
                 }
                 return true
             },

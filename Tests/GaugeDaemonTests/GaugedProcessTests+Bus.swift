@@ -456,9 +456,35 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         try manager.send("signal", "JobNew", "u", "32", "o", "/org/freedesktop/systemd1/job/32", "s", "gauged-unit-failed@.service")
         usleep(300_000)
         #expect(try daemon.status().failure?.summary == "example.service failed")
+        // The boot goes to emergency mode (a failed mount's local-fs.target queues it): the
+        // failed boot's screen at once, in its handler's first words, over the unit's.
         try manager.send("signal", "JobNew", "u", "33", "o", "/org/freedesktop/systemd1/job/33", "s", "emergency.target")
+        let failed = try daemon.waitForStatus(seconds: 10) { $0.failure?.title != "Part of this system could not start" }
+        #expect(failed.failure == Status.Failure(
+            title: "This system could not start", summary: "The boot stopped in emergency mode", lines: 0, dropped: 0))
         let end = client.close()
         #expect(end.status == 0, "\(end.stderr)")
+    }
+
+    /// Rescue mode queued during the boot gets its own words; a failure screen of another
+    /// producer's (an installer's) is never replaced.
+    @Test func systemdWaitsPutTheFailedBootsScreenUpOnlyOverTheSplash() throws {
+        let (bus, manager, daemon, client) = try followingADiskThatNeverComes()
+        _ = bus
+        try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        try manager.send("signal", "JobNew", "u", "40", "o", "/org/freedesktop/systemd1/job/40", "s", "rescue.target")
+        let rescue = try daemon.waitForStatus(seconds: 10) { $0.failure != nil }
+        #expect(rescue.failure?.title == "This system is in rescue mode")
+        #expect(rescue.failure?.summary == "The boot stopped in rescue mode")
+        #expect(client.close().status == 0)
+
+        let (bus2, manager2, daemon2, client2) = try followingADiskThatNeverComes()
+        _ = bus2
+        try daemon2.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        #expect(try daemon2.request("failure Installation failed") == "ok")
+        try manager2.send("signal", "JobNew", "u", "41", "o", "/org/freedesktop/systemd1/job/41", "s", "emergency.target")
+        #expect(client2.close().status == 0)
+        #expect(try daemon2.status().failure?.title == "Installation failed")
     }
 
     @Test func systemdAlreadyRunningLeavesTheScreenAlone() throws {

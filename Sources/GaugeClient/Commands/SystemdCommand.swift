@@ -142,10 +142,12 @@ extension CommandSpec {
             "Waiting for DESCRIPTION (1 min 5 s of 1 min 30 s)" (the unit's description,
             how long it has run, its time limit), once a second until the job ends, then
             the message is cleared; the bar stays as it is. And it gives the boot's steps
-            their units' descriptions (describe). From systemd's JobNew and
-            JobRemoved signals on its own socket (unless --address), no polling while the
-            boot moves; until the boot ends or the boot screen has gone
-            (gauged-waits.service runs it so).
+            their units' descriptions (describe). And a failure's first words at once:
+            "UNIT failed" when systemd queues Gauge's handler of a failed unit, "The boot
+            stopped in emergency mode" (or rescue) when it queues that mode, over a splash
+            on screen. From systemd's JobNew and JobRemoved signals on its own socket
+            (unless --address), no polling while the boot moves; until the boot ends or
+            fails or the boot screen has gone (gauged-waits.service runs it so).
             """,
         options: [
             OptionSpec(name: "--address", valueName: "ADDRESS", help: "The D-Bus address (default: the system bus)"),

@@ -105,6 +105,7 @@ enum SystemdWaitsCommand {
                 if StartJobWaits.endsTheBoot(job.unit) {
                     // The failure screen comes, with its own message.
                     if waits.shown != nil { send(.message("")) }
+                    showBootFailed(job.unit)
                     return false
                 }
                 if let failed = StartJobWaits.failedUnit(handledBy: job.unit) { showFailed(failed) }
@@ -171,23 +172,43 @@ enum SystemdWaitsCommand {
         /// on a slow core: its sandbox and shell are set up first), then finishes and
         /// answers: only over a splash on screen, never over another failure screen.
         private func showFailed(_ unit: String) {
+            guard showFailure(title: Self.unitTitle, summary: "\(CompatText.clean(unit)) failed", over: []) else { return }
+            printError("gaugectl: systemd: \(CompatText.clean(unit)) failed: its failure screen is up")
+        }
+
+        /// The failed boot's screen the moment systemd queues emergency or rescue mode
+        /// (`target`), in the words the mode's own handler (`gauged-boot-failed@`, started
+        /// with the mode's target, seconds later on a slow core) puts up first before it
+        /// adds what failed: over a splash on screen, replacing a failed unit's screen
+        /// (that handler leaves such a screen to this one) but no other.
+        private func showBootFailed(_ target: String) {
+            let mode = target.hasPrefix("rescue.") ? "rescue" : "emergency"
+            let title = mode == "rescue" ? "This system is in rescue mode" : "This system could not start"
+            guard showFailure(title: title, summary: "The boot stopped in \(mode) mode", over: [Self.unitTitle]) else { return }
+            printError("gaugectl: systemd: \(target) queued: the failed boot's screen is up")
+        }
+
+        /// A failed unit's screen's title (the handler's script's own).
+        private static let unitTitle = "Part of this system could not start"
+
+        /// Puts up the failure screen's `title` and `summary` where the splash is on screen
+        /// and no failure screen is up but one titled as in `over`; whether it did.
+        private func showFailure(title: String, summary: String, over: [String]) -> Bool {
             do throws(ConnectionFailure) {
                 _ = try session.connect(waitingForDaemon: false)
                 guard case .ok(let payload?) = try session.send(.status), let status = Status.parse(json: payload),
-                    status.visible, status.failure == nil, status.display.name != "none"
-                else { return }
+                    status.visible, status.display.name != "none", status.failure.map({ over.contains($0.title) }) ?? true
+                else { return false }
                 // One write: the daemon takes both in one turn, never showing the title alone.
-                let replies = try session.send(batch: [
-                    .failure(title: "Part of this system could not start"), .failureSummary("\(CompatText.clean(unit)) failed"),
-                ])
+                let replies = try session.send(batch: [.failure(title: title), .failureSummary(summary)])
                 for case .err(let error) in replies {
                     printError("gaugectl: systemd: \(error.message)")
                     finish(.daemonError)
                 }
+                return true
             } catch {
                 finish(.ok)
             }
-            printError("gaugectl: systemd: \(CompatText.clean(unit)) failed: its failure screen is up")
         }
 
         /// Tells the daemon how `unit`'s step reads: its Description, read once, when

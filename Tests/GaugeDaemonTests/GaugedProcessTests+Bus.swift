@@ -349,6 +349,35 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         #expect(late.status == 0 && late.stderr.contains("the system is running; no boot to follow"), "\(late.stderr)")
     }
 
+    /// A passphrase asked: its cryptsetup job runs past the notice while systemd's
+    /// password request is there, and the boot waits for a person, not a stall: nothing is
+    /// named until the request goes (answered), then the job if it still runs.
+    @Test func systemdWaitsNameNoJobWhileAPasswordIsAsked() throws {
+        let bus = try PrivateBus()
+        let manager = try systemdBooting(bus)
+        let unit = "/org/freedesktop/systemd1/unit/systemd_2dcryptsetup_40root_2eservice"
+        try manager.send("unit", unit, "Cryptography Setup for root", "0", "0")
+        try manager.send("job", "9", "systemd-cryptsetup@root.service", "start", "running", unit)
+        let asks = TemporaryDirectory()
+        let request = asks.appending("ask.Xyz123")
+        #expect(FileManager.default.createFile(atPath: request, contents: Data("[Ask]\nPID=1\n".utf8)))
+        let daemon = try GaugedProcess(["--fps", "60"])
+        _ = try daemon.request("theme wait_notice=0.5")
+        _ = try daemon.request("message Unlocking")
+        let client = try PipedGaugectl([
+            "--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address, "--ask-password-dir", asks.path,
+        ])
+        usleep(2_000_000)
+        #expect(try daemon.status().message == "Unlocking", "a job waiting for a passphrase named as a stall")
+        try FileManager.default.removeItem(atPath: request)
+        let named = try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        #expect(named.message.hasPrefix("Waiting for Cryptography Setup for root ("), "\(named.message)")
+        try manager.send("signal", "StartupFinished", "u", "0")
+        #expect(client.close().status == 0)
+        let misplaced = try gaugectl(["systemd", "--ask-password-dir", asks.path])
+        #expect(misplaced.status == 2 && misplaced.stderr.contains("--ask-password-dir goes with --waits"), "\(misplaced.stderr)")
+    }
+
     /// How the boot's steps read: `gaugectl systemd --waits` reads the Description of
     /// each start job's unit that systemd sends as a step, once, from ListJobs and JobNew
     /// (its object path made from the name), and sends it (`describe`, checked as gauged

@@ -13,6 +13,9 @@ enum SystemdCommand {
         var bar = HonestBar.Settings()
         /// Only systemd's share of jobs done, as `jobs`, for the daemon's boot estimate.
         var bootEstimate = false
+        /// Where systemd's password requests appear (`--waits`: no wait is named while one
+        /// is there).
+        var askPasswordDirectory = "/run/systemd/ask-password"
     }
 
     /// systemd's own socket, a peer rather than a bus: served from systemd's start (before
@@ -141,7 +144,9 @@ extension CommandSpec {
             job has run longer than the theme's wait_notice (default 60 s), the message
             "Waiting for DESCRIPTION (1 min 5 s of 1 min 30 s)" (the unit's description,
             how long it has run, its time limit), once a second until the job ends, then
-            the message is cleared; the bar stays as it is. And it gives the boot's steps
+            the message is cleared; the bar stays as it is. While a password is asked (a
+            request in --ask-password-dir: a passphrase's job runs until it is answered)
+            the boot waits for a person, not a stall: no job is named. And it gives the boot's steps
             their units' descriptions (describe). And a failure's first words at once:
             "UNIT failed" when systemd queues Gauge's handler of a failed unit, "The boot
             stopped in emergency mode" (or rescue) when it queues that mode, over a splash
@@ -155,6 +160,9 @@ extension CommandSpec {
             OptionSpec(name: "--success-message", valueName: "TEXT", help: "The message once running (default 'System ready')"),
             OptionSpec(name: "--boot-estimate", help: "Only send systemd's share of jobs done to the daemon's boot estimate"),
             OptionSpec(name: "--waits", help: "Only describe the boot's steps and say what it waits for past the theme's wait_notice"),
+            OptionSpec(
+                name: "--ask-password-dir", valueName: "DIR",
+                help: "With --waits: where systemd's password requests appear (default /run/systemd/ask-password)"),
             ProgressTicks.options[0],
         ],
         makeAction: { arguments throws(UsageError) in
@@ -165,6 +173,10 @@ extension CommandSpec {
             let waits = arguments.flags.contains("--waits")
             if waits && options.bootEstimate { throw UsageError("--waits and --boot-estimate are two commands: give one") }
             if let text = arguments.values["--success-message"] { options.successMessage = try oneLine(text) }
+            if let directory = arguments.values["--ask-password-dir"] {
+                guard waits else { throw UsageError("--ask-password-dir goes with --waits") }
+                options.askPasswordDirectory = directory
+            }
             options.bar = try ProgressTicks.settings(arguments)
             let chosen = options
             if waits { return .run { invocation in SystemdWaitsCommand.run(chosen, invocation: invocation) } }

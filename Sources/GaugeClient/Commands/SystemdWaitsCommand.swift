@@ -18,7 +18,9 @@ enum SystemdWaitsCommand {
     static func run(_ options: SystemdCommand.Options, invocation: Invocation) -> Never {
         unblockSignals()
         let session = DaemonSession(socketPath: invocation.socketPath, timeout: invocation.timeout)
-        let follower = Follower(session: session, noticeAfter: noticeAfter(session, invocation: invocation))
+        let follower = Follower(
+            session: session, noticeAfter: noticeAfter(session, invocation: invocation),
+            askPasswordDirectory: options.askPasswordDirectory)
         BusPolling.run(
             label: "systemd",
             connect: { () throws(BusFailure) in
@@ -70,9 +72,19 @@ enum SystemdWaitsCommand {
         /// their names).
         private var describes = true
 
-        init(session: DaemonSession, noticeAfter: Double) {
+        /// Where systemd's password requests appear.
+        private let askPasswordDirectory: String
+
+        init(session: DaemonSession, noticeAfter: Double, askPasswordDirectory: String) {
             self.session = session
+            self.askPasswordDirectory = askPasswordDirectory
             waits = StartJobWaits(noticeAfter: noticeAfter)
+        }
+
+        /// Whether systemd asks for a password now (an `ask.*` request): the job that runs
+        /// meanwhile (a passphrase's `systemd-cryptsetup@`) waits for a person.
+        private var passwordAsked: Bool {
+            ((try? Syscall.directoryEntries(askPasswordDirectory)) ?? []).contains { $0.hasPrefix("ask.") }
         }
 
         /// Connected (again): systemd sends its job signals from now on; the jobs it has
@@ -133,7 +145,8 @@ enum SystemdWaitsCommand {
                     let began = (try? bus.uint64("InactiveExitTimestampMonotonic", path: job.unitPath, interface: unitInterface)) ?? 0
                     if began > 0 { waits.began(job.id, at: began &* 1000) }
                 }
-                guard let job = waits.oldest(of: overdue, at: now) else {
+                // Still looked at each second while one is overdue: named once answered.
+                guard let job = waits.oldest(of: overdue, at: now), !passwordAsked else {
                     if waits.shown != nil { send(.message("")) }
                     waits.show(nil, at: now)
                     return

@@ -13,9 +13,11 @@ extension GaugedProcessTests {
     @Test func aShutdownScreenReplacesTheBootScreenStillRunning() throws {
         let boot = try GaugedProcess(["--title", "Installing updates"])
         #expect(try boot.request("progress 60") == "ok")
+        // (Its start's ping is the old daemon's answer: the new one listens after it.)
         let restart = try GaugedProcess(["--shutdown", "--replace", "--title", "Restarting"], socketPath: boot.socketPath)
         let ended = try #require(boot.waitForExit(seconds: 10), "the boot's daemon did not go")
         #expect(exitCode(ended) == 0)
+        try restart.waitUntilAnswering()
         #expect(boot.log.contains("quit (retain) requested"), "asked to keep its frame: \(boot.log)")
         #expect(restart.log.contains("replaced the daemon on \(boot.socketPath)"), Comment(rawValue: restart.log))
         let status = try restart.status()

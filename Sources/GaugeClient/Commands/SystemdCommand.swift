@@ -58,15 +58,15 @@ enum SystemdCommand {
         finish(requests.exitStatus)
     }
 
+    /// How long `--boot-estimate` goes on trying a daemon that is there but does not take
+    /// its shares.
+    static let unansweredLimitNanoseconds: UInt64 = 10_000_000_000
+
     /// `--boot-estimate`: systemd's share of jobs done goes to the daemon as `jobs`, in
     /// tenths of a percent, whenever it changes, while systemd is starting the system.
     /// Ends (0) when the boot does or when the boot screen has gone (its socket with it); a
     /// daemon that never answers, or stops answering for 10 s, is exit 3, an `err` reply
     /// exit 1.
-    /// How long `--boot-estimate` goes on trying a daemon that is there but does not take
-    /// its shares.
-    static let unansweredLimitNanoseconds: UInt64 = 10_000_000_000
-
     static func feedBootEstimate(_ options: Options, invocation: Invocation) -> Never {
         unblockSignals()
         // The daemon first: with none there is nothing to wait for on systemd's side.

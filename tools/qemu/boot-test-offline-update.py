@@ -98,17 +98,17 @@ def check_restart(check, shots, updating):
     the cards open, asks the boot's daemon to quit leaving its frame and takes over, so
     the updates screen (in its end's colours) goes straight to the restart's, no console
     between (measured 5-14 screendumps, 1.7-4.6 s, while a unit quit the old daemon before
-    the new one started). One black screen at most is allowed for a mode set."""
+    the new one started). One black screen at most is allowed for a mode set; every other
+    screen from the restart's request to the machine's reset is Gauge's."""
     restart = max(t for t, _ in updating)
     rest = [f for f in shots if f[1] >= restart]
-    # The updates screen (the splash, or in its end's colours) up to the restart's.
+    # The updates screen (the splash, or in its end's colours), then the restart's.
     shown = ("splash", "failure", "success")
-    gap = next((i for i, f in enumerate(rest) if f[2] in shown and i > 0 and rest[i - 1][2] not in shown), None)
-    between = [f for f in rest[:gap] if f[2] not in shown] if gap is not None else []
-    print(f"figure the restart's hand-over: {len(between)} screens without the splash"
+    between = [f for f in rest if f[2] not in shown]
+    print(f"figure the restart's hand-over: {len(between)} of {len(rest)} screens without the splash"
           + (f", {between[-1][1] - between[0][1] + 0.33:.1f} s ({between[0][2]})" if between else ""))
-    check(len(between) <= 1 and all(f[2] == "black" for f in between),
-          f"from the update's end to the restart's screen no console ({[(f[0], f[2]) for f in between]})")
+    check(bool(rest) and len(between) <= 1 and all(f[2] == "black" for f in between),
+          f"from the update's end to the machine's reset no console ({[(f[0], f[2]) for f in between]})")
 
 
 def check_update_bar(check, shots, during, start, first):

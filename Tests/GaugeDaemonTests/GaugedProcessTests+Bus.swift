@@ -235,16 +235,8 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
     /// estimate's: no `progress` and no success at the end; gaugectl ends with the boot.
     @Test(.enabled(if: geteuid() == 0, "a time namespace needs root"))
     func systemdJobsCarryAFirstBootsEstimate() throws {
-        let uptime = monotonicNow()
-        try #require(uptime > 10, "the machine has been up for more than ten seconds")
-        let directory = TemporaryDirectory()
-        let bus = try PrivateBus()
-        let manager = try systemdManager(bus)
-        try manager.send("set", "Progress", "0.05")
-        try manager.send("set", "SystemState", "starting")
-        let daemon = try GaugedProcess(
-            ["--boot", "--boot-history", directory.appending("boot-duration"), "--fps", "60"],
-            launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+        let (bus, manager, daemon, history) = try firstBootFiveSecondsIn()
+        _ = history
         let start = try daemon.status()
         #expect(start.target < 30, "the first boot's curve five seconds in: \(start.target)")
         let sampler = StatusSampler(daemon)
@@ -277,16 +269,8 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
     /// with its socket ends it.
     @Test(.enabled(if: geteuid() == 0, "a time namespace needs root"))
     func theJobsFeedOutlastsADaemonSlowToAnswer() throws {
-        let uptime = monotonicNow()
-        try #require(uptime > 10, "the machine has been up for more than ten seconds")
-        let directory = TemporaryDirectory()
-        let bus = try PrivateBus()
-        let manager = try systemdManager(bus)
-        try manager.send("set", "Progress", "0.05")
-        try manager.send("set", "SystemState", "starting")
-        let daemon = try GaugedProcess(
-            ["--boot", "--boot-history", directory.appending("boot-duration"), "--fps", "60"],
-            launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+        let (bus, manager, daemon, history) = try firstBootFiveSecondsIn()
+        _ = history
         let client = try PipedGaugectl([
             "--socket", daemon.socketPath, "--timeout", "0.2", "systemd", "--boot-estimate", "--address", bus.address,
             "--interval", "0.02",
@@ -746,6 +730,23 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         }
         #expect(client.terminate().status != nil)
     }
+}
+
+/// systemd starting a first boot (no history; 5% of its jobs done) on a private bus, and a
+/// boot daemon five seconds into it in a time namespace (root only), with the directory
+/// that holds its history.
+private func firstBootFiveSecondsIn() throws -> (PrivateBus, ReplayService, GaugedProcess, TemporaryDirectory) {
+    let uptime = monotonicNow()
+    try #require(uptime > 10, "the machine has been up for more than ten seconds")
+    let directory = TemporaryDirectory()
+    let bus = try PrivateBus()
+    let manager = try systemdManager(bus)
+    try manager.send("set", "Progress", "0.05")
+    try manager.send("set", "SystemState", "starting")
+    let daemon = try GaugedProcess(
+        ["--boot", "--boot-history", directory.appending("boot-duration"), "--fps", "60"],
+        launcher: ["/usr/bin/unshare", "--time", "--fork", "--kill-child", "--monotonic=-\(Int(uptime) - 5)"])
+    return (bus, manager, daemon, directory)
 }
 
 /// The children of `pid` (`/proc/PID/task/PID/children`).

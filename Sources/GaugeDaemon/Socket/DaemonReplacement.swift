@@ -57,10 +57,8 @@ final class DaemonReplacement {
     }
 
     private static func send(_ text: String, on fd: Int32, until deadline: Double) -> Bool {
-        var entries = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)]
-        guard (try? Syscall.poll(&entries, timeoutMilliseconds: milliseconds(until: deadline))) != nil,
-            entries[0].revents & Int16(POLLOUT) != 0
-        else { return false }
+        let ready = (try? Syscall.poll(fd, events: Int16(POLLOUT), timeoutMilliseconds: milliseconds(until: deadline))) ?? 0
+        guard ready & Int16(POLLOUT) != 0 else { return false }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { (try? Syscall.write(fd, $0)) ?? nil }
         return written == bytes.count
@@ -70,10 +68,12 @@ final class DaemonReplacement {
     private static func waitForEnd(of fd: Int32, until deadline: Double) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
-            var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-            guard (try? Syscall.poll(&entries, timeoutMilliseconds: milliseconds(until: deadline))) != nil,
-                entries[0].revents != 0
-            else { return false }
+            // 0: the time is up, or a signal came (poll says nothing more then).
+            guard (try? Syscall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: milliseconds(until: deadline))) ?? 0 != 0
+            else {
+                if MonotonicClock.now() >= deadline { return false }
+                continue
+            }
             // An error (ECONNRESET) is its end too; nil: nothing to read yet.
             let count = buffer.withUnsafeMutableBytes { buffer in Result { () throws(SystemError) in try Syscall.read(fd, into: buffer) } }
             switch count {
@@ -88,8 +88,7 @@ final class DaemonReplacement {
         guard let fd = try? Syscall.open(path, flags: O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) else { return }
         defer { Syscall.close(fd) }
         while (try? Syscall.lockExclusive(fd, path)) == false, MonotonicClock.now() < deadline {
-            var none: [pollfd] = []
-            try? Syscall.poll(&none, timeoutMilliseconds: 5)
+            _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: 5)
         }
     }
 }

@@ -7,23 +7,23 @@ import GaugeSystem
 /// anything is drawn, the signals taken before the console, the first frame before what it
 /// does not need), the parts connected to the daemon, and the order they close in.
 extension Daemon {
-    /// Listens, presents the first frame and sets up the loop's sources (`run()` calls it).
-    /// The socket is bound first (a second daemon on the same path fails before it draws),
-    /// and the signals are taken before the console is; what no part of the first frame
-    /// needs (the connections' server, VT switching, the demo) is set up after it, so the
-    /// splash is on screen sooner.
+    /// Presents the first frame and sets up the loop's sources (`run()` calls it). The
+    /// sockets were bound by `init`, before the display was opened; the signals are taken
+    /// before the console is; what no part of the first frame needs (the native socket's
+    /// server, VT switching, the demo) is set up after it, so the splash is on screen
+    /// sooner. Connections wait in the sockets' queues until the loop runs.
     package func start() throws(DaemonError) {
         SignalSource.ignoreStraySignals()
         RootSwitch.markArgv0InInitrd(log: log)
-        let groupID = try PeerPolicy.groupID(named: options.group)
-        let listener = try ListeningSocket.forDaemon(options, groupID: groupID)
+        guard let listeners else { throw DaemonError("cannot start twice") }
+        self.listeners = nil
         try takeFramesAndSignals()
         connectParts()
-        if options.psplashFIFO != nil || options.plymouth { startCompatInputs(groupID: groupID) }
+        if options.psplashFIFO != nil || options.plymouth { startCompatInputs(listeners) }
         watchConsoleQuestions()
         if let directory = options.escapeInput { screenQuestions.watchKeyboards(in: directory) }
         let showing = presentFirstFrame()
-        try serve(listener, groupID: groupID)
+        try serve(listeners.native, groupID: listeners.groupID)
         if showing { console?.enableProcessSwitching() }
         log.info("listening on \(options.socketPath)")
         frames.schedule()
@@ -79,9 +79,9 @@ extension Daemon {
 
     /// psplash's FIFO and Plymouth's socket (`--psplash-fifo`, `--plymouth`), with
     /// Plymouth's questions asked on the screen (`--ask`).
-    private func startCompatInputs(groupID: UInt32?) {
+    private func startCompatInputs(_ listeners: DaemonListeners) {
         let compat = CompatInputs(
-            loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: groupID),
+            loop: loop, log: log, throttled: throttled, policy: PeerPolicy(groupID: listeners.groupID),
             idleTimeout: options.idleTimeout
         ) { [self] request, access in
             guard refusal(of: request, from: nil, access: access) == nil else { return false }
@@ -99,7 +99,7 @@ extension Daemon {
             compat.questions = screenQuestions.openDesk(ttyPath: ttyPath, keymapPath: options.keymapPath)
         }
         self.compat = compat
-        compat.open(psplashFIFO: options.psplashFIFO, plymouth: options.plymouth, pidFile: options.plymouthPIDFile)
+        compat.open(psplashFIFO: options.psplashFIFO, plymouth: listeners.plymouth, pidFile: options.plymouthPIDFile)
     }
 
     /// The title and mode asked for, the boot estimate, and the first frame, on the

@@ -48,6 +48,8 @@ package final class Daemon {
     /// The message line's and the details view's words: a client's, or the boot's steps.
     var messages = BootMessages()
     private var themes: ThemeKeeper
+    /// The sockets `init` bound, until `start()` serves them.
+    var listeners: DaemonListeners?
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
@@ -61,6 +63,7 @@ package final class Daemon {
         } catch {
             throw DaemonError("cannot create the event loop: \(error)")
         }
+        listeners = try DaemonListeners(options, log: log)
         themes = ThemeKeeper(options: options)
         let theme = themes.initialTheme(log: log)
         let (slot, display) = try options.display.open(devices: devices, loop: loop, log: log)

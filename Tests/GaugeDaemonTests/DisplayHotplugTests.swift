@@ -264,6 +264,42 @@ struct DisplayHotplugTests {
     let card0 = DeviceNumber(major: 226, minor: 0)
     let card1 = DeviceNumber(major: 226, minor: 1)
 
+    /// The socket is bound before a display is opened: a client that connects while the
+    /// card opens (here: from within its open) waits in the queue, and is answered once
+    /// the loop runs, after the first frame.
+    @Test func aClientConnectedWhileTheCardOpensIsAnsweredOnceTheLoopRuns() throws {
+        let directory = TemporaryDirectory()
+        let devices = try FakeDevices()
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: card0)
+        var options = DaemonOptions()
+        options.socketPath = directory.appending("gauged.sock")
+        options.vt = "none"
+        var environment = devices.environment
+        let open = environment.open
+        var early: TestClient?
+        var connectError: String?
+        environment.open = { node throws(DisplayError) in
+            do {
+                early = try TestClient(path: options.socketPath)
+            } catch {
+                connectError = "\(error)"
+            }
+            return try open(node)
+        }
+        let daemon = try Daemon(options: options, log: Log(sink: { _ in }), devices: environment)
+        defer { daemon.shutdown() }
+        #expect(connectError == nil, "no socket while the card opened: \(connectError ?? "")")
+        let client = try #require(early)
+        defer { client.close() }
+        client.send("ping\n")
+        try daemon.start()
+        let display = try #require(devices.display("/dev/dri/card0"))
+        #expect(display.frameCount == 1, "the first frame before any connection is served")
+        #expect(client.lines.isEmpty)
+        try #require(try pump(daemon.loop) { !client.lines.isEmpty }, "no answer to the early ping")
+        #expect(client.lines == ["ok"])
+    }
+
     @Test func startsWithNoDisplayTakesEfifbThenMovesToTheDRMCardThatReplacesIt() throws {
         let fixture = try HotplugFixture()
         let devices = fixture.devices

@@ -80,13 +80,18 @@ final class CompatInputs {
         }
     }
 
-    func openPlymouthSocket() throws(DaemonError) {
-        let listener: ListeningSocket
+    /// Binds Plymouth's socket, which `openPlymouthSocket` then serves: the daemon binds it
+    /// before it opens a display, so a client asking whether a splash runs (`plymouth
+    /// --ping`) finds one from the daemon's first moments.
+    static func bindPlymouthSocket() throws(DaemonError) -> ListeningSocket {
         do throws(ListenerError) {
-            listener = try ListeningSocket.bind(path: Self.plymouthSocket, backlog: 16)
+            return try ListeningSocket.bind(path: plymouthSocket, backlog: 16)
         } catch {
             throw DaemonError("cannot listen on Plymouth's socket: \(error)")
         }
+    }
+
+    func openPlymouthSocket(_ listener: ListeningSocket) throws(DaemonError) {
         var configuration = SocketServerConfiguration()
         configuration.maxClients = Self.maxPlymouthClients
         configuration.policy = policy
@@ -139,18 +144,19 @@ final class CompatInputs {
         createdPIDFile = nil
     }
 
-    /// Opens psplash's FIFO at `psplashFIFO` and Plymouth's socket (`plymouth`), and
-    /// claims `pidFile` when the questions are asked here. Another splash may hold any of
-    /// them; the native socket still serves, so each failure is logged and the rest go on.
-    func open(psplashFIFO: String?, plymouth: Bool, pidFile: String?) {
+    /// Opens psplash's FIFO at `psplashFIFO`, serves Plymouth's socket (`plymouth`, bound
+    /// by `bindPlymouthSocket`), and claims `pidFile` when the questions are asked here.
+    /// Another splash may hold any of them; the native socket still serves, so each
+    /// failure is logged and the rest go on.
+    func open(psplashFIFO: String?, plymouth: ListeningSocket?, pidFile: String?) {
         do throws(DaemonError) {
             if let psplashFIFO { try openPsplashFIFO(path: psplashFIFO) }
         } catch {
             log.info("\(error)")
         }
         do throws(DaemonError) {
-            if plymouth {
-                try openPlymouthSocket()
+            if let plymouth {
+                try openPlymouthSocket(plymouth)
                 if questions != nil, let pidFile { claimPIDFile(pidFile) }
             }
         } catch {

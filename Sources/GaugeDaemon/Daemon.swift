@@ -214,7 +214,7 @@ package final class Daemon {
         case .theme(let settings): return themes.apply(settings, to: screen)
         case .failure(let title):
             log.info("a client put up the failure screen")
-            screen.showFailure(title: title)
+            screen.showFailure(title: title, bootID: BootID.read())
             screenQuestions.failureChanged()
             holdBootEstimate()
         case .failureSummary(let text): return screen.setFailureSummary(text)

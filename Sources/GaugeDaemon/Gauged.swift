@@ -49,11 +49,7 @@ package enum Gauged {
 
     /// The kernel's command line (/proc/cmdline, at most 4 KiB), or "" where it cannot be read.
     private static func kernelCommandLine() -> String {
-        guard let fd = try? Syscall.open("/proc/cmdline", flags: O_RDONLY | O_NONBLOCK | O_NOCTTY) else { return "" }
-        defer { Syscall.close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { buffer in (try? Syscall.read(fd, into: buffer)) ?? nil } ?? 0
-        return String(decoding: bytes[..<count], as: UTF8.self)
+        Syscall.kernelText("/proc/cmdline", maxBytes: 4096) ?? ""
     }
 }
 

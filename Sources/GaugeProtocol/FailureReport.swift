@@ -8,6 +8,9 @@ package struct FailureReport: Equatable, Sendable {
     /// The title as given (empty: `defaultTitle` shows).
     package var title: String
     package var summary = ""
+    /// The kernel's boot ID, 32 hex digits ("" where unknown): what the journal files this
+    /// boot's lines under, so `journalctl -b ID` finds the whole log of the failed boot later.
+    package var bootID = ""
     /// The detail lines kept, the oldest first.
     package private(set) var lines: [String] = []
     /// Detail lines dropped to keep within the limits, oldest first.

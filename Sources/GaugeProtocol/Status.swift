@@ -56,26 +56,32 @@ package struct Status: Equatable, Sendable {
         package var summary: String
         package var lines: Int
         package var dropped: Int
+        /// The boot ID its QR code carries ("" where none, when the key is left out).
+        package var boot: String
 
-        package init(title: String, summary: String, lines: Int, dropped: Int) {
+        package init(title: String, summary: String, lines: Int, dropped: Int, boot: String = "") {
             self.title = title
             self.summary = summary
             self.lines = lines
             self.dropped = dropped
+            self.boot = boot
         }
 
+        /// `boot` only where known.
         var jsonValue: JSONValue {
-            .object([
+            var members: [JSONValue.Member] = [
                 .init("title", .string(title)), .init("summary", .string(summary)),
                 .init("lines", .number(Double(lines))), .init("dropped", .number(Double(dropped))),
-            ])
+            ]
+            if !boot.isEmpty { members.append(.init("boot", .string(boot))) }
+            return .object(members)
         }
 
         init?(_ value: JSONValue) {
             guard let title = value["title"]?.stringValue, let summary = value["summary"]?.stringValue,
                 let lines = value["lines"]?.intValue, let dropped = value["dropped"]?.intValue
             else { return nil }
-            self.init(title: title, summary: summary, lines: lines, dropped: dropped)
+            self.init(title: title, summary: summary, lines: lines, dropped: dropped, boot: value["boot"]?.stringValue ?? "")
         }
     }
 

@@ -99,13 +99,7 @@ package enum PIDFile {
 
     /// The name of process `pid` (`/proc/PID/comm`), nil when there is no such process.
     static func processName(_ pid: Int32) -> String? {
-        guard let fd = try? Syscall.open("/proc/\(pid)/comm", flags: O_RDONLY | O_NOCTTY | O_CLOEXEC) else { return nil }
-        defer { Syscall.close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        let count = bytes.withUnsafeMutableBytes { buffer in (try? Syscall.read(fd, into: buffer)) ?? nil } ?? 0
-        guard count > 0 else { return nil }
-        var name = bytes[..<count]
-        if name.last == UInt8(ascii: "\n") { name = name.dropLast() }
-        return String(decoding: name, as: UTF8.self)
+        guard let name = Syscall.kernelText("/proc/\(pid)/comm", maxBytes: 32), !name.isEmpty else { return nil }
+        return name
     }
 }

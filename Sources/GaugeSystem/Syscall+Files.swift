@@ -27,6 +27,18 @@ extension Syscall {
         try retrying("pread", "read") { CGaugeLinux.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
+    /// A kernel file's text (`/proc`, `/sys`: their size is not known before the read), one
+    /// read of at most `maxBytes`, without a trailing newline; nil where it cannot be read.
+    package static func kernelText(_ path: String, maxBytes: Int) -> String? {
+        guard let fd = try? open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: maxBytes)
+        guard let count = bytes.withUnsafeMutableBytes({ buffer in (try? read(fd, into: buffer)) ?? nil }) else { return nil }
+        var text = bytes[..<count]
+        if text.last == UInt8(ascii: "\n") { text = text.dropLast() }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     package static func truncate(_ fd: Int32, length: Int) throws(SystemError) {
         _ = try retrying("ftruncate", "ftruncate") { CGaugeLinux.ftruncate(fd, off_t(length)) }
     }

@@ -47,7 +47,7 @@ import GaugeTestSupport
         let status = try daemon.waitForStatus { $0.failure?.lines == 4 }
         #expect(status.state == .failure)
         #expect(status.failure == Status.Failure(
-            title: "This system could not start", summary: "Local File Systems ← /data ← /dev/disk/by-uuid/1234", lines: 4, dropped: 0))
+            title: "This system could not start", summary: "Local File Systems ← /data ← /dev/disk/by-uuid/1234", lines: 4, dropped: 0, boot: thisBoot))
         #expect(status.message == "Press Enter for a maintenance shell, or R to restart")
         usleep(200_000)
         #expect(script.process.isRunning, "the screen waits for a key")
@@ -84,7 +84,7 @@ import GaugeTestSupport
         defer { script.stop() }
         let status = try daemon.waitForStatus { $0.failure?.lines == 4 }
         #expect(status.failure == Status.Failure(
-            title: "This system could not start", summary: "/dev/disk/by-uuid/1234 does not exist", lines: 4, dropped: 0))
+            title: "This system could not start", summary: "/dev/disk/by-uuid/1234 does not exist", lines: 4, dropped: 0, boot: thisBoot))
         try script.press("enter")
         #expect(script.waitForExit())
         #expect(daemon.waitForExit(seconds: 10) == 0, "\(daemon.log)")

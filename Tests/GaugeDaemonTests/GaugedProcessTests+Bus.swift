@@ -462,7 +462,7 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         try manager.send("signal", "JobNew", "u", "30", "o", "/org/freedesktop/systemd1/job/30", "s", "gauged-unit-failed@example.service.service")
         let shown = try daemon.waitForStatus(seconds: 10) { $0.failure != nil }
         #expect(shown.failure == Status.Failure(
-            title: "Part of this system could not start", summary: "example.service failed", lines: 0, dropped: 0))
+            title: "Part of this system could not start", summary: "example.service failed", lines: 0, dropped: 0, boot: thisBoot))
         #expect(shown.state == .failure)
         // A second unit's handler while the screen is up: the screen is its script's to rebuild.
         try manager.send("signal", "JobNew", "u", "31", "o", "/org/freedesktop/systemd1/job/31", "s", "gauged-unit-failed@other.service.service")
@@ -474,7 +474,7 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         try manager.send("signal", "JobNew", "u", "33", "o", "/org/freedesktop/systemd1/job/33", "s", "emergency.target")
         let failed = try daemon.waitForStatus(seconds: 10) { $0.failure?.title != "Part of this system could not start" }
         #expect(failed.failure == Status.Failure(
-            title: "This system could not start", summary: "The boot stopped in emergency mode", lines: 0, dropped: 0))
+            title: "This system could not start", summary: "The boot stopped in emergency mode", lines: 0, dropped: 0, boot: thisBoot))
         let end = client.close()
         #expect(end.status == 0, "\(end.stderr)")
     }

@@ -35,9 +35,9 @@ import Testing
         #expect(run.status == 0 && run.stdout == "" && run.stderr == "", "\(run.status) \(run.stderr)")
         run = try gaugectl(socket + ["status", "--json"])
         let status = try #require(Status.parse(json: String(run.stdout.dropLast())))
-        #expect(status.failure == Status.Failure(title: "Update failed", summary: "dpkg returned 1", lines: 7, dropped: 0))
+        #expect(status.failure == Status.Failure(title: "Update failed", summary: "dpkg returned 1", lines: 7, dropped: 0, boot: thisBoot))
         #expect(status.state == .failure)
-        #expect(run.stdout.contains(#""failure":{"title":"Update failed","summary":"dpkg returned 1","lines":7,"dropped":0}"#))
+        #expect(run.stdout.contains(#""failure":{"title":"Update failed","summary":"dpkg returned 1","lines":7,"dropped":0,"boot":"\#(thisBoot)"}"#))
         // Still: nothing moves, so the daemon arms no timer.
         #expect(try daemon.waitForStatus { !$0.animating }.failure != nil)
 
@@ -84,7 +84,7 @@ import Testing
         // No title: the default; stdin (here /dev/null) for the details: none.
         var run = try gaugectl(socket + ["failure", "--details", "-"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(try daemon.status().failure == Status.Failure(title: "Something went wrong", summary: "", lines: 0, dropped: 0))
+        #expect(try daemon.status().failure == Status.Failure(title: "Something went wrong", summary: "", lines: 0, dropped: 0, boot: thisBoot))
         run = try gaugectl(socket + ["failure", "--details", daemon.directory.appending("absent.log")])
         #expect(run.status == 1 && run.stderr.hasPrefix("gaugectl: failure: cannot open "), "\(run.stderr)")
         run = try gaugectl(socket + ["failure", "--details"])

@@ -57,7 +57,7 @@ import GaugeTestSupport
         #expect(status.state == .failure)
         #expect(status.failure == Status.Failure(
             title: "This system could not start",
-            summary: "ALERT!  UUID=1234-abcd does not exist.  Dropping to a shell!", lines: 3, dropped: 0))
+            summary: "ALERT!  UUID=1234-abcd does not exist.  Dropping to a shell!", lines: 3, dropped: 0, boot: thisBoot))
         #expect(status.message == "Press Enter for a shell, or R to restart")
         usleep(200_000)
         #expect(script.process.isRunning, "the screen waits for a key")

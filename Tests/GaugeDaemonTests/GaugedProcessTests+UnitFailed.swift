@@ -81,7 +81,7 @@ import GaugeTestSupport
         defer { script.stop() }
         let summary = "example.service exited with status 3 (Example example)"
         let status = try daemon.waitForStatus { $0.failure?.lines == 2 }
-        #expect(status.failure == Status.Failure(title: Self.title, summary: summary, lines: 2, dropped: 0))
+        #expect(status.failure == Status.Failure(title: Self.title, summary: summary, lines: 2, dropped: 0, boot: thisBoot))
         #expect(status.message == "Press Enter to continue, or R to restart")
         waitForKeyWait(script)
         // The screen at once, naming the unit; then again with systemd's facts and the
@@ -251,7 +251,7 @@ import GaugeTestSupport
         #expect(second.waitForExit())
         let both = try daemon.status()
         #expect(both.failure == Status.Failure(
-            title: Self.title, summary: "2 parts of this system failed: other.service, example.service", lines: 4, dropped: 0))
+            title: Self.title, summary: "2 parts of this system failed: other.service, example.service", lines: 4, dropped: 0, boot: thisBoot))
         #expect(!second.calls.contains("wait-key") && !second.calls.contains("--details - Example"), "\(second.calls)")
         #expect(first.process.isRunning)
         try first.press("enter")

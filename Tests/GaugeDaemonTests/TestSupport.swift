@@ -23,6 +23,15 @@ func pump(_ loop: EventLoop, for seconds: Double) throws {
     while MonotonicClock.now() < deadline { try loop.runOnce(timeoutMilliseconds: 5) }
 }
 
+/// This machine's boot ID as the kernel gives it, dashes left out: what a failure screen's
+/// QR code and `status` carry.
+let thisBoot: String = {
+    let text = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? ""
+    let id = text.filter { $0.isHexDigit }
+    precondition(id.count == 32, "no boot ID in /proc: \(text)")
+    return id
+}()
+
 let sockStream = Int32(SOCK_STREAM.rawValue)
 let sockDgram = Int32(SOCK_DGRAM.rawValue)
 let sockNonBlock = Int32(SOCK_NONBLOCK.rawValue)

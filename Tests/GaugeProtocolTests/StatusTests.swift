@@ -104,13 +104,17 @@ import Testing
         #expect(Status.parse(json: withStall.json().replacing("7.5,", with: #""7.5","#, maxReplacements: 1)) == nil)
     }
 
-    /// `failure` is `null` while no failure screen is up, an object while one is, and
-    /// missing from an older daemon's reply (read as none).
+    /// `failure` is `null` while no failure screen is up, an object while one is (its
+    /// `boot` only where known), and missing from an older daemon's reply (read as none).
     @Test func failureIsNullOrTheScreensObject() {
         var up = Self.sample
         up.failure = Status.Failure(title: "Update failed", summary: "disk \"full\"", lines: 3, dropped: 1)
         #expect(up.json().hasSuffix(#","frames":7,"failure":{"title":"Update failed","summary":"disk \"full\"","lines":3,"dropped":1}}"#))
         #expect(Status.parse(json: up.json()) == up)
+        up.failure?.boot = "3f2a9c1e0b7d45e6a8c9d0e1f2a3b4c5"
+        #expect(up.json().hasSuffix(#""lines":3,"dropped":1,"boot":"3f2a9c1e0b7d45e6a8c9d0e1f2a3b4c5"}}"#))
+        #expect(Status.parse(json: up.json()) == up)
+        up.failure?.boot = ""
         #expect(Status.parse(json: Self.sample.json())?.failure == nil)
         let old = Self.sample.json().replacing(#","failure":null"#, with: "", maxReplacements: 1)
         #expect(!old.contains("failure"))

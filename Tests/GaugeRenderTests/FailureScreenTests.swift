@@ -127,9 +127,9 @@ struct FailureScreenTests {
     }
 
     /// The QR code beside the box, read back from the frame by a real decoder (zbarimg):
-    /// the title, the summary, how many lines it leaves out, and the newest lines, byte for
-    /// byte, as many as version 20 holds.
-    @Test("the QR code carries the title, the summary and the newest lines, as zbarimg reads them", arguments: [
+    /// the title, the summary, the boot's ID, how many lines it leaves out, and the newest
+    /// lines, byte for byte, as many as version 20 holds.
+    @Test("the QR code carries the title, the summary, the boot ID and the newest lines, as zbarimg reads them", arguments: [
         (1280, 800, 1.0), (1920, 1080, 1.0), (3840, 2160, 2.0),
     ])
     func codeReadBack(size: (Int, Int, Double)) throws {
@@ -137,6 +137,7 @@ struct FailureScreenTests {
         let scene = Scene(theme: Self.logoTheme, width: size.0, height: size.1, scale: size.2)
         var report = FailureReport(title: "This system could not start")
         report.summary = "Local File Systems \u{2190} /data \u{2190} /dev/disk/by-uuid/158f35fd-150d-40cd-a785-e33d5518e11a"
+        report.bootID = "3f2a9c1e0b7d45e6a8c9d0e1f2a3b4c5"
         for n in 1...60 { report.append("[\(n).5] systemd[1]: unit-\(n).service: Main process exited, code=exited, status=1/FAILURE") }
         scene.render(Self.failedModel(report), at: 10, into: display.framebuffer)
         checkApart(scene, "\(size.0)x\(size.1)@\(size.2) with its QR code")
@@ -144,10 +145,10 @@ struct FailureScreenTests {
         #expect(!scene.failureCodeRect.isEmpty)
         let text = String(decoding: code.payload, as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(Array(lines.prefix(2)) == [report.title, report.summary])
-        let carried = Array(lines.dropFirst(3))
+        #expect(Array(lines.prefix(3)) == [report.title, report.summary, "Boot ID 3f2a9c1e0b7d45e6a8c9d0e1f2a3b4c5"])
+        let carried = Array(lines.dropFirst(4))
         #expect(carried.count >= 5 && carried.count < 60, "\(carried.count) lines carried")
-        #expect(lines[2] == "... \(60 - carried.count) earlier lines not in this code", "it says how many it leaves out")
+        #expect(lines[3] == "... \(60 - carried.count) earlier lines not in this code", "it says how many it leaves out")
         #expect(carried == Array(report.lines.suffix(carried.count)), "the newest lines, in order")
         // One line more would not fit in the version the room allows.
         #expect(code.width <= 17 + 4 * QRCode.maxVersion)
@@ -183,6 +184,8 @@ struct FailureScreenTests {
         few.summary = "hello: subprocess installed post-installation script returned error exit status 1"
         for n in 1...3 { few.append("line \(n)") }
         #expect(try lines(of: few) == [few.title, few.summary, "line 1", "line 2", "line 3"])
+        few.bootID = "00112233445566778899aabbccddeeff"
+        #expect(try lines(of: few) == [few.title, few.summary, "Boot ID 00112233445566778899aabbccddeeff", "line 1", "line 2", "line 3"])
 
         var many = FailureReport(title: "Update failed")
         for n in 1...(Limits.maxFailureLines + 5) { many.append("line \(n)") }

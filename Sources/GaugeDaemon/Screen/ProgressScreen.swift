@@ -123,9 +123,11 @@ package final class ProgressScreen {
     /// The details view's lines (nil: hidden).
     func setDetails(_ lines: [String]?) { model.details = lines }
 
-    /// `failure [TITLE]`: a new failure screen, and the bar in the failure state.
-    package func showFailure(title: String) {
+    /// `failure [TITLE]`: a new failure screen, and the bar in the failure state; `bootID`
+    /// is the kernel's (`BootID.read()`), which its QR code carries.
+    package func showFailure(title: String, bootID: String = "") {
         model.failure = FailureReport(title: title)
+        model.failure?.bootID = bootID
         model.state = .failure
     }
 
@@ -388,7 +390,7 @@ package final class ProgressScreen {
             animating: isAnimating(at: time), clients: clients, frames: framesPresented, stallTime: theme.stallTime,
             waitNotice: theme.waitNotice,
             failure: model.failure.map {
-                Status.Failure(title: $0.shownTitle, summary: $0.summary, lines: $0.lines.count, dropped: $0.dropped)
+                Status.Failure(title: $0.shownTitle, summary: $0.summary, lines: $0.lines.count, dropped: $0.dropped, boot: $0.bootID)
             })
     }
 }

@@ -903,6 +903,28 @@ def check_one_daemon(a, boot, report):
     a.started = started
 
 
+# A unit's name as systemd names a step ("systemd-user-sessions.service"), quoted as
+# `gaugectl status` prints the message.
+UNIT_NAME = re.compile(r'"[^" /]+\.(service|mount|swap|socket|target|path|timer|device|slice|scope|automount)"')
+
+
+def check_step_description(a, boot, report):
+    # The message line reads as the step's description ("Permit User Sessions"), not its
+    # unit's name, once gauged-waits has sent the descriptions (the probe waits for that:
+    # under emulation they come 1-2 s after the follower starts, and until then a step
+    # shows its name).
+    lines = a.lines
+    described = next((text.split()[2] for _, text in lines if text.startswith("GAUGE-PROBE described ")), "0")
+    message = next((text.split("message:", 1)[1].strip() for _, text in lines
+                    if text.startswith("GAUGE-PROBE status message:")), None)
+    if described == "0":
+        report.figure("the message line at the end of boot", f"{message} (gauged-waits sent no descriptions: not judged)")
+        return
+    report.check(message is not None and not UNIT_NAME.fullmatch(message),
+                 "the message line at the end of boot reads as a description, not a unit's name",
+                 f"message once gauged-waits sent the descriptions: {message}")
+
+
 def check_display_at_end(a, boot, report):
     lines, drm_ready, boot_frames = a.lines, a.drm_ready, a.boot_frames
     # The display it ends the boot on: the DRM device (bochs-drm), not the firmware's
@@ -1070,6 +1092,7 @@ def analyse(boot, exited, report):
     check_status_leaves_console(a, boot, report)
     check_one_daemon(a, boot, report)
     check_display_at_end(a, boot, report)
+    check_step_description(a, boot, report)
     check_poweroff_splash(a, boot, report)
     check_poweroff_covered(a, boot, report)
     check_poweroff_words(a, boot, report)

@@ -9,7 +9,8 @@ package struct FailureReport: Equatable, Sendable {
     package var title: String
     package var summary = ""
     /// The kernel's boot ID, 32 hex digits ("" where unknown): what the journal files this
-    /// boot's lines under, so `journalctl -b ID` finds the whole log of the failed boot later.
+    /// boot's lines under. The QR code carries its first 8 digits, which find the boot in
+    /// `journalctl --list-boots` later, and so the whole log of the failed boot.
     package var bootID = ""
     /// The detail lines kept, the oldest first.
     package private(set) var lines: [String] = []

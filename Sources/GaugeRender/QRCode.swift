@@ -51,17 +51,17 @@ package struct QRCode: Equatable {
         return .code(QRCode(width: Int(width), dark: dark, payload: payload))
     }
 
-    /// The failure screen's code: its title, its summary, the boot's ID ("Boot ID" and 32 hex
-    /// digits, to find the whole log with), then the newest detail lines that fit, one a
-    /// line, as plain UTF-8 text a phone's camera shows as it is; where lines are left out
-    /// (those that do not fit, and those the daemon dropped), a line before them says how
-    /// many (`omittedNote`). `.tooLong` when not even the title, summary and ID fit in
-    /// `maxVersion`.
+    /// The failure screen's code: its title, its summary, the boot's short identifier
+    /// ("Boot" and the boot ID's first 8 hex digits, to search `journalctl --list-boots`
+    /// for), then the newest detail lines that fit, one a line, as plain UTF-8 text a
+    /// phone's camera shows as it is; where lines are left out (those that do not fit, and
+    /// those the daemon dropped), a line before them says how many (`omittedNote`).
+    /// `.tooLong` when not even the title, summary and identifier fit in `maxVersion`.
     package static func failureReport(_ report: FailureReport, maxVersion: Int) -> Made {
         func payload(_ count: Int) -> [UInt8] {
             var text = Array(report.shownTitle.utf8)
             if !report.summary.isEmpty { text += [0x0A] + Array(report.summary.utf8) }
-            if !report.bootID.isEmpty { text += Array("\nBoot ID ".utf8) + Array(report.bootID.utf8) }
+            if !report.bootID.isEmpty { text += Array("\nBoot ".utf8) + Array(report.bootID.utf8.prefix(8)) }
             let omitted = report.dropped + report.lines.count - count
             if omitted > 0 { text += [0x0A] + Array(omittedNote(omitted).utf8) }
             for line in report.lines.suffix(count) { text += [0x0A] + Array(line.utf8) }

@@ -36,8 +36,9 @@ import GaugeTestSupport
         """
     }
 
-    /// A journalctl that answers `-u NAME` with two lines of NAME's: its own error (as a
-    /// service's standard error is logged, at info) and systemd's about it.
+    /// A journalctl that answers `-u NAME` with three lines of NAME's: its own error (as a
+    /// service's standard error is logged, at info), systemd's about it, and systemd's that
+    /// it starts the handler, which the script leaves out.
     static let journalctl = """
         #!/bin/sh
         case "$*" in
@@ -46,6 +47,7 @@ import GaugeTestSupport
               if [ "$1" = -u ]; then
                 printf '[    5.100000] boot-test %s[300]: cannot read /etc/example.conf: No such file or directory\\n' "${2%.service}"
                 printf '[    5.200000] boot-test systemd[1]: %s: Main process exited, code=exited, status=3/NOTIMPLEMENTED\\n' "$2"
+                printf '[    5.300000] boot-test systemd[1]: %s: Triggering OnFailure= dependencies.\\n' "$2"
                 shift
               fi
               shift

@@ -86,7 +86,7 @@ let entries: [Entry] = [
               m.setTarget(58); m.state = .failure; m.message = "Press Enter for a maintenance shell, or R to restart"
               var report = FailureReport(title: "This system could not start")
               report.summary = "Local File Systems \u{2190} /data \u{2190} /dev/disk/by-uuid/158f35fd-150d-40cd-a785-e33d5518e11a"
-              report.bootID = "6d1f0c9e4b2a4f8e9a7c3d5b1e0f2a4c"
+              report.bootID = "6d1f0c9e"
               for line in [
                   "[3.412] kernel: amd_pstate: the _CPC object is not present in SBIOS or ACPI disabled",
                   "[15.381] systemd[1]: Timed out waiting for device dev-disk-by\\x2duuid-158f35fd\\x2d150d\\x2d40cd\\x2da785\\x2de33d5518e11a.device - /dev/disk/by-uuid/158f35fd-150d-40cd-a785-e33d5518e11a.",

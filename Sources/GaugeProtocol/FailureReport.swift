@@ -8,9 +8,9 @@ package struct FailureReport: Equatable, Sendable {
     /// The title as given (empty: `defaultTitle` shows).
     package var title: String
     package var summary = ""
-    /// The kernel's boot ID, 32 hex digits ("" where unknown): what the journal files this
-    /// boot's lines under. The QR code carries its first 8 digits, which find the boot in
-    /// `journalctl --list-boots` later, and so the whole log of the failed boot.
+    /// The boot's identifier ("" where unknown): the first 8 hex digits of the kernel's boot
+    /// ID, under which the journal files the boot's lines. The QR code carries it: it finds
+    /// the boot in `journalctl --list-boots` later, and so the failed boot's whole log.
     package var bootID = ""
     /// The detail lines kept, the oldest first.
     package private(set) var lines: [String] = []

@@ -56,7 +56,7 @@ package struct Status: Equatable, Sendable {
         package var summary: String
         package var lines: Int
         package var dropped: Int
-        /// The boot ID its QR code carries ("" where none, when the key is left out).
+        /// The boot's identifier its QR code carries ("" where none, when the key is left out).
         package var boot: String
 
         package init(title: String, summary: String, lines: Int, dropped: Int, boot: String = "") {

@@ -51,9 +51,8 @@ package struct QRCode: Equatable {
         return .code(QRCode(width: Int(width), dark: dark, payload: payload))
     }
 
-    /// The failure screen's code: its title, its summary, the boot's short identifier
-    /// ("Boot" and the boot ID's first 8 hex digits, to search `journalctl --list-boots`
-    /// for), then the newest detail lines that fit, one a line, as plain UTF-8 text a
+    /// The failure screen's code: its title, its summary, the boot's identifier ("Boot" and
+    /// `FailureReport.bootID`, to search `journalctl --list-boots` for), then the newest detail lines that fit, one a line, as plain UTF-8 text a
     /// phone's camera shows as it is; where lines are left out (those that do not fit, and
     /// those the daemon dropped), a line before them says how many (`omittedNote`).
     /// `.tooLong` when not even the title, summary and identifier fit in `maxVersion`.
@@ -61,7 +60,7 @@ package struct QRCode: Equatable {
         func payload(_ count: Int) -> [UInt8] {
             var text = Array(report.shownTitle.utf8)
             if !report.summary.isEmpty { text += [0x0A] + Array(report.summary.utf8) }
-            if !report.bootID.isEmpty { text += Array("\nBoot ".utf8) + Array(report.bootID.utf8.prefix(8)) }
+            if !report.bootID.isEmpty { text += Array("\nBoot ".utf8) + Array(report.bootID.utf8) }
             let omitted = report.dropped + report.lines.count - count
             if omitted > 0 { text += [0x0A] + Array(omittedNote(omitted).utf8) }
             for line in report.lines.suffix(count) { text += [0x0A] + Array(line.utf8) }

@@ -23,13 +23,13 @@ func pump(_ loop: EventLoop, for seconds: Double) throws {
     while MonotonicClock.now() < deadline { try loop.runOnce(timeoutMilliseconds: 5) }
 }
 
-/// This machine's boot ID as the kernel gives it, dashes left out: what a failure screen's
-/// QR code and `status` carry.
+/// This boot's identifier, the first 8 hex digits of the kernel's boot ID: what a failure
+/// screen's QR code and `status` carry.
 let thisBoot: String = {
     let text = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? ""
-    let id = text.filter { $0.isHexDigit }
-    precondition(id.count == 32, "no boot ID in /proc: \(text)")
-    return id
+    let id = text.prefix { $0 != "-" }
+    precondition(id.count == 8 && id.allSatisfy(\.isHexDigit), "no boot ID in /proc: \(text)")
+    return String(id)
 }()
 
 let sockStream = Int32(SOCK_STREAM.rawValue)

@@ -124,7 +124,7 @@ package final class ProgressScreen {
     func setDetails(_ lines: [String]?) { model.details = lines }
 
     /// `failure [TITLE]`: a new failure screen, and the bar in the failure state; `bootID`
-    /// is the kernel's (`BootID.read()`), which its QR code carries.
+    /// is the boot's identifier (`BootID.read()`), which its QR code carries.
     package func showFailure(title: String, bootID: String = "") {
         model.failure = FailureReport(title: title)
         model.failure?.bootID = bootID

@@ -52,10 +52,11 @@ package struct QRCode: Equatable {
     }
 
     /// The failure screen's code: its title, its summary, the boot's identifier ("Boot" and
-    /// `FailureReport.bootID`, to search `journalctl --list-boots` for), then the newest detail lines that fit, one a line, as plain UTF-8 text a
-    /// phone's camera shows as it is; where lines are left out (those that do not fit, and
-    /// those the daemon dropped), a line before them says how many (`omittedNote`).
-    /// `.tooLong` when not even the title, summary and identifier fit in `maxVersion`.
+    /// `FailureReport.bootID`, to search `journalctl --list-boots` for), then the newest
+    /// detail lines that fit, one a line, as plain UTF-8 text a phone's camera shows as it
+    /// is; where lines are left out (those that do not fit, and those the daemon dropped), a
+    /// line before them says how many (`omittedNote`). `.tooLong` when not even the title,
+    /// summary and identifier fit in `maxVersion`.
     package static func failureReport(_ report: FailureReport, maxVersion: Int) -> Made {
         func payload(_ count: Int) -> [UInt8] {
             var text = Array(report.shownTitle.utf8)

@@ -233,12 +233,15 @@ final class GaugedProcess {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Polls with `ping` until the daemon answers `ok` (5 s at most).
+    /// Polls with `ping` until the daemon answers `ok` (`seconds` at most). A connection
+    /// closed before its answer is polled again, not recorded: a daemon told to go by the
+    /// one that replaces it (`--replace`) closes, unanswered, the connections it had not
+    /// read yet, such as a ping of this poll's that came at the same moment.
     func waitUntilAnswering(seconds: Double = 30) throws {
         let deadline = monotonicNow() + seconds
         while true {
             if let connection = try? LineConnection(path: socketPath, timeout: 1),
-                (try? connection.request("ping")) == "ok"
+                (try? connection.send("ping\n")) != nil, (try? connection.readLine()) == "ok"
             {
                 return
             }

@@ -911,7 +911,7 @@ UNIT_NAME = re.compile(r'"[^" /]+\.(service|mount|swap|socket|target|path|timer|
 def check_step_description(a, boot, report):
     # The message line reads as the step's description ("Permit User Sessions"), not its
     # unit's name, once gauged-waits has sent the descriptions (the probe waits for that:
-    # under emulation they come 1-2 s after the follower starts, and until then a step
+    # under emulation they come 1.7-2.1 s after the follower starts, and until then a step
     # shows its name).
     lines = a.lines
     described = next((text.split()[2] for _, text in lines if text.startswith("GAUGE-PROBE described ")), "0")

@@ -66,14 +66,10 @@ final class ConsoleReaders {
     /// Whether `/dev/console` reads from the VT: the kernel's preferred console (the last
     /// in `/sys/class/tty/console/active`) is `tty0` or that VT. Unknown: yes.
     private static func consoleIsVT(name: String) -> Bool {
-        guard let fd = try? Syscall.open("/sys/class/tty/console/active", flags: O_RDONLY | O_CLOEXEC) else { return true }
-        defer { Syscall.close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 256)
-        guard let count = bytes.withUnsafeMutableBytes({ try? Syscall.read(fd, into: $0) }) else { return true }
-        let words = bytes[..<count].split { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }
-        guard let last = words.last else { return true }
-        let preferred = String(decoding: last, as: UTF8.self)
-        return preferred == "tty0" || preferred == name
+        guard let active = Syscall.kernelText("/sys/class/tty/console/active", maxBytes: 256),
+            let last = active.split(whereSeparator: { $0 == " " || $0 == "\n" }).last
+        else { return true }
+        return last == "tty0" || last == name
     }
 
     /// The first process found waiting to read the console; nil when none is.

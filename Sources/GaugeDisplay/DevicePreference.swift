@@ -67,6 +67,18 @@ package enum DeviceRank: Int, Comparable, Sendable, CustomStringConvertible {
         kind == .drm ? .drm : .framebuffer
     }
 
+    /// Whether a device shows a screen of its own beside real KMS drivers' cards whose
+    /// drivers are `cards`: another such card, or the framebuffer of an fbdev driver of its
+    /// own (an SPI panel's fbtft, a USB display's udlfb). Not the firmware's devices, which
+    /// show what one of the cards will, nor a DRM card's fbdev emulation ("<driver>drmfb").
+    package static func showsBeside(cards: [String], kind: DeviceKind, driver: String) -> Bool {
+        switch DeviceRank(kind: kind, driver: driver) {
+        case .drm: return true
+        case .framebuffer: return !driver.hasSuffix("drmfb") && !cards.contains { isEmulation(driver, of: $0) }
+        case .firmwareDRM, .firmwareFramebuffer: return false
+        }
+    }
+
     private static func isEmulation(_ id: String, of driver: String) -> Bool {
         let full = driver + "drmfb"
         return id == full || (id.utf8.count == 15 && full.hasPrefix(id))

@@ -413,10 +413,118 @@ struct DisplayHotplugTests {
         #expect(framebuffer.closed && !framebuffer.abandoned)
         #expect(framebuffer.drawsAfterClose == 0)
         #expect(fixture.lines.all.contains { $0.contains("left fbdev /dev/fb0 bochs-drmdrmfb for a better display") })
-        // A second card is no better: the daemon stays.
-        devices.add(.drm, "/dev/dri/card1", driver: "virtio_gpu", width: 640, height: 480, number: card1)
+        // The firmware's DRM device is no better than the card: not even opened.
+        devices.add(.drm, "/dev/dri/card1", driver: "simpledrm", width: 640, height: 480, number: card1)
         try pump(fixture.daemon.loop, for: 0.15)
         #expect(devices.display("/dev/dri/card1") == nil)
+    }
+
+    /// Two cards of different sizes (two GPUs): each shows the whole splash laid out for
+    /// its own size, from the one state; hide and show act on both.
+    @Test func everyCardShowsTheSplashLaidOutForItsOwnSize() throws {
+        let fixture = try HotplugFixture { devices in
+            devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 640, height: 480, number: card0)
+            devices.add(.drm, "/dev/dri/card1", driver: "virtio_gpu", width: 320, height: 240, number: card1)
+        }
+        let devices = fixture.devices
+        let first = try #require(devices.display("/dev/dri/card0"))
+        let second = try #require(devices.display("/dev/dri/card1"))
+        try fixture.request("theme animate=false transition_duration=0")
+        try fixture.request("progress 40 Unpacking")
+        let expected = (
+            try HotplugFixture.reference(width: 640, height: 480, progress: 40, message: "Unpacking"),
+            try HotplugFixture.reference(width: 320, height: 240, progress: 40, message: "Unpacking"))
+        try fixture.pumpUntil("both cards show 40%") { first.bytes() == expected.0 && second.bytes() == expected.1 }
+        #expect(fixture.lines.all.contains { $0.contains("display: drm /dev/dri/card0 bochs-drm 640x480") })
+        #expect(fixture.lines.all.contains { $0.contains("display: drm /dev/dri/card1 virtio_gpu 320x240") })
+        #expect(try fixture.status().display == Status.Display(name: "drm /dev/dri/card0 bochs-drm", width: 640, height: 480, format: "XRGB8888"))
+
+        try fixture.request("hide")
+        #expect(!first.active && !second.active, "hide lets go of both cards")
+        try fixture.request("show")
+        #expect(first.active && second.active, "show takes both back")
+        fixture.daemon.shutdown()
+        #expect(first.closed && second.closed, "the daemon's end closes both")
+        #expect(!first.abandoned && !second.abandoned)
+    }
+
+    /// A card that appears while the splash shows on another (a second GPU's driver loads
+    /// later) is taken beside it, and the first keeps its place; one that goes away is
+    /// left, and the other goes on alone, the console never given the screen.
+    @Test func aSecondCardIsTakenBesideTheFirstAndEitherMayGo() throws {
+        let (fixture, first) = try HotplugFixture.showing(.drm, "/dev/dri/card0", driver: "bochs-drm", number: card0)
+        let devices = fixture.devices
+        try fixture.request("theme animate=false transition_duration=0")
+        try fixture.request("progress 40 Unpacking")
+        devices.add(.drm, "/dev/dri/card1", driver: "virtio_gpu", width: 640, height: 480, number: card1)
+        try fixture.pumpUntil("the second card opens") { devices.display("/dev/dri/card1") != nil }
+        let second = try #require(devices.display("/dev/dri/card1"))
+        let big = try HotplugFixture.reference(width: 640, height: 480, progress: 40, message: "Unpacking")
+        try fixture.pumpUntil("the second card shows 40%") { second.bytes() == big }
+        #expect(!first.closed, "the first card stays")
+        #expect(first.bytes() == (try HotplugFixture.reference(width: 320, height: 240, progress: 40, message: "Unpacking")))
+        #expect(devices.opened.count == 2)
+
+        // The first goes: the second shows on alone, and status names it.
+        let logged = fixture.lines.all.count
+        devices.remove("/dev/dri/card0")
+        try fixture.pumpUntil("the first card is left") { first.abandoned }
+        #expect(try fixture.status().display.name == "drm /dev/dri/card1 virtio_gpu")
+        let frames = second.frameCount
+        try fixture.request("progress 70")
+        try fixture.pumpUntil("the second card shows 70%") {
+            second.bytes() == (try? HotplugFixture.reference(width: 640, height: 480, progress: 70, message: "Unpacking"))
+        }
+        #expect(second.frameCount > frames)
+        #expect(first.drawsAfterClose == 0)
+        try pump(fixture.daemon.loop, for: 0.15)
+        #expect(!fixture.lines.all[logged...].contains { $0.contains("no display") })
+        #expect(fixture.lines.all.contains { $0.contains("left drm /dev/dri/card0 bochs-drm: the device was removed") })
+    }
+
+    /// A framebuffer no DRM card drives (an SPI panel's fbtft) shows the splash beside the
+    /// cards, from the start or when a card comes later; a card's own fbdev emulation and
+    /// the firmware's framebuffer do not.
+    @Test func aFramebufferOfItsOwnShowsBesideTheCards() throws {
+        let panel = DeviceNumber(major: 29, minor: 1)
+        let (fixture, framebuffer) = try HotplugFixture.showing(.fbdev, "/dev/fb1", driver: "fb_ili9341", number: panel)
+        let devices = fixture.devices
+        try fixture.request("theme animate=false transition_duration=0")
+        try fixture.request("progress 40 Unpacking")
+        devices.add(.drm, "/dev/dri/card0", driver: "vc4", width: 640, height: 480, number: card0)
+        devices.add(.fbdev, "/dev/fb0", driver: "vc4drmfb", width: 640, height: 480, number: fb0)
+        try fixture.pumpUntil("the card shows 40%") {
+            devices.display("/dev/dri/card0")?.bytes()
+                == (try? HotplugFixture.reference(width: 640, height: 480, progress: 40, message: "Unpacking"))
+        }
+        #expect(!framebuffer.closed, "the panel's framebuffer stays beside the card")
+        #expect(framebuffer.bytes() == (try HotplugFixture.reference(width: 320, height: 240, progress: 40, message: "Unpacking")))
+        #expect(devices.display("/dev/fb0") == nil, "the card's own fbdev is not opened")
+        #expect(try fixture.status().display.name == "drm /dev/dri/card0 vc4", "status names the card")
+        // The firmware's framebuffer (another GPU's, before its driver loads) is not taken beside them.
+        devices.add(.fbdev, "/dev/fb2", driver: "EFI VGA", width: 640, height: 480, number: DeviceNumber(major: 29, minor: 2))
+        try pump(fixture.daemon.loop, for: 0.15)
+        #expect(devices.display("/dev/fb2") == nil)
+        #expect(devices.opened.count == 2)
+    }
+
+    /// A second card that cannot be opened is logged and passed over; the first shows on.
+    @Test func aCardThatFailsToOpenLeavesTheOtherShowing() throws {
+        let (fixture, first) = try HotplugFixture.showing(.drm, "/dev/dri/card0", driver: "bochs-drm", number: card0)
+        let devices = fixture.devices
+        devices.failing = ["/dev/dri/card1"]
+        devices.add(.drm, "/dev/dri/card1", driver: "amdgpu", width: 640, height: 480, number: card1)
+        try fixture.pumpUntil("the card is passed over") {
+            fixture.lines.all.contains { $0.contains("kept drm /dev/dri/card0 bochs-drm (passed over: /dev/dri/card1: no connected connector)") }
+        }
+        let frames = first.frameCount
+        try fixture.request("progress 60")
+        try fixture.pumpUntil("the first card shows 60%") { first.frameCount > frames }
+        #expect(!first.closed)
+        // Tried again without a new event, and taken once it opens.
+        devices.failing = []
+        try fixture.pumpUntil("a retry opens it", seconds: 3) { (devices.display("/dev/dri/card1")?.frameCount ?? 0) > 0 }
+        #expect(!first.closed)
     }
 
     @Test func aCardThatFailsToOpenIsTriedAgainWithoutANewEvent() throws {

@@ -30,6 +30,24 @@ struct DevicePreferenceTests {
         #expect(DeviceRank(kind: kind, driver: driver) == rank)
     }
 
+    /// Beside real drivers' cards: other such cards and framebuffers of fbdev drivers of
+    /// their own; not the cards' fbdev emulation (i915's is "inteldrmfb"; a long driver's
+    /// name is cut to `fix.id`'s 15 characters) nor the firmware's devices.
+    @Test(arguments: [
+        (DeviceKind.drm, "amdgpu", true),
+        (.fbdev, "fb_ili9341", true),
+        (.fbdev, "udlfb", true),
+        (.fbdev, "inteldrmfb", false),
+        (.fbdev, "bochs-drmdrmfb", false),
+        (.fbdev, "panel-mipi-dbid", false),
+        (.drm, "simpledrm", false),
+        (.fbdev, "EFI VGA", false),
+        (.fbdev, "simpledrmdrmfb", false),
+    ])
+    func whatShowsBesideTheCards(kind: DeviceKind, driver: String, beside: Bool) {
+        #expect(DeviceRank.showsBeside(cards: ["i915", "panel-mipi-dbi"], kind: kind, driver: driver) == beside)
+    }
+
     @Test func theOrderIsRealDRMThenFirmwareDRMThenRealFramebufferThenFirmwareFramebuffer() {
         #expect(DeviceRank.firmwareFramebuffer < .framebuffer)
         #expect(DeviceRank.framebuffer < .firmwareDRM)

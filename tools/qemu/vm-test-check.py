@@ -250,6 +250,9 @@ def parse_args():
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--expect-log", action="append", default=[], help="text some line of the daemon's log holds")
     parser.add_argument("--early-splash", action="store_true", help="the splash is up at 30%% before the late modules load")
+    parser.add_argument("--early-heads", type=int, default=0,
+                        help="with --early-splash: only this many heads (the first) show it before the late modules "
+                             "load, the others come with them (0: every head)")
     parser.add_argument("--keys", default="s e c r e t",
                         help="the monitor's sendkey names typed at the password question")
     parser.add_argument("--typed", default="secret", help="the text those keys type in the guest's layout")
@@ -365,6 +368,8 @@ class Run:
         self.shots += [image for image, _ in screens]
         if step == "early" and not self.args.early_splash:
             pass
+        elif step == "early" and self.args.early_heads:
+            self.check_splash(step, screens[:self.args.early_heads], taken)
         elif step.startswith("p") or step in ("shown", "moved", "early"):
             self.check_splash(step, screens, taken)
         elif step.startswith("rc"):

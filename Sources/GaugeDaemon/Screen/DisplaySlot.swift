@@ -32,14 +32,19 @@ package struct DisplayDevices {
     }
 }
 
-/// The kernel display device the daemon draws on, which may change while it runs.
+/// The kernel display devices the daemon draws on, which may change while it runs.
 ///
 /// `best` (`--display auto`) starts on the best device there is (see `DeviceRank`), or
-/// none, and moves to a better one as soon as it appears; `named` (`--display drm:PATH`)
-/// waits for that one device when it is not there. A device that goes away (its remove
-/// event, or a call failing with ENODEV) is abandoned at once: unmapped, closed, and never
-/// written again. A burst of events leads to one look at the devices, after a short quiet
-/// time; a better device that fails to open is tried again a few times.
+/// none, and moves to a better one as soon as it appears; where that is a DRM card of a
+/// real driver, every such card is taken (a second GPU's screens too, a card that
+/// appears later as it appears), and every framebuffer that no DRM card drives (see
+/// `DeviceRank.showsBeside`), each with its own heads, shown as one `DisplayGroup`. A
+/// device that fails to open or goes away is logged and left, never stopping the others.
+/// `named` (`--display drm:PATH`) waits for that one device when it is not there. A device
+/// that goes away (its remove event, or a call failing with ENODEV) is abandoned at once:
+/// unmapped, closed, and never written again. A burst of events leads to one look at the
+/// devices, after a short quiet time; a better device that fails to open is tried again a
+/// few times.
 ///
 /// While the display is released (hidden, VT switched away) no device is opened: the look
 /// waits for `acquire()`.
@@ -49,8 +54,11 @@ package final class DisplaySlot {
         case named(DeviceNode)
     }
 
-    /// The device in use, nil while there is none.
+    /// What the daemon draws on: the device in use, the devices in use as one
+    /// (`DisplayGroup`) when there are several, nil while there is none.
     package private(set) var device: (any DeviceDisplay)?
+    /// The devices in use, real drivers' cards first, each kind in the order taken.
+    private var members: [any DeviceDisplay] = []
     /// The device changed: the new one, or nil. `settled` is false while a replacement for
     /// a device that went away is still waited for (`replacementGrace`: the console need
     /// not come back yet).
@@ -65,7 +73,7 @@ package final class DisplaySlot {
     static let settleDelay = 0.05
     /// A better device that failed to open is tried again after 0.1, 0.2, 0.4, 0.8, 1.6 s.
     static let retryLimit = 5
-    /// How long, after the device in use went away, a replacement is waited for before
+    /// How long, after the last device in use went away, a replacement is waited for before
     /// the console is given the screen back (`onChange(nil, true)`). A DRM driver removes
     /// the firmware's framebuffer as it starts to probe and registers its card a moment
     /// later (0.1-0.3 s in a VM, seconds for a GPU that loads firmware); the console,
@@ -83,7 +91,8 @@ package final class DisplaySlot {
     private let loop: EventLoop
     private let log: Log
     private var watcher: DisplayWatcher?
-    private var registeredDescriptor: Int32?
+    /// Each member's event descriptor registered in the loop.
+    private var registered: [(member: any DeviceDisplay, descriptor: Int32)] = []
     private var released = false
     private var lookPending = false
     private var retries = 0
@@ -124,7 +133,7 @@ package final class DisplaySlot {
     /// Takes the device back, after the look at the devices that waited for it.
     package func acquire() throws(DisplayError) {
         released = false
-        if let device, !device.isPresent() { drop(device, reason: "the device went away") }
+        for member in members where !member.isPresent() { drop(member, reason: "the device went away") }
         if lookPending, !look() { watcher?.settle(after: Self.retryDelay(0)) }
         try device?.acquire()
         for problem in device?.takeProblems() ?? [] { log.info(problem) }
@@ -133,17 +142,20 @@ package final class DisplaySlot {
     /// After a frame: a device that failed for good (ENODEV, or no head took the first
     /// frame's mode) is abandoned, and the next best one is looked for.
     func checkDevice() {
-        if let device, device.isGone { drop(device, reason: "the device went away (ENODEV) or refused every mode") }
+        for member in members where member.isGone {
+            drop(member, reason: "the device went away (ENODEV) or refused every mode")
+        }
     }
 
     package func close(retain: Bool) {
         watcher?.close()
         watcher = nil
-        if let device {
-            unregister()
-            device.close(retain: retain)
-            for problem in device.takeProblems() { log.info(problem) }
+        for member in members {
+            unregister(member)
+            member.close(retain: retain)
+            for problem in member.takeProblems() { log.info(problem) }
         }
+        members = []
         device = nil
         onChange = { _, _ in }
         onFrameReady = {}
@@ -153,8 +165,11 @@ package final class DisplaySlot {
     // MARK: - Events
 
     private func deviceEvents(_ events: [DeviceEvent], lost: Bool) {
-        let summary = DeviceEventSummary.of(events, currentPath: device?.path, currentNumber: device?.deviceNumber)
-        if summary.currentRemoved, let device { drop(device, reason: "the device was removed") }
+        for member in members
+        where DeviceEventSummary.of(events, currentPath: member.path, currentNumber: member.deviceNumber).currentRemoved {
+            drop(member, reason: "the device was removed")
+        }
+        let summary = DeviceEventSummary.of(events, currentPath: nil, currentNumber: nil)
         if summary.framebufferAdded, device?.kind == .drm { showsAgainDue = 2 }
         if summary.displaysChanged || lost {
             retries = 0
@@ -189,11 +204,12 @@ package final class DisplaySlot {
 
     // MARK: - Choosing
 
-    /// Looks at the devices once and takes a better one if it opens. False when a device
-    /// that would have been better failed to open (worth trying again soon).
+    /// Looks at the devices once: takes a better one if it opens, and beside real drivers'
+    /// DRM cards every other device with a screen of its own. False when a device that
+    /// would have been taken failed to open (worth trying again soon).
     @discardableResult
     private func look() -> Bool {
-        if let device, !device.isPresent() { drop(device, reason: "the device went away") }
+        for member in members where !member.isPresent() { drop(member, reason: "the device went away") }
         guard !released else {
             lookPending = true
             return true
@@ -203,25 +219,33 @@ package final class DisplaySlot {
         var opened = true
         switch policy {
         case .named(let node):
-            guard device == nil else { break }
+            guard members.isEmpty else { break }
             do throws(DisplayError) {
-                take(try devices.open(node))
+                take([try devices.open(node)])
             } catch {
                 problems.append(error.message)
                 opened = false
             }
         case .best:
-            candidates: for candidate in betterCandidates(problems: &problems) {
+            var taken: [any DeviceDisplay] = []
+            for candidate in wantedCandidates(problems: &problems) {
+                // Below a real driver's card one device is enough; beside one, every device
+                // with a screen of its own.
+                if !taken.isEmpty || hasCards {
+                    let cards = Self.cardDrivers(members + taken)
+                    guard !cards.isEmpty else { break }
+                    guard DeviceRank.showsBeside(cards: cards, kind: candidate.kind, driver: candidate.driver) else { continue }
+                }
                 do throws(DisplayError) {
-                    take(try devices.open(DeviceNode(kind: candidate.kind, path: candidate.path)))
-                    break candidates
+                    taken.append(try devices.open(DeviceNode(kind: candidate.kind, path: candidate.path)))
                 } catch {
                     problems.append(error.message)
                     opened = false
                 }
             }
+            if !taken.isEmpty { take(taken) }
         }
-        if device == nil {
+        if members.isEmpty {
             let waited = MonotonicClock.now() - droppedAt
             if replacementWanted, waited < Self.replacementGrace {
                 // A device that failed to open is retried sooner (`settled`) while retries last.
@@ -239,18 +263,23 @@ package final class DisplaySlot {
         return opened
     }
 
-    /// The devices better than the one in use, best first. Nodes whose kind cannot beat it
-    /// are not even opened to ask their driver.
-    private func betterCandidates(problems: inout [String]) -> [DisplayCandidate] {
-        let current = device.map { DeviceRank(kind: $0.kind, driver: $0.driver) }
+    /// The devices worth opening, best first: those better than the ones in use, and
+    /// beside a real driver's DRM card in use every other device with a screen of its own.
+    /// Nodes whose kind cannot be wanted are not even opened to ask their driver.
+    private func wantedCandidates(problems: inout [String]) -> [DisplayCandidate] {
+        let current = members.map { DeviceRank(kind: $0.kind, driver: $0.driver) }.max()
+        let cards = Self.cardDrivers(members)
         var candidates: [DisplayCandidate] = []
         for node in devices.nodes() {
-            if let device, node.path == device.path { continue }
-            if let current, DeviceRank.best(of: node.kind) <= current { continue }
+            if members.contains(where: { $0.path == node.path }) { continue }
+            if let current, cards.isEmpty, DeviceRank.best(of: node.kind) <= current { continue }
             switch devices.probe(node) {
             case .success(let driver):
                 let candidate = DisplayCandidate(kind: node.kind, path: node.path, driver: driver)
-                if current.map({ candidate.rank > $0 }) ?? true { candidates.append(candidate) }
+                let wanted = cards.isEmpty
+                    ? current.map { candidate.rank > $0 } ?? true
+                    : DeviceRank.showsBeside(cards: cards, kind: node.kind, driver: driver)
+                if wanted { candidates.append(candidate) }
             case .failure(let error):
                 problems.append(error.message)
             }
@@ -258,54 +287,89 @@ package final class DisplaySlot {
         return DisplayCandidate.preferred(candidates)
     }
 
-    private func take(_ next: any DeviceDisplay) {
-        if let old = device {
-            unregister()
+    /// Whether a real KMS driver's card is in use.
+    private var hasCards: Bool { !Self.cardDrivers(members).isEmpty }
+
+    /// The drivers of the real KMS drivers' cards among `displays`.
+    private static func cardDrivers(_ displays: [any DeviceDisplay]) -> [String] {
+        displays.filter { isCard($0) }.map { $0.driver }
+    }
+
+    private static func isCard(_ display: any DeviceDisplay) -> Bool {
+        DeviceRank(kind: display.kind, driver: display.driver) == .drm
+    }
+
+    /// Takes `opened` (one device, or real drivers' cards and the devices beside them):
+    /// where cards are in use or among them, beside the devices in use that show a screen
+    /// of their own; in place of every device in use otherwise.
+    private func take(_ opened: [any DeviceDisplay]) {
+        let cards = Self.cardDrivers(members + opened)
+        for old in members where cards.isEmpty || !DeviceRank.showsBeside(cards: cards, kind: old.kind, driver: old.driver) {
+            unregister(old)
+            members.removeAll { $0 === old }
             old.close(retain: false)
             log.info("left \(old.name) for a better display")
         }
-        device = next
+        for next in opened {
+            members.append(next)
+            if let fd = next.eventDescriptor {
+                do throws(SystemError) {
+                    try loop.register(fd, events: .readable) { [self, next] events in deviceReadable(next, events) }
+                    registered.append((next, fd))
+                } catch {
+                    log.info("cannot watch \(next.name): \(error)")
+                }
+            }
+            log.info("display: \(next.summary)")
+        }
+        // The cards first: `status` and snapshots show the first.
+        members = members.filter { Self.isCard($0) } + members.filter { !Self.isCard($0) }
         replacementWanted = false
         showsAgainDue = 0
         lastProblem = nil
-        if let fd = next.eventDescriptor {
-            do throws(SystemError) {
-                try loop.register(fd, events: .readable) { [self] events in deviceReadable(events) }
-                registeredDescriptor = fd
-            } catch {
-                log.info("cannot watch \(next.name): \(error)")
-            }
-        }
-        log.info("display: \(next.summary)")
-        onChange(next, true)
+        membersChanged()
+        onChange(device, true)
     }
 
     private func drop(_ gone: any DeviceDisplay, reason: String) {
-        guard device === gone else { return }
-        unregister()
-        device = nil
+        guard let index = members.firstIndex(where: { $0 === gone }) else { return }
+        unregister(gone)
+        members.remove(at: index)
+        membersChanged()
         gone.abandon()
         log.info("left \(gone.name): \(reason)")
-        replacementWanted = true
-        droppedAt = MonotonicClock.now()
-        onChange(nil, false)
+        if members.isEmpty {
+            replacementWanted = true
+            droppedAt = MonotonicClock.now()
+            onChange(nil, false)
+        } else {
+            onChange(device, true)
+        }
         watcher?.settle(after: Self.settleDelay)
     }
 
-    private func deviceReadable(_ events: IOEvents) {
-        guard let device else { return }
+    /// `device` for the members now.
+    private func membersChanged() {
+        device = members.count > 1 ? DisplayGroup(members) : members.first
+    }
+
+    private func deviceReadable(_ member: any DeviceDisplay, _ events: IOEvents) {
+        guard members.contains(where: { $0 === member }) else { return }
         if events.contains(.hangup) || events.contains(.error) {
-            drop(device, reason: "its descriptor hung up")
+            drop(member, reason: "its descriptor hung up")
         } else {
-            let ready = device.handleEvents()
-            for problem in device.takeProblems() { log.info(problem) }
+            let ready = member.handleEvents()
+            for problem in member.takeProblems() { log.info(problem) }
             if ready { onFrameReady() }
         }
     }
 
-    private func unregister() {
-        if let fd = registeredDescriptor { loop.unregister(fd) }
-        registeredDescriptor = nil
+    private func unregister(_ member: any DeviceDisplay) {
+        registered.removeAll { entry in
+            guard entry.member === member else { return false }
+            loop.unregister(entry.descriptor)
+            return true
+        }
     }
 
     /// Logs a problem once, not again while it stays the same.

@@ -24,13 +24,15 @@ let package = Package(
         .target(name: "CGaugeBus"),
         // libqrencode for the failure screen's QR code, loaded at run time (CGaugeQR).
         .target(name: "CGaugeQR"),
+        // HarfBuzz and FriBidi for text that needs shaping and direction, loaded at run time (CGaugeShape).
+        .target(name: "CGaugeShape"),
         // libpng's low-level writer behind one C call that holds its setjmp (PNG snapshots row by row).
         .target(name: "CGaugePNG", dependencies: ["CPNG"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol", dependencies: ["GaugeSystem"]),
-        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG", "CGaugeQR"]),
+        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG", "CGaugeQR", "CGaugeShape"]),
         .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
 

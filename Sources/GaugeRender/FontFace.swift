@@ -1,4 +1,5 @@
 import CFreeType
+import CGaugeShape
 import CPixman
 
 /// One FreeType face from a font file, at any pixel size, with its rendered glyphs
@@ -14,6 +15,10 @@ final class FontFace {
     private var glyphs: [GlyphKey: Glyph] = [:]
     /// Bytes of the glyph images kept.
     private(set) var glyphBytes = 0
+    /// HarfBuzz's font for the face, made when a run is first shaped, and the size it was
+    /// last told of.
+    private var shapingFont: UnsafeMutableRawPointer?
+    private var shapingSize = 0
 
     /// Bytes of glyph images one face keeps; past it the cache starts over (text that
     /// cycles through thousands of CJK characters costs renders, not memory).
@@ -77,6 +82,7 @@ final class FontFace {
     var faceCount: Int { Int(face.pointee.num_faces) }
 
     deinit {
+        gauge_shape_font_destroy(shapingFont)
         FT_Done_Face(face)
         stream.deallocate()
     }
@@ -125,6 +131,27 @@ final class FontFace {
         glyphs[key] = glyph
         glyphBytes += bytes
         return glyph
+    }
+
+    /// The glyphs of `text[start ..< end]` shaped by HarfBuzz at `size`, in visual order
+    /// (advances and offsets in 26.6 pixels); nil when HarfBuzz is not loaded or fails.
+    func shape(_ text: [UInt32], from start: Int, to end: Int, rightToLeft: Bool, size: Int) -> [gauge_shaped_glyph]? {
+        setSize(size)
+        if shapingFont == nil {
+            shapingFont = gauge_shape_font(UnsafeMutableRawPointer(face))
+        } else if shapingSize != size {
+            gauge_shape_font_changed(shapingFont)
+        }
+        shapingSize = size
+        guard let font = shapingFont else { return nil }
+        var glyphs = [gauge_shaped_glyph](repeating: gauge_shaped_glyph(), count: (end - start) * 2 + 8)
+        while true {
+            let count = Int(gauge_shape_run(
+                font, text, Int32(text.count), Int32(start), Int32(end - start), rightToLeft ? 1 : 0, &glyphs, Int32(glyphs.count)))
+            guard count >= 0 else { return nil }
+            guard count > glyphs.count else { return Array(glyphs[..<count]) }
+            glyphs = [gauge_shaped_glyph](repeating: gauge_shaped_glyph(), count: count)
+        }
     }
 
     private func setSize(_ size: Int) {

@@ -1,4 +1,5 @@
 import CFreeType
+import CGaugeShape
 import CPixman
 
 /// A line of text rendered as a coverage mask, ready to be composited in any colour.
@@ -97,17 +98,26 @@ package final class TextRenderer {
 
     private var firstFallback: FontFace? { fallback(0) }
 
-    private struct PlacedGlyph {
-        var glyph: FontFace.Glyph
-        var x: Double
-    }
-
     /// Renders `text` on one line at `size` pixels, cut with an ellipsis to `maxWidth` pixels.
+    /// A line with a character that needs shaping or has a direction of its own is shaped
+    /// (`TextShaping`) where HarfBuzz and FriBidi load; any other, a glyph per character.
     package func render(_ text: String, size: Int, bold useBold: Bool = false, maxWidth: Int = .max) -> TextImage {
         let main = useBold ? boldFace : regularFace
+        var scalars: [Unicode.Scalar] = []
+        for scalar in text.unicodeScalars where !(scalar.value < 0x20 || (scalar.value >= 0x7f && scalar.value < 0xa0)) {
+            scalars.append(scalar)
+        }
+        if main != nil || firstFallback != nil, scalars.contains(where: TextShaping.needsShaping) {
+            if let problem = TextShaping.problem {
+                shapingProblem = problem
+            } else if let image = renderShaped(scalars, main: main, size: size, maxWidth: maxWidth) {
+                return image
+            } else {
+                shapingProblem = "HarfBuzz or FriBidi failed on a line"
+            }
+        }
         var glyphs: [(glyph: FontFace.Glyph, missing: Bool)] = []
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || (scalar.value >= 0x7f && scalar.value < 0xa0) { continue }
+        for scalar in scalars {
             glyphs.append(glyph(for: scalar, main: main, size: size))
         }
         var truncated = false
@@ -126,27 +136,31 @@ package final class TextRenderer {
             }
             if total + tailWidth <= Double(maxWidth) {
                 glyphs += tail
-                total += tailWidth
             }
         }
+        var line = PlacedLine()
+        for entry in glyphs {
+            line.append(entry.glyph, missing: entry.missing)
+        }
+        return image(of: line, truncated: truncated, main: main, size: size)
+    }
+
+    /// The coverage mask of `line`.
+    private func image(of line: PlacedLine, truncated: Bool, main: FontFace?, size: Int) -> TextImage {
         let metrics = verticalMetrics(main: main, size: size)
-        let width = Int(total.rounded(.up))
+        let width = Int(line.width.rounded(.up))
         let height = metrics.ascent + metrics.descent
-        let missing = glyphs.filter { $0.missing }.count
         guard width > 0, height > 0 else {
-            return TextImage(mask: nil, width: 0, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: missing)
+            return TextImage(mask: nil, width: 0, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: line.missing)
         }
         let mask = PixmanImage(format: PIXMAN_a8, width: width, height: height)
-        var pen = 0.0
-        for entry in glyphs {
-            if let image = entry.glyph.image {
-                let x = Int(pen.rounded()) + entry.glyph.left
-                let y = metrics.ascent - entry.glyph.top
-                mask.composite(PIXMAN_OP_ADD, source: image, rect: Rect(x: x, y: y, width: image.width, height: image.height))
-            }
-            pen += entry.glyph.advance
+        for placed in line.glyphs {
+            guard let image = placed.glyph.image else { continue }
+            let x = Int(placed.x.rounded()) + placed.glyph.left
+            let y = metrics.ascent - placed.glyph.top - Int(placed.y.rounded())
+            mask.composite(PIXMAN_OP_ADD, source: image, rect: Rect(x: x, y: y, width: image.width, height: image.height))
         }
-        return TextImage(mask: mask, width: width, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: missing)
+        return TextImage(mask: mask, width: width, height: height, ascent: metrics.ascent, truncated: truncated, missingGlyphs: line.missing)
     }
 
     /// Renders `lines` one under the other, each centred and cut to `maxWidth` as `render`
@@ -171,6 +185,105 @@ package final class TextRenderer {
             y += image.height + gap
         }
         return TextImage(mask: mask, width: width, height: height, ascent: images[0].ascent, truncated: truncated, missingGlyphs: missing)
+    }
+
+    /// Why a line that needs shaping was drawn unshaped (HarfBuzz or FriBidi missing), for
+    /// the log; nil while every such line was shaped.
+    package private(set) var shapingProblem: String?
+
+    /// A line's glyphs where they go: each at its pen position, offset upwards by `y`.
+    private struct PlacedLine {
+        var glyphs: [(glyph: FontFace.Glyph, x: Double, y: Double)] = []
+        var width = 0.0
+        var missing = 0
+
+        mutating func append(_ glyph: FontFace.Glyph, missing: Bool, dx: Double = 0, dy: Double = 0, advance: Double? = nil) {
+            glyphs.append((glyph, width + dx, dy))
+            width += advance ?? glyph.advance
+            if missing { self.missing += 1 }
+        }
+    }
+
+    /// `scalars` shaped (see `TextShaping`) and cut in reading order to `maxWidth`, so a cut
+    /// right-to-left line keeps its start (on the right) and ends in the ellipsis on its
+    /// left; nil when the libraries cannot shape it (then it is drawn unshaped).
+    private func renderShaped(_ scalars: [Unicode.Scalar], main: FontFace?, size: Int, maxWidth: Int) -> TextImage? {
+        guard var line = layoutShaped(scalars, main: main, size: size) else { return nil }
+        let truncated = line.width > Double(maxWidth)
+        if truncated {
+            let tail: [Unicode.Scalar] = face(for: "\u{2026}", main: main) != nil ? ["\u{2026}"] : [".", ".", "."]
+            // The most characters of the start that fit with the ellipsis after them.
+            line = PlacedLine()
+            var low = 0, high = scalars.count - 1
+            while low <= high {
+                let count = (low + high) / 2
+                var kept = Array(scalars[..<count])
+                while let last = kept.last, last.properties.isWhitespace { kept.removeLast() }
+                guard let cut = layoutShaped(kept + tail, main: main, size: size) else { return nil }
+                if cut.width <= Double(maxWidth) {
+                    line = cut
+                    low = count + 1
+                } else {
+                    high = count - 1
+                }
+            }
+        }
+        return image(of: line, truncated: truncated, main: main, size: size)
+    }
+
+    /// The glyphs of `scalars` in visual order: the paragraph's levels from FriBidi, runs of
+    /// one level and one face (the first face with the character; a combining mark or a
+    /// joiner stays with the character before it), each shaped by HarfBuzz, the runs
+    /// reordered. Characters no font has are replacement boxes. Nil when a library fails.
+    private func layoutShaped(_ scalars: [Unicode.Scalar], main: FontFace?, size: Int) -> PlacedLine? {
+        var line = PlacedLine()
+        var codes: [UInt32] = []
+        var faces: [FontFace?] = []
+        for scalar in scalars {
+            codes.append(scalar.value)
+            if let previous = faces.last, let face = previous, TextShaping.staysWithPrevious(scalar) {
+                faces.append(face)
+            } else {
+                faces.append(face(for: scalar, main: main))
+            }
+        }
+        guard !codes.isEmpty else { return line }
+        guard let levels = TextShaping.levels(codes) else { return nil }
+        // Each run's first character.
+        var starts: [Int] = [0]
+        for index in 1..<codes.count where levels[index] != levels[index - 1] || faces[index] !== faces[index - 1] {
+            starts.append(index)
+        }
+        for run in TextShaping.visualOrder(starts.map { levels[$0] }) {
+            let first = starts[run], end = run + 1 < starts.count ? starts[run + 1] : codes.count
+            let rightToLeft = levels[first] & 1 == 1
+            guard let face = faces[first] else {
+                for offset in 0..<(end - first) {
+                    let index = rightToLeft ? end - 1 - offset : first + offset
+                    let missing = !scalars[index].properties.isWhitespace
+                    line.append(missing ? replacementBox(size: size) : FontFace.Glyph(image: nil, left: 0, top: 0, advance: Double(size) / 3), missing: missing)
+                }
+                continue
+            }
+            guard let shaped = face.shape(codes, from: first, to: end, rightToLeft: rightToLeft, size: size) else { return nil }
+            for glyph in shaped {
+                line.append(
+                    face.glyph(index: glyph.index, size: size), missing: false, dx: Double(glyph.x_offset) / 64,
+                    dy: Double(glyph.y_offset) / 64, advance: Double(glyph.x_advance) / 64)
+            }
+        }
+        return line
+    }
+
+    /// The face that has `scalar`: the main one, else the first fallback that has it.
+    private func face(for scalar: Unicode.Scalar, main: FontFace?) -> FontFace? {
+        if let main, main.glyphIndex(for: scalar) != nil { return main }
+        var next = 0
+        while let face = fallback(next) {
+            next += 1
+            if face !== main, face.glyphIndex(for: scalar) != nil { return face }
+        }
+        return nil
     }
 
     /// The glyph from the main face, else from the first fallback that has it.
@@ -212,6 +325,14 @@ package final class TextRenderer {
 }
 
 extension TextImage {
+    /// The mask's coverage, row after row (for tests and diagnostics).
+    package var coverageRows: [[UInt8]] {
+        guard let mask else { return [] }
+        let stride = Int(pixman_image_get_stride(mask.raw))
+        let data = pixman_image_get_data(mask.raw)!.withMemoryRebound(to: UInt8.self, capacity: 1) { $0 }
+        return (0..<height).map { y in (0..<width).map { data[y * stride + $0] } }
+    }
+
     /// Pixels with any coverage (for tests and diagnostics).
     package var inkPixels: Int {
         guard let mask else { return 0 }

@@ -67,11 +67,14 @@ package struct Theme: Equatable, Sendable {
 
     package var font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
     package var boldFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
-    /// Fonts tried in order for characters the main font lacks.
+    /// Fonts tried in order for characters the main font lacks: CJK, then Devanagari and
+    /// Thai (DejaVu Sans has Arabic and Hebrew).
     package var fallbackFonts = [
         "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
         "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
         "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+        "/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf",
+        "/usr/share/fonts/truetype/tlwg/Garuda.ttf",
     ]
 
     /// Part of the screen's width and height kept free at each edge, for televisions that

@@ -70,6 +70,11 @@ struct LayoutMatrixTests {
             var failed = Self.fullModel(63)
             failed.state = .failure
             frames.append(("failure", failed))
+            // Shaped text, right to left and in Indic and Thai scripts, a long line of it cut.
+            var scripts = Self.fullModel(42)
+            scripts.title = "جارٍ تثبيت النظام"
+            scripts.message = "מתקין linux-image 6.12 (3 מתוך 12) \u{5D5}\u{5E2}\u{5D5}\u{5D3} \u{5D7}\u{5D1}\u{5D9}\u{5DC}\u{5D5}\u{5EA} \u{5E8}\u{5D1}\u{5D5}\u{5EA}\u{2028}सिस्टम इंस्टॉल हो रहा है · กำลังติดตั้งระบบ"
+            frames.append(("scripts", scripts))
             // The failure screen, with the question (both fit or the box gives way) and
             // without (the box shows).
             var failureScreen = failed

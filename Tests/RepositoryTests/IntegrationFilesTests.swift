@@ -322,7 +322,7 @@ private func lines(_ text: String) -> [String] {
         let environment = [
             "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts,
             "GAUGE_FILES": repositoryRoot.appendingPathComponent("integration/gauge-files").path,
-            "GAUGE_QRENCODE": "",
+            "GAUGE_QRENCODE": "", "GAUGE_LOCALE": directory.appending("absent-locale"),
         ]
         return (directory, environment)
     }
@@ -373,6 +373,32 @@ private func lines(_ text: String) -> [String] {
         #expect(hook.status == 0, "\(hook.output)")
         let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
         #expect(lines(log) == ["copy_exec \(directory.appending("bin"))/gauged", "copy_exec \(library)"])
+    }
+
+    /// HarfBuzz and FriBidi are listed where the system's language is written in a script
+    /// that needs them (here Arabic and Thai), or where GAUGE_SHAPING=1 asks; not for
+    /// English, nor with GAUGE_SHAPING=0.
+    @Test func fileListCarriesTheShapingLibrariesForALanguageThatNeedsThem() throws {
+        let (directory, environment) = try fixture()
+        let locale = directory.appending("locale")
+        var env = environment
+        env["GAUGE_LOCALE"] = locale
+        func libraries() throws -> [String] {
+            let listed = try listFiles(directory, env)
+            #expect(listed.status == 0, "\(listed.output)")
+            return lines(listed.output).filter { $0.hasPrefix("library ") }.map { String($0.split(separator: "/").last ?? "") }
+        }
+        for (lang, wanted) in [("LANG=ar_EG.UTF-8", true), ("LANG=\"th_TH.UTF-8\"", true), ("LANG=en_US.UTF-8", false), ("LANG=C.UTF-8", false)] {
+            try "# the system's locale\n\(lang)\n".write(toFile: locale, atomically: true, encoding: .utf8)
+            let found = try libraries()
+            #expect(found == (wanted ? ["libharfbuzz.so.0", "libfribidi.so.0"] : []), "\(lang): \(found)")
+        }
+        env["GAUGE_SHAPING"] = "0"
+        try "LANG=he_IL.UTF-8\n".write(toFile: locale, atomically: true, encoding: .utf8)
+        #expect(try libraries().isEmpty)
+        env["GAUGE_SHAPING"] = "1"
+        try "LANG=en_GB.UTF-8\n".write(toFile: locale, atomically: true, encoding: .utf8)
+        #expect(try libraries() == ["libharfbuzz.so.0", "libfribidi.so.0"])
     }
 
     /// Another package's plymouth in the bin directory is left alone: no link over it.

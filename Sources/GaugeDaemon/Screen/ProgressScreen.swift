@@ -39,6 +39,8 @@ package final class ProgressScreen {
     private var questionNoted = false
     /// Why the failure screen has no QR code, as last logged (once each).
     private var codeProblemLogged: String?
+    /// Why lines that need shaping are drawn unshaped, as last logged (once each).
+    private var shapingProblemLogged: String?
 
     /// `display` may be nil: the daemon then keeps serving and snapshots still work. `scale`
     /// (`gauged --scale`) wins over the theme's and the head's.
@@ -350,6 +352,10 @@ package final class ProgressScreen {
                 // A display's errors name the device.
                 log("frame not presented: \(error)")
             }
+        }
+        if let problem = text?.renderer.shapingProblem, problem != shapingProblemLogged {
+            log("text that needs shaping or a right-to-left order is drawn a glyph per character: \(problem)")
+            shapingProblemLogged = problem
         }
         if presented { framesPresented += 1 }
         return ready

@@ -1,10 +1,10 @@
 import GaugeRender
 
 /// Several kernel display devices shown as one: two DRM cards (a desktop with two GPUs, a
-/// laptop's panel on one card and its external screen on another). Its views are every
-/// member's heads, so the daemon lays out and draws each for its own size from the one
-/// state; what the daemon does with a device (release, acquire, show again, close) it
-/// does with each member.
+/// laptop's panel on one card and its external screen on another), a card and a panel's
+/// own framebuffer (`DeviceRank.showsBeside`). Its views are every member's heads, so the
+/// daemon lays out and draws each for its own size from the one state; what the daemon
+/// does with a device (release, acquire, show again, close) it does with each member.
 ///
 /// The members' own events and their going away are followed one by one by whoever holds
 /// them (`DisplaySlot`): the group has no descriptor of its own, and `isGone` only once

@@ -940,12 +940,20 @@ def check_display_at_end(a, boot, report):
     at_probe = [f for f in boot_frames if probe_at is not None and f.guest < probe_at]
     if at_probe:
         report.keep.setdefault(at_probe[-1].index, "the screen when the probe ran")
-    drm_late = drm_ready is None or (probe_at is not None and drm_ready > probe_at)
+    # The status itself is asked once gauged-waits sent the descriptions, up to 10 s later.
+    status_at = next((float(text.split()[2]) for _, text in lines if text.startswith("GAUGE-PROBE status-uptime ")), probe_at)
+    drm_late = drm_ready is None or (status_at is not None and drm_ready > status_at)
     on_drm = shown_on is not None and shown_on.startswith("drm ") and "bochs" in shown_on
     on_efifb = shown_on is not None and shown_on.startswith("fbdev ") and "EFI VGA" in shown_on
-    report.check(on_drm or (drm_late and on_efifb),
-                 "the splash is on the DRM device (bochs-drm) at the end of boot, or on efifb if bochs-drm came later",
-                 f"gaugectl status says: {shown_on}; bochs-drm registered at {drm_ready} s, the probe ran at {probe_at} s")
+    # Between efifb's removal and the card's registration (the driver's probe) there is no
+    # device: gauged says none, the screen in graphics mode, waiting for the card.
+    left_efifb = a.journal_time(r"gauged: left fbdev /dev/fb0 EFI VGA")
+    between = (shown_on == "none" and left_efifb is not None and status_at is not None and drm_late
+               and left_efifb <= status_at)
+    report.check(on_drm or (drm_late and on_efifb) or between,
+                 "the splash is on the DRM device (bochs-drm) at the end of boot, or on efifb (or between the two) if bochs-drm came later",
+                 f"gaugectl status says: {shown_on}; bochs-drm registered at {drm_ready} s, efifb left at {left_efifb} s, "
+                 f"the status asked at {status_at} s")
 
 
 def check_poweroff_splash(a, boot, report):
@@ -1099,7 +1107,13 @@ def analyse(boot, exited, report):
 
     # UEFI: OVMF shows its logo, and the sample theme keeps it.
     if any("ovmf" in arg.lower() for arg in boot.args.qemu):
-        analyse_firmware_logo(a.frames, report, a.first, a.until)
+        # The console taking a card's fbdev emulation as it registers clears the card's
+        # buffer (the kernel, under the fb's lock) until gauged shows its picture again:
+        # from the console's line (less the screendumps' time base, 0.2 s) to gauged's.
+        takeover = a.journal_time(r"fbcon: .* is primary device")
+        shown_again = a.journal_time(r"gauged: drm .*: picture shown again whole")
+        clears = [(takeover - 0.2, shown_again + 0.2)] if takeover is not None and shown_again is not None else []
+        analyse_firmware_logo(a.frames, report, a.first, a.until, clears)
     if boot.passphrase:
         analyse_question(boot, report, a.journal, a.lines, a.offset)
     if boot.root_pass:
@@ -1137,11 +1151,13 @@ def logo_place(box, width, height):
     return ((width - w) // 2, max(0, min(height - h, swift_round(height * 0.382) - h // 2)), w, h)
 
 
-def analyse_firmware_logo(frames, report, first, until):
+def analyse_firmware_logo(frames, report, first, until, clears=()):
     """The firmware's logo kept (the sample theme's logo=firmware): its rectangle read from
     the last frame before the kernel starts (OVMF's logo is on screen then), every splash
-    frame until the getty shows the same pixels in it, and the frames between the firmware
-    and the splash that do not (black, or anything else) are counted."""
+    frame until the getty shows the same pixels in it, but those within `clears` (the
+    console clearing the card's buffer, (from, to) guest seconds), which are counted, and
+    the frames between the firmware and the splash that do not (black, or anything else)
+    are counted."""
     firmware = [f for f in frames if f.guest is not None and f.guest < 0 and f.kind == "console"]
     shot = firmware[-1] if firmware else None
     img = Image(shot.path) if shot else None
@@ -1163,13 +1179,18 @@ def analyse_firmware_logo(frames, report, first, until):
         return crop(other, place) == logo, place
 
     splash = [f for f in frames if f.kind == "splash" and first.guest <= f.guest <= until]
-    wrong, moved = [], []
+    wrong, moved, cleared = [], [], []
     for f in splash:
         same, place = shows_logo(f)
-        if not same:
+        if not same and any(start <= f.guest <= end for start, end in clears):
+            cleared.append(f)
+        elif not same:
             wrong.append(f)
         elif place != box:
             moved.append(f)
+    if clears:
+        report.figure("splash frames without the logo while the console took the card's fbdev",
+                      f"{len(cleared)} ({clears[0][0]:.2f}-{clears[0][1]:.2f} s): {[f.label() for f in cleared[:2]]}")
     for f in wrong[:3]:
         report.evidence(f, "the splash without the firmware's logo")
     report.check(splash and not wrong, "every splash frame shows the firmware's logo, pixel for pixel, where the firmware drew it",

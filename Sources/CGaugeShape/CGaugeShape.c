@@ -106,22 +106,16 @@ int gauge_bidi_levels(const uint32_t *text, int count, uint8_t *levels) {
     if (count == 0)
         return 0;
     uint32_t *types = malloc(sizeof(uint32_t) * (size_t)count * 2);
-    signed char *resolved = malloc((size_t)count);
-    if (!types || !resolved) {
-        free(types);
-        free(resolved);
+    if (!types)
         return -1;
-    }
     uint32_t *brackets = types + count;
     lib.get_bidi_types(text, count, types);
     lib.get_bracket_types(text, count, types, brackets);
     uint32_t direction = FRIBIDI_PAR_ON;
-    /* The highest level plus one, 0 on failure. */
-    int result = lib.get_par_embedding_levels_ex(types, brackets, count, &direction, resolved) ? 0 : -1;
-    for (int i = 0; result == 0 && i < count; i++)
-        levels[i] = (uint8_t)resolved[i];
+    /* The highest level plus one, 0 on failure; the levels (0-125) written as FriBidiLevel,
+     * a signed char. */
+    int result = lib.get_par_embedding_levels_ex(types, brackets, count, &direction, (signed char *)levels) ? 0 : -1;
     free(types);
-    free(resolved);
     /* FRIBIDI_PAR_RTL and FRIBIDI_PAR_LTR differ in their lowest bit. */
     return result == 0 ? (int)(direction & 1) : -1;
 }

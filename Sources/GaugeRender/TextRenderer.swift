@@ -244,7 +244,7 @@ package final class TextRenderer {
             if let previous = faces.last, let face = previous, TextShaping.staysWithPrevious(scalar) {
                 faces.append(face)
             } else {
-                faces.append(face(for: scalar, main: main))
+                faces.append(face(for: scalar, main: main)?.face)
             }
         }
         guard !codes.isEmpty else { return line }
@@ -259,9 +259,8 @@ package final class TextRenderer {
             let rightToLeft = levels[first] & 1 == 1
             guard let face = faces[first] else {
                 for offset in 0..<(end - first) {
-                    let index = rightToLeft ? end - 1 - offset : first + offset
-                    let missing = !scalars[index].properties.isWhitespace
-                    line.append(missing ? replacementBox(size: size) : FontFace.Glyph(image: nil, left: 0, top: 0, advance: Double(size) / 3), missing: missing)
+                    let entry = glyph(for: scalars[rightToLeft ? end - 1 - offset : first + offset], main: main, size: size)
+                    line.append(entry.glyph, missing: entry.missing)
                 }
                 continue
             }
@@ -275,30 +274,25 @@ package final class TextRenderer {
         return line
     }
 
-    /// The face that has `scalar`: the main one, else the first fallback that has it.
-    private func face(for scalar: Unicode.Scalar, main: FontFace?) -> FontFace? {
-        if let main, main.glyphIndex(for: scalar) != nil { return main }
+    /// The face that has `scalar` and its glyph there: the main one, else the first fallback
+    /// that has it.
+    private func face(for scalar: Unicode.Scalar, main: FontFace?) -> (face: FontFace, index: UInt32)? {
+        if let main, let index = main.glyphIndex(for: scalar) { return (main, index) }
         var next = 0
         while let face = fallback(next) {
             next += 1
-            if face !== main, face.glyphIndex(for: scalar) != nil { return face }
+            if face !== main, let index = face.glyphIndex(for: scalar) { return (face, index) }
         }
         return nil
     }
 
-    /// The glyph from the main face, else from the first fallback that has it.
+    /// The glyph from the main face, else from the first fallback that has it; else the
+    /// built-in digits where no font opened at all, a space's advance, or a replacement box.
     private func glyph(for scalar: Unicode.Scalar, main: FontFace?, size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
-        if let main, let index = main.glyphIndex(for: scalar) {
-            return (main.glyph(index: index, size: size), false)
+        if let found = face(for: scalar, main: main) {
+            return (found.face.glyph(index: found.index, size: size), false)
         }
-        var next = 0
-        while let face = fallback(next) {
-            next += 1
-            if face !== main, let index = face.glyphIndex(for: scalar) {
-                return (face.glyph(index: index, size: size), false)
-            }
-        }
-        if main == nil, next == 0 {
+        if main == nil, firstFallback == nil {
             if let g = BuiltinFont.glyph(scalar, size: size) { return (g, false) }
             return (replacementBox(size: size), true)
         }

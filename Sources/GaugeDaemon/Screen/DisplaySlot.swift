@@ -91,8 +91,6 @@ package final class DisplaySlot {
     private let loop: EventLoop
     private let log: Log
     private var watcher: DisplayWatcher?
-    /// Each member's event descriptor registered in the loop.
-    private var registered: [(member: any DeviceDisplay, descriptor: Int32)] = []
     private var released = false
     private var lookPending = false
     private var retries = 0
@@ -228,16 +226,17 @@ package final class DisplaySlot {
             }
         case .best:
             var taken: [any DeviceDisplay] = []
+            var cards = Self.cardDrivers(members)
             for candidate in wantedCandidates(problems: &problems) {
                 // Below a real driver's card one device is enough; beside one, every device
                 // with a screen of its own.
-                if !taken.isEmpty || hasCards {
-                    let cards = Self.cardDrivers(members + taken)
+                if !taken.isEmpty || !cards.isEmpty {
                     guard !cards.isEmpty else { break }
                     guard DeviceRank.showsBeside(cards: cards, kind: candidate.kind, driver: candidate.driver) else { continue }
                 }
                 do throws(DisplayError) {
                     taken.append(try devices.open(DeviceNode(kind: candidate.kind, path: candidate.path)))
+                    if candidate.rank == .drm { cards.append(candidate.driver) }
                 } catch {
                     problems.append(error.message)
                     opened = false
@@ -287,9 +286,6 @@ package final class DisplaySlot {
         return DisplayCandidate.preferred(candidates)
     }
 
-    /// Whether a real KMS driver's card is in use.
-    private var hasCards: Bool { !Self.cardDrivers(members).isEmpty }
-
     /// The drivers of the real KMS drivers' cards among `displays`.
     private static func cardDrivers(_ displays: [any DeviceDisplay]) -> [String] {
         displays.filter { isCard($0) }.map { $0.driver }
@@ -315,7 +311,6 @@ package final class DisplaySlot {
             if let fd = next.eventDescriptor {
                 do throws(SystemError) {
                     try loop.register(fd, events: .readable) { [self, next] events in deviceReadable(next, events) }
-                    registered.append((next, fd))
                 } catch {
                     log.info("cannot watch \(next.name): \(error)")
                 }
@@ -364,12 +359,10 @@ package final class DisplaySlot {
         }
     }
 
+    /// Stops watching `member`'s events (before it is closed or abandoned: its descriptor
+    /// is still its own then; one never registered is no registration of the loop's).
     private func unregister(_ member: any DeviceDisplay) {
-        registered.removeAll { entry in
-            guard entry.member === member else { return false }
-            loop.unregister(entry.descriptor)
-            return true
-        }
+        if let fd = member.eventDescriptor { loop.unregister(fd) }
     }
 
     /// Logs a problem once, not again while it stays the same.

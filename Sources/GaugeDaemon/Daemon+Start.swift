@@ -8,10 +8,13 @@ import GaugeSystem
 /// does not need), the parts connected to the daemon, and the order they close in.
 extension Daemon {
     /// Presents the first frame and sets up the loop's sources (`run()` calls it). The
-    /// sockets were bound by `init`, before the display was opened; the signals are taken
-    /// before the console is; what no part of the first frame needs (the native socket's
-    /// server, VT switching, the demo) is set up after it, so the splash is on screen
-    /// sooner. Connections wait in the sockets' queues until the loop runs.
+    /// sockets were bound by `init`, before the display was opened. Once the signals are
+    /// taken and psplash's FIFO, Plymouth's socket and its pid file are there (what a
+    /// client that had its answer may use next), the native socket answers a ping, before
+    /// the first frame is drawn; any other request on it is carried out once the frame is
+    /// up (`StartingDesk`). The signals are taken before the console is; what no part of
+    /// the first frame needs (VT switching, the demo) is set up after it, so the splash is
+    /// on screen sooner.
     package func start() throws(DaemonError) {
         SignalSource.ignoreStraySignals()
         RootSwitch.markArgv0InInitrd(log: log)
@@ -22,8 +25,9 @@ extension Daemon {
         if options.psplashFIFO != nil || options.plymouth { startCompatInputs(listeners) }
         watchConsoleQuestions()
         if let directory = options.escapeInput { screenQuestions.watchKeyboards(in: directory) }
+        if let server { startingDesk.serveWaiting(server, on: loop, log: log) }
         let showing = presentFirstFrame()
-        try serve(listeners.native, groupID: listeners.groupID)
+        try serve()
         if showing { console?.enableProcessSwitching() }
         log.info("listening on \(options.socketPath)")
         frames.schedule()
@@ -115,21 +119,15 @@ extension Daemon {
         return showing
     }
 
-    /// Takes connections on `listener`, and starts the demo (`--demo`).
-    private func serve(_ listener: ListeningSocket, groupID: UInt32?) throws(DaemonError) {
-        let configuration = SocketServerConfiguration(options, groupID: groupID)
-        let server = SocketServer(
-            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled
-        ) {
-            [self] client, item in self.handle(item, from: client)
-        }
-        server.onDisconnect = { [self] client in
+    /// Serves every request on the native socket (those held while starting first), and
+    /// starts the demo (`--demo`).
+    private func serve() throws(DaemonError) {
+        server?.onDisconnect = { [self] client in
             frames.forget(client)
             screenQuestions.forget(client)
         }
-        self.server = server
+        startingDesk.open { [self] client, item in handle(item, from: client) }
         do {
-            try server.start()
             if options.demo {
                 demo = try DemoPlayer(loop: loop) { [self] in _ = apply($0, from: nil, access: .daemon) }
             }
@@ -159,6 +157,7 @@ extension Daemon {
         screenOwner.close(retain: retainOnExit)
         compat?.close()
         server?.close()
+        startingDesk.close()
     }
 
     /// Watches the console for programs asking on it (the VT under a device display, or

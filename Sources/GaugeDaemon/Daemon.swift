@@ -50,6 +50,9 @@ package final class Daemon {
     private var themes: ThemeKeeper
     /// The sockets `init` bound, until `start()` serves them.
     var listeners: DaemonListeners?
+    /// What comes on the native socket before the daemon serves it: pings answered
+    /// before the first frame, the rest held until `start()` is done.
+    let startingDesk = StartingDesk()
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
@@ -57,13 +60,29 @@ package final class Daemon {
         SignalSource.ignoreBrokenPipe()
         self.options = options
         self.log = log
-        throttled = ThrottledLog(log: log)
+        let throttled = ThrottledLog(log: log)
+        self.throttled = throttled
+        let loop: EventLoop
         do {
             loop = try EventLoop()
         } catch {
             throw DaemonError("cannot create the event loop: \(error)")
         }
-        listeners = try DaemonListeners(options, log: log)
+        self.loop = loop
+        let listeners = try DaemonListeners(options, log: log)
+        self.listeners = listeners
+        // Its server is ready from here; `start()` lets it answer before the first frame.
+        let desk = startingDesk
+        let server = SocketServer(
+            loop: loop, listener: listeners.native, configuration: SocketServerConfiguration(options, groupID: listeners.groupID),
+            log: log, throttled: throttled
+        ) { [desk] client, item in desk.handle(item, from: client) }
+        do throws(SystemError) {
+            try server.start()
+        } catch {
+            throw DaemonError("cannot start: \(error)")
+        }
+        self.server = server
         themes = ThemeKeeper(options: options)
         let theme = themes.initialTheme(log: log)
         let (slot, display) = try options.display.open(devices: devices, loop: loop, log: log)

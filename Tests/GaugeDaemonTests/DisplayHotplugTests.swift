@@ -62,7 +62,11 @@ final class FakeDeviceDisplay: DeviceDisplay {
         }
         try memory.present(damage: damage)
         if firstFrame == nil { firstFrame = bytes() }
+        onPresent?()
     }
+
+    /// Called after each frame is presented.
+    var onPresent: (() -> Void)?
 
     func bytes() -> [UInt8] { Array(UnsafeRawBufferPointer(start: memory.base, count: memory.byteCount)) }
 
@@ -264,10 +268,11 @@ struct DisplayHotplugTests {
     let card0 = DeviceNumber(major: 226, minor: 0)
     let card1 = DeviceNumber(major: 226, minor: 1)
 
-    /// The socket is bound before a display is opened: a client that connects while the
-    /// card opens (here: from within its open) waits in the queue, and is answered once
-    /// the loop runs, after the first frame.
-    @Test func aClientConnectedWhileTheCardOpensIsAnsweredOnceTheLoopRuns() throws {
+    /// The socket is bound before a display is opened: a ping sent while the card opens
+    /// (here: from within its open) is answered before the first frame is drawn; a request
+    /// that changes the picture, sent then too, waits (the ping behind it on its connection
+    /// with it) until the first frame is up, and is then carried out, in order.
+    @Test func aClientConnectedWhileTheCardOpensIsAnsweredBeforeTheFirstFrame() throws {
         let directory = TemporaryDirectory()
         let devices = try FakeDevices()
         devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: card0)
@@ -276,11 +281,15 @@ struct DisplayHotplugTests {
         options.vt = "none"
         var environment = devices.environment
         let open = environment.open
-        var early: TestClient?
+        var pinging: TestClient?
+        var reporting: TestClient?
         var connectError: String?
         environment.open = { node throws(DisplayError) in
             do {
-                early = try TestClient(path: options.socketPath)
+                pinging = try TestClient(path: options.socketPath)
+                pinging?.send("ping\n")
+                reporting = try TestClient(path: options.socketPath)
+                reporting?.send("progress 30\nping\n")
             } catch {
                 connectError = "\(error)"
             }
@@ -289,15 +298,23 @@ struct DisplayHotplugTests {
         let daemon = try Daemon(options: options, log: Log(sink: { _ in }), devices: environment)
         defer { daemon.shutdown() }
         #expect(connectError == nil, "no socket while the card opened: \(connectError ?? "")")
-        let client = try #require(early)
-        defer { client.close() }
-        client.send("ping\n")
-        try daemon.start()
+        let client = try #require(pinging)
+        let reporter = try #require(reporting)
+        defer {
+            client.close()
+            reporter.close()
+        }
         let display = try #require(devices.display("/dev/dri/card0"))
-        #expect(display.frameCount == 1, "the first frame before any connection is served")
-        #expect(client.lines.isEmpty)
-        try #require(try pump(daemon.loop) { !client.lines.isEmpty }, "no answer to the early ping")
-        #expect(client.lines == ["ok"])
+        var atFirstFrame: (ping: [String], report: [String])?
+        display.onPresent = { atFirstFrame = atFirstFrame ?? (client.lines, reporter.lines) }
+
+        try daemon.start()
+        #expect(display.frameCount == 1)
+        #expect(atFirstFrame?.ping == ["ok"], "the ping is answered before the first frame")
+        #expect(atFirstFrame?.report == [], "a request that changes the picture waits for the first frame")
+        try #require(try pump(daemon.loop) { reporter.lines.count == 2 }, "no answer to the held requests")
+        #expect(reporter.lines == ["ok", "ok"])
+        #expect(daemon.statusJSON(at: 0).contains("\"target\":30"))
     }
 
     @Test func startsWithNoDisplayTakesEfifbThenMovesToTheDRMCardThatReplacesIt() throws {

@@ -349,7 +349,7 @@ private let floodSteps = """
 
         // The next boot reads it.
         let next = try GaugedProcess(["--boot", "--boot-history", history])
-        #expect(next.log.contains("boot history: 2 steps"), "\(next.log)")
+        waitForLog(next, "boot history: 2 steps")
     }
 
     /// A history the daemon will not read (here larger than it reads) is logged, and the

@@ -110,6 +110,27 @@ package final class EventLoop {
         return handled
     }
 
+    /// Handles, without waiting, the events already there for the descriptors `serves`
+    /// accepts, and leaves the others (level-triggered: the next wait reports them again)
+    /// and the queued work for the loop's turns. A descriptor registered by one of these
+    /// handlers (a connection just accepted) is looked at in a second pass, up to
+    /// `passes`. For a start that answers some requests between its steps, before the
+    /// other handlers are connected.
+    package func handleReady(where serves: (Int32) -> Bool, passes: Int = 3) throws(SystemError) {
+        for _ in 0..<passes {
+            let count = try Syscall.epollWait(epollFD, eventBuffer, timeoutMilliseconds: 0)
+            wakeTime = MonotonicClock.now()
+            var handled = 0
+            for index in 0..<count {
+                let event = eventBuffer[index]
+                guard let registration = registrations[event.data.u64], serves(registration.fd) else { continue }
+                registration.handler(IOEvents(rawValue: event.events))
+                handled += 1
+            }
+            if handled == 0 { return }
+        }
+    }
+
     private func runPendingWork() {
         // Work queued by this work waits for the next turn, so a chain of work cannot
         // starve the descriptors.

@@ -77,6 +77,11 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
 
     package var clientCount: Int { clients.count }
 
+    /// Whether `fd` is this server's: its listening socket or a connection's.
+    func serves(_ fd: Int32) -> Bool {
+        fd == listener.fd || clients.values.contains { $0.fd == fd }
+    }
+
     /// Starts accepting connections.
     package func start() throws(SystemError) {
         guard !isListening else { return }

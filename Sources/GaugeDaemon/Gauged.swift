@@ -27,7 +27,7 @@ package enum Gauged {
             // The terminal display draws where stderr usually goes: its log lines wait
             // until the picture is gone, rather than draw over it.
             let held = options.display == .terminal && Syscall.isTerminal(2) ? HeldLines() : nil
-            var sink: Log.Sink = Log.standardError
+            var sink: Log.Sink = Log.forStandardError()
             if let held { sink = { held.append($0) } }
             let log = Log(verbose: options.verbose, sink: sink)
             // Before the display is opened: the old daemon holds it until it goes.

@@ -673,6 +673,16 @@ def timeline(boot):
         hits = [monotonic(j) for j in journal if re.search(pattern, j) and monotonic(j) is not None]
         return (hits[-1] if last else hits[0]) if hits else None
 
+    # The kernel's records keep the time each line was written; the journal stamps what
+    # the initramfs wrote to the kernel's log (gauged started by initramfs-tools, the
+    # kernel's own lines) when it read them, after switch_root. Where a line is in both,
+    # the kernel's time counts.
+    kernel = [text[len("GAUGE-DMESG "):] for _, text in lines if text.startswith("GAUGE-DMESG ")]
+
+    def event_time(pattern):
+        hits = [monotonic(k) for k in kernel if re.search(pattern, k) and monotonic(k) is not None]
+        return hits[0] if hits else journal_time(pattern)
+
     root_start = journal_time(r"systemd\[1\]: systemd .* running in system mode", last=True)
     getty = journal_time(r"Started getty@tty1\.service")
     # gauged can log the quit before journald stamps systemd's "Starting" line.
@@ -680,13 +690,13 @@ def timeline(boot):
                                   journal_time(r"gauged(\[\d+\])?: quit requested")) if t is not None),
                      default=None)
     quit_end = journal_time(r"Finished gauged-quit\.service")
-    crng = journal_time(r"crng init done")
-    drm_ready = journal_time(r"\[drm\] Initialized bochs-drm")
+    crng = event_time(r"crng init done")
+    drm_ready = event_time(r"\[drm\] Initialized bochs-drm")
     step_console, step_status = guest_of_step("console"), guest_of_step("status")
     step_after, step_poweroff = guest_of_step("after-status"), guest_of_step("poweroff")
     a = Analysis()
     for name in ("lines", "frames", "offsets", "synced", "offset", "guest_of_step", "journal", "gauged_log",
-                 "journal_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready",
+                 "journal_time", "event_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready",
                  "step_console", "step_status", "step_after", "step_poweroff"):
         setattr(a, name, locals()[name])
     return a
@@ -737,7 +747,7 @@ def check_early(a, boot, report):
 
 
 def check_unbroken(a, boot, report):
-    frames, offset, journal_time = a.frames, a.offset, a.journal_time
+    frames, offset, event_time = a.frames, a.offset, a.event_time
     drm_ready, first, boot_frames, until = a.drm_ready, a.first, a.boot_frames, a.until
     # 2. Unbroken until the getty (or gauged-quit): at most one frame without the splash
     # (a mode set), and that one black. A DRM driver that replaces the firmware's
@@ -746,8 +756,8 @@ def check_unbroken(a, boot, report):
     # probe (gauged leaving efifb, or the driver's registration) until gauged shows its first
     # frame on the card, and that hand-over must end within HANDOVER_LIMIT seconds.
     during = [f for f in boot_frames if first and first.guest <= f.guest <= until]
-    on_card = journal_time(r"gauged: display: drm ")
-    left_efifb = journal_time(r"gauged: left fbdev /dev/fb0 EFI VGA")
+    on_card = event_time(r"gauged: display: drm ")
+    left_efifb = event_time(r"gauged: left fbdev /dev/fb0 EFI VGA")
     handover = None
     if drm_ready is not None and first is not None and first.guest < drm_ready <= until:
         start = min(drm_ready, left_efifb) if left_efifb is not None else drm_ready
@@ -1057,17 +1067,17 @@ def check_poweroff_words(a, boot, report):
 
 
 def check_random_pool(a, boot, report):
-    journal_time, crng, started = a.journal_time, a.crng, a.started
+    event_time, crng, started = a.event_time, a.crng, a.started
     # 8. gauged never waits for the kernel's random pool. The guest has no hardware source,
     # so the pool is ready many seconds into the boot, after gauged has started and its
     # display has come: its first frame must not wait for the pool. (A boot whose pool
     # is ready before gauged starts has nothing to show here.)
     # Nor does one whose first display device only came within the margin of the pool:
     # its first frame follows the device, not the pool.
-    first_display = journal_time(r"gauged(\[\d+\])?: display: ")
+    first_display = event_time(r"gauged(\[\d+\])?: display: ")
     display_early = crng is not None and (first_display is None or first_display < crng - POOL_MARGIN)
     if started and crng is not None and started[0][1] < crng - POOL_MARGIN and display_early:
-        first_frame_logged = journal_time(r"gauged(\[\d+\])?: first frame on ")
+        first_frame_logged = event_time(r"gauged(\[\d+\])?: first frame on ")
         report.check(first_frame_logged is not None and first_frame_logged < crng,
                      "gauged's first frame does not wait for the kernel's random pool",
                      f"gauged started at {started[0][1]:.2f} s, logged its first frame at "
@@ -1087,6 +1097,40 @@ def figures_in_vm(a, boot, report):
                      if exec_to_screen is not None else "process start unknown")
                   + (f"; kernel random pool ready at {crng:.2f} s" if crng is not None else "")
                   + (f"; bochs-drm registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
+
+
+def figure_kernel_steps(lines, report):
+    """Where the time before the first splash frame went, on the kernel's clock (the
+    kernel's own records, `dmesg`, which keep the time each line was written; the journal
+    stamps what it read from the initramfs when it read it): the console taking the
+    firmware's framebuffer (clearing the firmware's picture), the initramfs unpacked,
+    /init, a DRM driver registering, gauged's exec and first frame."""
+    kernel = []
+    for _, text in lines:
+        m = re.match(r"GAUGE-DMESG \[ *([0-9.]+)\] (.*)", text)
+        if m:
+            kernel.append((float(m.group(1)), m.group(2)))
+    if not kernel:
+        report.figure("before the splash, on the kernel's clock", "no kernel records (GAUGE-DMESG) on ttyS1")
+        return
+
+    def first(pattern):
+        return next(((t, m) for t, line in kernel for m in [re.search(pattern, line)] if m), (None, None))
+
+    steps = []
+    for name, pattern in (("initramfs unpacked", r"Freeing initrd memory"),
+                          ("the console took the framebuffer", r"Console: switching to colour frame buffer device"),
+                          ("/init", r"Run /init as init process"),
+                          ("DRM driver", r"\[drm\] Initialized (\S+)")):
+        t, m = first(pattern)
+        if t is not None:
+            steps.append((t, f"{name} {m.group(1)}" if m.groups() else name))
+    t, m = first(r"gauged: first frame on (.+?) ([0-9.]+) ms after exec")
+    if t is not None:
+        steps.append((t - float(m.group(2)) / 1000, "gauged exec"))
+        steps.append((t, f"gauged's first frame on {m.group(1)}"))
+    report.figure("before the splash, on the kernel's clock",
+                  ", ".join(f"{name} {t:.2f} s" for t, name in sorted(steps)) or "none of its steps recorded")
 
 
 def analyse(boot, exited, report):
@@ -1110,8 +1154,8 @@ def analyse(boot, exited, report):
         # The console taking a card's fbdev emulation as it registers clears the card's
         # buffer (the kernel, under the fb's lock) until gauged shows its picture again:
         # from the console's line (less the screendumps' time base, 0.2 s) to gauged's.
-        takeover = a.journal_time(r"fbcon: .* is primary device")
-        shown_again = a.journal_time(r"gauged: drm .*: picture shown again whole")
+        takeover = a.event_time(r"fbcon: .* is primary device")
+        shown_again = a.event_time(r"gauged: drm .*: picture shown again whole")
         clears = [(takeover - 0.2, shown_again + 0.2)] if takeover is not None and shown_again is not None else []
         analyse_firmware_logo(a.frames, report, a.first, a.until, clears)
     if boot.passphrase:
@@ -1121,6 +1165,7 @@ def analyse(boot, exited, report):
 
     check_random_pool(a, boot, report)
     figures_in_vm(a, boot, report)
+    figure_kernel_steps(a.lines, report)
 
 
 def lit_box(img):

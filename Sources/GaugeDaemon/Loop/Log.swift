@@ -1,3 +1,5 @@
+import CGaugeLinux
+import GaugeDisplay
 import GaugeSystem
 
 /// The daemon's log: one line per event on standard error, `gauged: <message>`.
@@ -41,13 +43,33 @@ package struct Log: Sendable {
     }
 
     /// Writes the line with a single `write(2)`, so lines from one process never interleave.
-    package static let standardError: Sink = { line in
+    package static let standardError: Sink = { line in write(line, to: 2) }
+
+    /// Where stderr is the kernel's log (`/dev/kmsg`, as initramfs-tools' script starts the
+    /// daemon, before any journal runs), each line is written through a new opening of it:
+    /// the kernel allows an opening ten lines in five seconds and drops the rest without
+    /// an error, and a start, a hand-over to a card and a move into the new root write more
+    /// than that in a few seconds. A line is one record either way.
+    package static func forStandardError() -> Sink {
+        guard let status = try? Syscall.fstat(2), status.st_mode & UInt32(S_IFMT) == UInt32(S_IFCHR),
+            DeviceNumber(UInt64(status.st_rdev)) == DeviceNumber(major: 1, minor: 11)
+        else { return standardError }
+        return { line in
+            guard let fd = try? Syscall.open("/proc/self/fd/2", flags: O_WRONLY | O_CLOEXEC | O_NONBLOCK) else {
+                return write(line, to: 2)
+            }
+            write(line, to: fd)
+            Syscall.close(fd)
+        }
+    }
+
+    private static func write(_ line: String, to fd: Int32) {
         var line = line
         line.withUTF8 { bytes in
             var rest = UnsafeRawBufferPointer(bytes)
             while !rest.isEmpty {
                 // A full non-blocking stderr drops the rest of the line: the loop never waits on its log.
-                guard let written = try? Syscall.write(2, rest), written > 0 else { return }
+                guard let written = try? Syscall.write(fd, rest), written > 0 else { return }
                 rest = UnsafeRawBufferPointer(rebasing: rest[written...])
             }
         }

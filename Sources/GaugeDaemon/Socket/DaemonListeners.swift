@@ -1,9 +1,9 @@
 import GaugeSystem
 
 /// The sockets `gauged` listens on, bound first thing, before a display is opened or a
-/// theme read: from its first moments a client that connects is queued until the loop
-/// answers (rather than refused, or told no splash runs), and a second daemon on the same
-/// path fails before it takes the display.
+/// theme read: from its first moments a client that connects is queued until the daemon
+/// answers (a ping before the first frame, `StartingDesk`) rather than refused or told no
+/// splash runs, and a second daemon on the same path fails before it takes the display.
 struct DaemonListeners {
     /// The native socket (`--socket`, or the one systemd passed).
     let native: ListeningSocket

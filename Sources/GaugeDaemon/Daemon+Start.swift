@@ -8,13 +8,12 @@ import GaugeSystem
 /// does not need), the parts connected to the daemon, and the order they close in.
 extension Daemon {
     /// Presents the first frame and sets up the loop's sources (`run()` calls it). The
-    /// sockets were bound by `init`, before the display was opened. Once the signals are
-    /// taken and psplash's FIFO, Plymouth's socket and its pid file are there (what a
-    /// client that had its answer may use next), the native socket answers a ping, before
-    /// the first frame is drawn; any other request on it is carried out once the frame is
-    /// up (`StartingDesk`). The signals are taken before the console is; what no part of
-    /// the first frame needs (VT switching, the demo) is set up after it, so the splash is
-    /// on screen sooner.
+    /// sockets were bound by `init`, before the display was opened. The signals are taken
+    /// before the console is. Once they are, and psplash's FIFO, Plymouth's socket and its
+    /// pid file are there (what a client that had its answer may use next), the native
+    /// socket answers a ping, before the first frame is drawn; any other request on it is
+    /// carried out once the frame is up (`StartingDesk`). What no part of the first frame
+    /// needs (VT switching, the demo) is set up after it, so the splash is on screen sooner.
     package func start() throws(DaemonError) {
         SignalSource.ignoreStraySignals()
         RootSwitch.markArgv0InInitrd(log: log)

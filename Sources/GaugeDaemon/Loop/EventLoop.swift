@@ -114,8 +114,8 @@ package final class EventLoop {
     /// accepts, and leaves the others (level-triggered: the next wait reports them again)
     /// and the queued work for the loop's turns. A descriptor registered by one of these
     /// handlers (a connection just accepted) is looked at in a second pass, up to
-    /// `passes`. For a start that answers some requests between its steps, before the
-    /// other handlers are connected.
+    /// `passes`. For a start that answers some requests before its first frame, before
+    /// the loop runs.
     package func handleReady(where serves: (Int32) -> Bool, passes: Int = 3) throws(SystemError) {
         for _ in 0..<passes {
             let count = try Syscall.epollWait(epollFD, eventBuffer, timeoutMilliseconds: 0)

@@ -1,5 +1,4 @@
 import CGaugeLinux
-import GaugeDisplay
 import GaugeSystem
 
 /// The daemon's log: one line per event on standard error, `gauged: <message>`.

@@ -696,7 +696,7 @@ def timeline(boot):
     step_after, step_poweroff = guest_of_step("after-status"), guest_of_step("poweroff")
     a = Analysis()
     for name in ("lines", "frames", "offsets", "synced", "offset", "guest_of_step", "journal", "gauged_log",
-                 "journal_time", "event_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready",
+                 "journal_time", "kernel", "event_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready",
                  "step_console", "step_status", "step_after", "step_poweroff"):
         setattr(a, name, locals()[name])
     return a
@@ -1099,17 +1099,13 @@ def figures_in_vm(a, boot, report):
                   + (f"; bochs-drm registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
 
 
-def figure_kernel_steps(lines, report):
+def figure_kernel_steps(a, report):
     """Where the time before the first splash frame went, on the kernel's clock (the
     kernel's own records, `dmesg`, which keep the time each line was written; the journal
     stamps what it read from the initramfs when it read it): the console taking the
     firmware's framebuffer (clearing the firmware's picture), the initramfs unpacked,
     /init, a DRM driver registering, gauged's exec and first frame."""
-    kernel = []
-    for _, text in lines:
-        m = re.match(r"GAUGE-DMESG \[ *([0-9.]+)\] (.*)", text)
-        if m:
-            kernel.append((float(m.group(1)), m.group(2)))
+    kernel = [(monotonic(k), k) for k in a.kernel if monotonic(k) is not None]
     if not kernel:
         report.figure("before the splash, on the kernel's clock", "no kernel records (GAUGE-DMESG) on ttyS1")
         return
@@ -1165,7 +1161,7 @@ def analyse(boot, exited, report):
 
     check_random_pool(a, boot, report)
     figures_in_vm(a, boot, report)
-    figure_kernel_steps(a.lines, report)
+    figure_kernel_steps(a, report)
 
 
 def lit_box(img):

@@ -124,6 +124,7 @@ final class CompatInputs {
             throw DaemonError("cannot listen on Plymouth's socket: \(error)")
         }
         plymouth = server
+        questions?.acceptWaitingAskers = { [weak server] in server?.acceptWaiting() }
         log.info("Plymouth boot protocol on \(Self.plymouthSocket)")
     }
 

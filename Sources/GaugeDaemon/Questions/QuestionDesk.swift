@@ -32,6 +32,8 @@ final class QuestionDesk {
     private var heldKeyTimer: FrameTimer?
     /// The question on screen, what was typed or the details view changed: draw it.
     var onChange: (() -> Void)?
+    /// Accepts the askers' connections already waiting to be accepted.
+    var acceptWaitingAskers: (() -> Void)?
     /// Where a question is asked while the screen is in its current hands.
     enum Place: Equatable {
         /// On the splash: keys are read (the VT's even with nothing asked, for Escape's
@@ -164,9 +166,15 @@ final class QuestionDesk {
         heldKeyTimer?.close()
         heldKeyTimer = nil
         onChange = nil
+        acceptWaitingAskers = nil
     }
 
     private func typed(_ keys: UnsafeRawBufferPointer) {
+        // Keys nothing takes are held with this turn's time, and a question takes those
+        // since its asker's connection was accepted. The kernel may report the keyboard
+        // in a turn that does not report yet an asker who connected before the keys were
+        // typed: accepted now, it gets this turn's time, as its keys do.
+        if questions.current == nil { acceptWaitingAskers?() }
         let asked = questions.current
         let details = questions.detailsShown
         var replies = questions.type(keys, at: loop.wakeTime)

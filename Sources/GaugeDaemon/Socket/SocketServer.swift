@@ -110,6 +110,14 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
 
     // MARK: Accepting
 
+    /// Accepts the connections already queued now, rather than when the loop next reports
+    /// the listening socket: a loop turn may report (and read) another descriptor whose
+    /// data came after a connection that the same turn does not report yet.
+    package func acceptWaiting() {
+        guard isListening, !acceptPaused else { return }
+        acceptClients()
+    }
+
     private func acceptClients() {
         for _ in 0..<max(1, configuration.acceptBatch) {
             let fd: Int32?

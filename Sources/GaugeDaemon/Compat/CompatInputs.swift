@@ -124,7 +124,7 @@ final class CompatInputs {
             throw DaemonError("cannot listen on Plymouth's socket: \(error)")
         }
         plymouth = server
-        questions?.acceptWaitingAskers = { [weak server] in server?.acceptWaiting() }
+        questions?.acceptWaitingAskers = { [self] in plymouth?.acceptWaiting() }
         log.info("Plymouth boot protocol on \(Self.plymouthSocket)")
     }
 

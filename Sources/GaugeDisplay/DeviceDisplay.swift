@@ -1,3 +1,5 @@
+import GaugeSystem
+
 /// A display on a kernel device (DRM card, fbdev): what the daemon does with it beyond
 /// drawing frames.
 ///

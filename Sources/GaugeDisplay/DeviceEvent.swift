@@ -1,25 +1,4 @@
-/// A device node's number, as `st_rdev` and the uevent's `MAJOR`/`MINOR` give it: what
-/// matches a remove event to the device in use, whatever path it was opened through. Path
-/// and number are both reused once a device is gone (efifb's fb0, 29:0, then the DRM
-/// driver's fb0, 29:0 again), so whether the device in use is still there is asked of the
-/// kernel through its descriptor (`DeviceDisplay.isPresent()`).
-package struct DeviceNumber: Hashable, Sendable, CustomStringConvertible {
-    package var major: UInt32
-    package var minor: UInt32
-
-    package init(major: UInt32, minor: UInt32) {
-        self.major = major
-        self.minor = minor
-    }
-
-    /// From glibc's `dev_t` encoding.
-    package init(_ rdev: UInt64) {
-        major = UInt32(truncatingIfNeeded: ((rdev >> 8) & 0xfff) | ((rdev >> 32) & ~0xfff))
-        minor = UInt32(truncatingIfNeeded: (rdev & 0xff) | ((rdev >> 12) & ~0xff))
-    }
-
-    package var description: String { "\(major):\(minor)" }
-}
+import GaugeSystem
 
 /// A display device coming, going or changing, as the kernel or udev announces it.
 package struct DeviceEvent: Equatable, Sendable {
@@ -33,6 +12,10 @@ package struct DeviceEvent: Equatable, Sendable {
     package var subsystem: String
     /// The node under /dev ("dri/card0", "fb0"), when the device has one.
     package var devname: String?
+    /// What matches a remove event to the device in use, whatever path it was opened
+    /// through. Numbers are given again once a device is gone, so whether the device in
+    /// use is still there is asked of the kernel through its descriptor
+    /// (`DeviceDisplay.isPresent()`).
     package var number: DeviceNumber?
 
     package init(action: Action, subsystem: String, devname: String?, number: DeviceNumber? = nil) {

@@ -1,4 +1,5 @@
 import GaugeRender
+import GaugeSystem
 
 /// Several kernel display devices shown as one: two DRM cards (a desktop with two GPUs, a
 /// laptop's panel on one card and its external screen on another), a card and a panel's

@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import GaugeDaemon
+import GaugeSystem
 
 @Suite struct ConsoleReadersTests {
     @Test func blockedCallLinesParse() {

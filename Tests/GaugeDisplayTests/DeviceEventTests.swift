@@ -1,5 +1,6 @@
 import GaugeDisplay
 import Testing
+import GaugeSystem
 
 /// A kernel uevent datagram as the netlink socket delivers it.
 func kernelUevent(_ header: String, _ fields: [String]) -> [UInt8] {

@@ -155,23 +155,6 @@ final class ConsoleReaders {
     }
 }
 
-/// A device number as (major, minor).
-struct DeviceNumber: Hashable {
-    var major: UInt32
-    var minor: UInt32
-
-    init(major: UInt32, minor: UInt32) {
-        self.major = major
-        self.minor = minor
-    }
-
-    /// From a `dev_t` (glibc's encoding: `gnu_dev_major`, `gnu_dev_minor`).
-    init(_ device: UInt64) {
-        major = UInt32(truncatingIfNeeded: ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF)))
-        minor = UInt32(truncatingIfNeeded: (device & 0xFF) | ((device >> 12) & ~UInt64(0xFF)))
-    }
-}
-
 /// `/proc/PID/syscall`: the system call number and its six arguments, for a process blocked
 /// in one ("running" or "-1 ..." otherwise).
 struct BlockedCall: Equatable {

@@ -42,6 +42,8 @@ from qemu import Qemu, SerialLog
 from vmscreen import ConsoleFont, Image, bar_rect, is_grey, is_orange, swift_round
 
 INTERVAL = 0.33       # seconds between screendumps
+# A DRM driver's registration in the kernel's log; its name is the group.
+DRM_INITIALIZED = r"\[drm\] Initialized (\S+)"
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
 EARLY_INTERVAL = 0.1  # until the first splash frame (when it comes is a figure)
 # The power-off splash within a frame or two of sampling after what no screen can skip
@@ -691,12 +693,14 @@ def timeline(boot):
                      default=None)
     quit_end = journal_time(r"Finished gauged-quit\.service")
     crng = event_time(r"crng init done")
-    drm_ready = event_time(r"\[drm\] Initialized bochs-drm")
+    # The DRM driver the boot's card has (bochs-drm, virtio_gpu), named by its registration.
+    drm_ready = event_time(DRM_INITIALIZED)
+    drm_driver = next((m.group(1) for line in kernel + journal for m in [re.search(DRM_INITIALIZED, line)] if m), None)
     step_console, step_status = guest_of_step("console"), guest_of_step("status")
     step_after, step_poweroff = guest_of_step("after-status"), guest_of_step("poweroff")
     a = Analysis()
     for name in ("lines", "frames", "offsets", "synced", "offset", "guest_of_step", "journal", "gauged_log",
-                 "journal_time", "kernel", "event_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready",
+                 "journal_time", "kernel", "event_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready", "drm_driver",
                  "step_console", "step_status", "step_after", "step_poweroff"):
         setattr(a, name, locals()[name])
     return a
@@ -937,12 +941,13 @@ def check_step_description(a, boot, report):
 
 def check_display_at_end(a, boot, report):
     lines, drm_ready, boot_frames = a.lines, a.drm_ready, a.boot_frames
-    # The display it ends the boot on: the DRM device (bochs-drm), not the firmware's
-    # framebuffer it may have started on, nor bochs' fbdev emulation.
+    driver = a.drm_driver or "bochs-drm"
+    # The display it ends the boot on: the DRM device (bochs-drm, virtio_gpu), not the
+    # firmware's framebuffer it may have started on, nor the card's fbdev emulation.
     shown_on = next((text.split("display:", 1)[1].strip() for _, text in lines
                      if text.startswith("GAUGE-PROBE status ") and "display:" in text), None)
     report.figure("display at the end of boot", shown_on or "no daemon answered")
-    # When udev loads bochs-drm only after the probe (a slow, loaded host), the firmware's
+    # When udev loads the driver only after the probe (a slow, loaded host), the firmware's
     # framebuffer is the best device the boot had: that is what the splash must be on then.
     probe_at = next((float(text.split()[2]) for _, text in lines if text.startswith("GAUGE-PROBE uptime ")), None)
     # The screen when the probe ran (the end of boot) is kept whatever the checks say: the
@@ -953,7 +958,7 @@ def check_display_at_end(a, boot, report):
     # The status itself is asked once gauged-waits sent the descriptions, up to 10 s later.
     status_at = next((float(text.split()[2]) for _, text in lines if text.startswith("GAUGE-PROBE status-uptime ")), probe_at)
     drm_late = drm_ready is None or (status_at is not None and drm_ready > status_at)
-    on_drm = shown_on is not None and shown_on.startswith("drm ") and "bochs" in shown_on
+    on_drm = shown_on is not None and shown_on.startswith("drm ") and f" {driver} " in shown_on
     on_efifb = shown_on is not None and shown_on.startswith("fbdev ") and "EFI VGA" in shown_on
     # Between efifb's removal and the card's registration (the driver's probe) there is no
     # device: gauged says none, the screen in graphics mode, waiting for the card.
@@ -961,8 +966,8 @@ def check_display_at_end(a, boot, report):
     between = (shown_on == "none" and left_efifb is not None and status_at is not None and drm_late
                and left_efifb <= status_at)
     report.check(on_drm or (drm_late and on_efifb) or between,
-                 "the splash is on the DRM device (bochs-drm) at the end of boot, or on efifb (or between the two) if bochs-drm came later",
-                 f"gaugectl status says: {shown_on}; bochs-drm registered at {drm_ready} s, efifb left at {left_efifb} s, "
+                 f"the splash is on the DRM device ({driver}) at the end of boot, or on efifb (or between the two) if {driver} came later",
+                 f"gaugectl status says: {shown_on}; {driver} registered at {drm_ready} s, efifb left at {left_efifb} s, "
                  f"the status asked at {status_at} s")
 
 
@@ -1096,7 +1101,7 @@ def figures_in_vm(a, boot, report):
                   + (f"process start to first splash frame {exec_to_screen:.2f} s (frames every {EARLY_INTERVAL} s)"
                      if exec_to_screen is not None else "process start unknown")
                   + (f"; kernel random pool ready at {crng:.2f} s" if crng is not None else "")
-                  + (f"; bochs-drm registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
+                  + (f"; {a.drm_driver} registered at {drm_ready:.2f} s" if drm_ready is not None else ""))
 
 
 def figure_kernel_steps(a, report):
@@ -1117,7 +1122,7 @@ def figure_kernel_steps(a, report):
     for name, pattern in (("initramfs unpacked", r"Freeing initrd memory"),
                           ("the console took the framebuffer", r"Console: switching to colour frame buffer device"),
                           ("/init", r"Run /init as init process"),
-                          ("DRM driver", r"\[drm\] Initialized (\S+)")):
+                          ("DRM driver", DRM_INITIALIZED)):
         t, m = first(pattern)
         if t is not None:
             steps.append((t, f"{name} {m.group(1)}" if m.groups() else name))

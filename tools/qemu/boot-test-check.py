@@ -696,11 +696,12 @@ def timeline(boot):
     # The DRM driver the boot's card has (bochs-drm, virtio_gpu), named by its registration.
     drm_ready = event_time(DRM_INITIALIZED)
     drm_driver = next((m.group(1) for line in kernel + journal for m in [re.search(DRM_INITIALIZED, line)] if m), None)
+    left_efifb = event_time(r"gauged: left fbdev /dev/fb0 EFI VGA")
     step_console, step_status = guest_of_step("console"), guest_of_step("status")
     step_after, step_poweroff = guest_of_step("after-status"), guest_of_step("poweroff")
     a = Analysis()
     for name in ("lines", "frames", "offsets", "synced", "offset", "guest_of_step", "journal", "gauged_log",
-                 "journal_time", "kernel", "event_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready", "drm_driver",
+                 "journal_time", "kernel", "event_time", "root_start", "getty", "quit_start", "quit_end", "crng", "drm_ready", "drm_driver", "left_efifb",
                  "step_console", "step_status", "step_after", "step_poweroff"):
         setattr(a, name, locals()[name])
     return a
@@ -752,7 +753,7 @@ def check_early(a, boot, report):
 
 def check_unbroken(a, boot, report):
     frames, offset, event_time = a.frames, a.offset, a.event_time
-    drm_ready, first, boot_frames, until = a.drm_ready, a.first, a.boot_frames, a.until
+    drm_ready, first, boot_frames, until, left_efifb = a.drm_ready, a.first, a.boot_frames, a.until, a.left_efifb
     # 2. Unbroken until the getty (or gauged-quit): at most one frame without the splash
     # (a mode set), and that one black. A DRM driver that replaces the firmware's
     # framebuffer during the boot (uefi-late-drm) blanks the screen with its own mode set
@@ -761,7 +762,6 @@ def check_unbroken(a, boot, report):
     # frame on the card, and that hand-over must end within HANDOVER_LIMIT seconds.
     during = [f for f in boot_frames if first and first.guest <= f.guest <= until]
     on_card = event_time(r"gauged: display: drm ")
-    left_efifb = event_time(r"gauged: left fbdev /dev/fb0 EFI VGA")
     handover = None
     if drm_ready is not None and first is not None and first.guest < drm_ready <= until:
         start = min(drm_ready, left_efifb) if left_efifb is not None else drm_ready
@@ -962,7 +962,7 @@ def check_display_at_end(a, boot, report):
     on_efifb = shown_on is not None and shown_on.startswith("fbdev ") and "EFI VGA" in shown_on
     # Between efifb's removal and the card's registration (the driver's probe) there is no
     # device: gauged says none, the screen in graphics mode, waiting for the card.
-    left_efifb = a.journal_time(r"gauged: left fbdev /dev/fb0 EFI VGA")
+    left_efifb = a.left_efifb
     between = (shown_on == "none" and left_efifb is not None and status_at is not None and drm_late
                and left_efifb <= status_at)
     report.check(on_drm or (drm_late and on_efifb) or between,

@@ -48,10 +48,12 @@ install() {
         # The initrd's daemon lives on across switch-root, in the namespaces it started
         # in: a mount namespace of its own would keep the real root as the initrd mounted
         # it (read-only: no boot history, no socket removed). This drop-in, in the initrd
-        # only, leaves that one out; gauged.service started in the real root keeps it.
+        # only, leaves that one out; gauged.service started in the real root keeps it. Nor
+        # does it start the follower of systemd's jobs there: the real root's boot is the
+        # one followed, by its own gauged-waits.service.
         mkdir -p "$initdir$systemdsystemunitdir/gauged.service.d" &&
             printf '%s\n' '[Service]' 'PrivateMounts=no' 'ProtectKernelTunables=no' 'ProtectKernelModules=no' \
-                'ProtectKernelLogs=no' 'ProtectControlGroups=no' 'ProtectProc=default' \
+                'ProtectKernelLogs=no' 'ProtectControlGroups=no' 'ProtectProc=default' 'ExecStartPost=' \
                 >"$initdir$systemdsystemunitdir/gauged.service.d/initrd.conf"
         $SYSTEMCTL -q --root "$initdir" add-wants initrd-switch-root.target gauged-switch-root.service 2>/dev/null || :
         # systemd's password requests (an encrypted root's passphrase) reach the splash

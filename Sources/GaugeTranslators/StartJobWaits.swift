@@ -144,10 +144,11 @@ package struct StartJobWaits: Sendable {
         return String(unit.dropFirst(prefix.count).dropLast(suffix.count))
     }
 
-    /// Whether a job for `unit` means the boot failed (emergency or rescue mode): the
-    /// failure screen says what, and the waits are not followed any more.
+    /// Whether a job for `unit` means the boot failed (emergency or rescue mode, or in
+    /// dracut's systemd initrd its emergency shell, which its initqueue starts when the root
+    /// never came): the failure screen says what, and the waits are not followed any more.
     package static func endsTheBoot(_ unit: String) -> Bool {
-        unit == "emergency.target" || unit == "rescue.target"
+        unit == "emergency.target" || unit == "rescue.target" || unit == "dracut-emergency.service"
     }
 
     /// `job` began to run at `began` (its unit left the inactive state then), later than

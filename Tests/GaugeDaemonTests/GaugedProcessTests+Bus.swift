@@ -500,6 +500,33 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
         #expect(try daemon2.status().failure?.title == "Installation failed")
     }
 
+    /// A boot that failed as the follower started (emergency mode, or dracut's emergency
+    /// shell in its systemd initrd, already queued when it lists the jobs): the failed
+    /// boot's screen at once, and the follower ends; dracut's shell queued later is the
+    /// same.
+    @Test func systemdWaitsPutTheFailedBootsScreenUpForAModeQueuedBeforeIt() throws {
+        for unit in ["emergency.target", "dracut-emergency.service"] {
+            let bus = try PrivateBus()
+            let manager = try systemdBooting(bus)
+            try manager.send("job", "9", unit, "start", "waiting", "/")
+            let daemon = try GaugedProcess(["--fps", "60"])
+            let client = try PipedGaugectl(["--socket", daemon.socketPath, "systemd", "--waits", "--address", bus.address])
+            let shown = try daemon.waitForStatus(seconds: 10) { $0.failure != nil }
+            #expect(shown.failure == Status.Failure(
+                title: "This system could not start", summary: "The boot stopped in emergency mode", lines: 0, dropped: 0,
+                boot: thisBoot), "\(unit)")
+            let end = client.close()
+            #expect(end.status == 0, "\(unit): \(end.stderr)")
+        }
+        let (bus, manager, daemon, client) = try followingADiskThatNeverComes()
+        _ = bus
+        try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
+        try manager.send("signal", "JobNew", "u", "42", "o", "/org/freedesktop/systemd1/job/42", "s", "dracut-emergency.service")
+        let shown = try daemon.waitForStatus(seconds: 10) { $0.failure != nil }
+        #expect(shown.failure?.summary == "The boot stopped in emergency mode")
+        #expect(client.close().status == 0)
+    }
+
     @Test func systemdAlreadyRunningLeavesTheScreenAlone() throws {
         let bus = try PrivateBus()
         let daemon = try GaugedProcess(["--fps", "60"])

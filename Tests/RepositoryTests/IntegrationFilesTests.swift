@@ -655,6 +655,7 @@ private func lines(_ text: String) -> [String] {
             inst_simple() { :; }
             inst_multiple() { echo "inst_multiple $*" >> "$LOG"; }
             inst_hook() { echo "inst_hook $*" >> "$LOG"; }
+            inst_libdir_file() { echo "inst_libdir_file $*" >> "$LOG"; }
             dracut_module_included() { [ "$1" = systemd ]; }
             SYSTEMCTL=fake_systemctl
             fake_systemctl() { echo "systemctl $*" >> "$LOG"; }
@@ -672,6 +673,8 @@ private func lines(_ text: String) -> [String] {
             "inst_multiple -o \(units)/gauged.service \(units)/gauged-switch-root.service \(units)/emergency.service.d/gauge.conf \(units)/rescue.service.d/gauge.conf",
             "systemctl -q --root \(directory.appending("initrd")) add-wants sysinit.target gauged.service",
             "systemctl -q --root \(directory.appending("initrd")) add-wants initrd-switch-root.target gauged-switch-root.service",
+            // The initrd's jobs followed (gauged.service starts the follower), with sd-bus.
+            "inst_multiple -o \(units)/gauged-waits.service", "inst_libdir_file libsystemd.so.0*",
             // An encrypted root's passphrase is asked on the splash (gauge.ask=1) there too.
             "inst_multiple -o \(units)/gauged-ask-password.path \(units)/gauged-ask-password.service systemd-tty-ask-password-agent",
             "systemctl -q --root \(directory.appending("initrd")) add-wants sysinit.target gauged-ask-password.path",
@@ -685,11 +688,13 @@ private func lines(_ text: String) -> [String] {
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "../gauged-boot-failed@.service")
         }
         // The initrd's daemon crosses switch-root: no mount namespace of its own there
-        // (docs/sandbox.md), every other wall kept; nor the follower of systemd's jobs,
-        // which follows the real root's boot.
+        // (docs/sandbox.md), every other wall kept.
         let dropIn = try String(contentsOfFile: directory.appending("initrd\(units)/gauged.service.d/initrd.conf"), encoding: .utf8)
         #expect(lines(dropIn) == ["[Service]", "PrivateMounts=no", "ProtectKernelTunables=no", "ProtectKernelModules=no",
-                                  "ProtectKernelLogs=no", "ProtectControlGroups=no", "ProtectProc=default", "ExecStartPost="])
+                                  "ProtectKernelLogs=no", "ProtectControlGroups=no", "ProtectProc=default"])
+        // The initrd's follower ends before the switch; the real root's follows on.
+        let waits = try String(contentsOfFile: directory.appending("initrd\(units)/gauged-waits.service.d/initrd.conf"), encoding: .utf8)
+        #expect(lines(waits) == ["[Unit]", "Conflicts=initrd-switch-root.target", "Before=initrd-switch-root.target"])
     }
 
     @Test func scriptsParse() throws {

@@ -102,12 +102,18 @@ enum SystemdWaitsCommand {
             let created = loaded > 0 && loaded < now / 1000 ? loaded &* 1000 : now
             let jobs = try bus.listJobs()
             waits.listed(jobs, createdBy: created)
+            // Emergency or rescue mode queued before (a boot that failed as the follower
+            // started): the failed boot's screen now, and nothing more to follow.
+            if let ending = jobs.first(where: { $0.type == "start" && StartJobWaits.endsTheBoot($0.unit) }) {
+                showBootFailed(ending.unit)
+                return false
+            }
             // A handler queued before (or while signals were lost): its unit's screen now.
             for job in jobs where job.type == "start" {
                 if let failed = StartJobWaits.failedUnit(handledBy: job.unit) { showFailed(failed) }
             }
             describeLoaded(on: bus)
-            return !jobs.contains { StartJobWaits.endsTheBoot($0.unit) }
+            return true
         }
 
         func signal(_ member: String, on bus: BusConnection, at now: UInt64) -> Bool {

@@ -48,14 +48,24 @@ install() {
         # The initrd's daemon lives on across switch-root, in the namespaces it started
         # in: a mount namespace of its own would keep the real root as the initrd mounted
         # it (read-only: no boot history, no socket removed). This drop-in, in the initrd
-        # only, leaves that one out; gauged.service started in the real root keeps it. Nor
-        # does it start the follower of systemd's jobs there: the real root's boot is the
-        # one followed, by its own gauged-waits.service.
+        # only, leaves that one out; gauged.service started in the real root keeps it.
         mkdir -p "$initdir$systemdsystemunitdir/gauged.service.d" &&
             printf '%s\n' '[Service]' 'PrivateMounts=no' 'ProtectKernelTunables=no' 'ProtectKernelModules=no' \
-                'ProtectKernelLogs=no' 'ProtectControlGroups=no' 'ProtectProc=default' 'ExecStartPost=' \
+                'ProtectKernelLogs=no' 'ProtectControlGroups=no' 'ProtectProc=default' \
                 >"$initdir$systemdsystemunitdir/gauged.service.d/initrd.conf"
         $SYSTEMCTL -q --root "$initdir" add-wants initrd-switch-root.target gauged-switch-root.service 2>/dev/null || :
+        # The initrd's jobs followed too (gauged-waits.service, which gauged.service starts
+        # once its daemon is ready): what the boot waits for, the steps' descriptions, and
+        # a failed boot's first words the moment systemd queues dracut's emergency shell,
+        # before the failure screen's own unit has started. Its client loads libsystemd for
+        # sd-bus. It ends before the switch, where the real root's own follows on.
+        if inst_multiple -o "$systemdsystemunitdir/gauged-waits.service" && inst_libdir_file "libsystemd.so.0*"; then
+            mkdir -p "$initdir$systemdsystemunitdir/gauged-waits.service.d" &&
+                printf '%s\n' '[Unit]' 'Conflicts=initrd-switch-root.target' 'Before=initrd-switch-root.target' \
+                    >"$initdir$systemdsystemunitdir/gauged-waits.service.d/initrd.conf"
+        else
+            dwarn "gauge: the initrd's jobs are not followed (no gauged-waits.service or libsystemd)"
+        fi
         # systemd's password requests (an encrypted root's passphrase) reach the splash
         # while a gauged --ask (gauge.ask=1) runs, through systemd's own Plymouth agent.
         inst_multiple -o "$systemdsystemunitdir/gauged-ask-password.path" "$systemdsystemunitdir/gauged-ask-password.service" \

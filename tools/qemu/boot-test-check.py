@@ -3,7 +3,7 @@
 power-off and checks the boot splash against what the guest reports on ttyS1.
 
 The screen is taken with the monitor's `screendump` ten times a second until the first
-splash frame, then about three times a second. Each frame
+splash frame (and on a boot made to fail, its failure screen), then about three times a second. Each frame
 is classified by its pixels (default theme, Sources/GaugeRender/Layout.swift: an orange
 fill on a grey track, centred in the lower third): `splash` (the bar, nothing else above
 the logo), `text-over-splash` (the bar with console text above it), `failure` and
@@ -45,7 +45,7 @@ INTERVAL = 0.33       # seconds between screendumps
 # A DRM driver's registration in the kernel's log; its name is the group.
 DRM_INITIALIZED = r"\[drm\] Initialized (\S+)"
 HANDOVER_LIMIT = 2.0  # seconds from a DRM driver replacing efifb to the splash on its card (TCG)
-EARLY_INTERVAL = 0.1  # until the first splash frame (when it comes is a figure)
+EARLY_INTERVAL = 0.1  # until the first splash frame, and a failing boot's failure screen (figures)
 # The power-off splash within a frame or two of sampling after what no screen can skip
 # (section 7): the first 12 screendumps after `systemctl poweroff` (4 s). Debian 12 took
 # 1.14-1.37 s (frames 4-5) booted alone, and 2.20-3.60 s (frames 7-11) at the end of the
@@ -360,7 +360,10 @@ class Boot:
                 self.give_up(img, self.frames[-1])
             if self.args.way_out:
                 self.leave_failure(img, self.frames[-1])
-            time.sleep(max(0.0, begin + (INTERVAL if self.splash_seen else EARLY_INTERVAL) - self.now()))
+            # As often as before the splash while a failing boot's screen is awaited: its
+            # time from the failure (1 s at most) is a figure.
+            awaited = not self.splash_seen or (self.args.way_out and "failure" not in self.way)
+            time.sleep(max(0.0, begin + (EARLY_INTERVAL if awaited else INTERVAL) - self.now()))
         self.process.wait()
         return True
 

@@ -482,14 +482,9 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
     /// Rescue mode queued during the boot gets its own words; a failure screen of another
     /// producer's (an installer's) is never replaced.
     @Test func systemdWaitsPutTheFailedBootsScreenUpOnlyOverTheSplash() throws {
-        let (bus, manager, daemon, client) = try followingADiskThatNeverComes()
-        _ = bus
-        try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
-        try manager.send("signal", "JobNew", "u", "40", "o", "/org/freedesktop/systemd1/job/40", "s", "rescue.target")
-        let rescue = try daemon.waitForStatus(seconds: 10) { $0.failure != nil }
-        #expect(rescue.failure?.title == "This system is in rescue mode")
-        #expect(rescue.failure?.summary == "The boot stopped in rescue mode")
-        #expect(client.close().status == 0)
+        let rescue = try failureWhileFollowing(queued: "rescue.target")
+        #expect(rescue?.title == "This system is in rescue mode")
+        #expect(rescue?.summary == "The boot stopped in rescue mode")
 
         let (bus2, manager2, daemon2, client2) = try followingADiskThatNeverComes()
         _ = bus2
@@ -518,13 +513,19 @@ private func followingADiskThatNeverComes() throws -> (PrivateBus, ReplayService
             let end = client.close()
             #expect(end.status == 0, "\(unit): \(end.stderr)")
         }
+        #expect(try failureWhileFollowing(queued: "dracut-emergency.service")?.summary == "The boot stopped in emergency mode")
+    }
+
+    /// The failure screen shown once systemd queues `unit` while the follower names a wait,
+    /// the follower then ended (exit 0).
+    private func failureWhileFollowing(queued unit: String) throws -> Status.Failure? {
         let (bus, manager, daemon, client) = try followingADiskThatNeverComes()
         _ = bus
         try daemon.waitForStatus(seconds: 10) { $0.message.hasPrefix("Waiting for") }
-        try manager.send("signal", "JobNew", "u", "42", "o", "/org/freedesktop/systemd1/job/42", "s", "dracut-emergency.service")
+        try manager.send("signal", "JobNew", "u", "40", "o", "/org/freedesktop/systemd1/job/40", "s", unit)
         let shown = try daemon.waitForStatus(seconds: 10) { $0.failure != nil }
-        #expect(shown.failure?.summary == "The boot stopped in emergency mode")
-        #expect(client.close().status == 0)
+        #expect(client.close().status == 0, "\(unit)")
+        return shown.failure
     }
 
     @Test func systemdAlreadyRunningLeavesTheScreenAlone() throws {

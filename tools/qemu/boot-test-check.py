@@ -5,10 +5,10 @@ power-off and checks the boot splash against what the guest reports on ttyS1.
 The screen is taken with the monitor's `screendump` ten times a second until the first
 splash frame (and on a boot made to fail, its failure screen), then about three times a
 second. Each frame is classified by its pixels (default theme,
-Sources/GaugeRender/Layout.swift: an orange fill on a grey track, centred in the lower third): `splash` (the bar, nothing else above
-the logo), `text-over-splash` (the bar with console text above it), `failure` and
-`success` (the bar in the failure or success colour), `black`, or `console` (anything
-else lit: firmware, kernel or login text). The bar's value is the
+Sources/GaugeRender/Layout.swift: an orange fill on a grey track, centred in the lower
+third): `splash` (the bar, nothing else above the logo), `text-over-splash` (the bar with
+console text above it), `failure` and `success` (the bar in the failure or success
+colour), `black`, or `console` (anything else lit: firmware, kernel or login text). The bar's value is the
 fill's right end (running or begin colour) found in the bar's middle rows.
 
 The guest's test units print lines on ttyS1 that carry its uptime (`GAUGE-STEP name

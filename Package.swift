@@ -26,21 +26,29 @@ let package = Package(
         .target(name: "CGaugeQR"),
         // HarfBuzz and FriBidi for text that needs shaping and direction, loaded at run time (CGaugeShape).
         .target(name: "CGaugeShape"),
+        // pixman, FreeType, libpng, libdrm and libudev, loaded at run time (CGaugeLibraries): the
+        // executable defines the functions it calls, so a client starts without them. Their
+        // modules (CPixman...) give the headers only.
+        .target(name: "CGaugeLibraries", dependencies: ["CDRM", "CPixman", "CFreeType", "CPNG", "CUdev"]),
         // libpng's low-level writer behind one C call that holds its setjmp (PNG snapshots row by row).
-        .target(name: "CGaugePNG", dependencies: ["CPNG"]),
+        .target(name: "CGaugePNG", dependencies: ["CPNG", "CGaugeLibraries"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol", dependencies: ["GaugeSystem"]),
-        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG", "CGaugeQR", "CGaugeShape"]),
-        .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux"]),
-        .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev"]),
+        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG", "CGaugeQR", "CGaugeShape", "CGaugeLibraries"]),
+        .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux", "CGaugeLibraries"]),
+        .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev", "CGaugeLibraries"]),
 
         // The update tools' and dialog's progress, translated into Gauge's requests (gaugectl's).
         .target(name: "GaugeTranslators", dependencies: ["GaugeProtocol"]),
         .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeTranslators", "CGaugeLinux", "CGaugeBus"]),
 
-        .executableTarget(name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"]),
+        // --as-needed: the C libraries' pkg-config links are left out, as CGaugeLibraries
+        // defines what the program calls (tools/build-release links none of them).
+        .executableTarget(
+            name: "gauge", dependencies: ["GaugeDaemon", "GaugeClient", "CGaugeLinux"],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--as-needed"])]),
         .executableTarget(name: "GaugeBench", dependencies: ["CGaugeLinux", "GaugeSystem", "GaugeRender"]),
         .executableTarget(name: "GaugeGallery", dependencies: ["GaugeRender", "GaugeDisplay"]),
 

@@ -1,3 +1,4 @@
+import CGaugeLibraries
 import CGaugeLinux
 import GaugeDisplay
 import GaugeProtocol
@@ -83,6 +84,12 @@ package final class Daemon {
             throw DaemonError("cannot start: \(error)")
         }
         self.server = server
+        // The C libraries it draws with are loaded once the socket is there (a client that
+        // connects meanwhile waits for its answer), and a missing one is said here.
+        var problem = [CChar](repeating: 0, count: 192)
+        guard gauge_libraries_load(&problem, problem.count) == 0 else {
+            throw DaemonError(String(decoding: problem.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
         themes = ThemeKeeper(options: options)
         let theme = themes.initialTheme(log: log)
         let (slot, display) = try options.display.open(devices: devices, loop: loop, log: log)

@@ -325,7 +325,7 @@ private func lines(_ text: String) -> [String] {
         let bin = directory.appending("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let environment = [
-            "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts,
+            "GAUGE_THEME": theme, "GAUGE_FONTDIR": fonts, "GAUGE_LIBRARIES": loadedLibraries(directory).joined(separator: " "),
             "GAUGE_FILES": repositoryRoot.appendingPathComponent("integration/gauge-files").path,
             "GAUGE_QRENCODE": "", "GAUGE_LOCALE": directory.appending("absent-locale"),
         ]
@@ -341,10 +341,35 @@ private func lines(_ text: String) -> [String] {
         return (result.status, result.output)
     }
 
-    /// The executable and its links as `listFiles` lists them.
+    /// The C libraries gauged loads at its start, as the fixture names them (GAUGE_LIBRARIES).
+    private func loadedLibraries(_ directory: TemporaryDirectory) -> [String] {
+        ["libdrm.so.2", "libpixman-1.so.0"].map { directory.appending($0) }
+    }
+
+    /// The executable, its links and the libraries it loads as `listFiles` lists them.
     private func executable(_ directory: TemporaryDirectory) -> [String] {
         let bin = directory.appending("bin")
         return ["exec \(bin)/gauged", "link \(bin)/gaugectl gauged", "link \(bin)/plymouth gauged"]
+            + loadedLibraries(directory).map { "needed \($0)" }
+    }
+
+    /// The libraries gauge-files finds by itself are the ones gauged loads: the sonames of
+    /// Sources/CGaugeLibraries, each found on this machine.
+    @Test func fileListNamesTheLibrariesGaugedLoads() throws {
+        let (directory, environment) = try fixture()
+        var env = environment
+        env.removeValue(forKey: "GAUGE_LIBRARIES")
+        let listed = try listFiles(directory, env)
+        #expect(listed.status == 0, "\(listed.output)")
+        let found = lines(listed.output).filter { $0.hasPrefix("needed /") }.map { String($0.dropFirst("needed ".count)) }
+        let source = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("Sources/CGaugeLibraries/CGaugeLibraries.c"), encoding: .utf8)
+        let sonames = lines(source).filter { $0.hasPrefix("LIBRARY(") }.compactMap { $0.split(separator: "\"").dropFirst().first.map(String.init) }
+        #expect(sonames.count == 5, "\(sonames)")
+        #expect(found.map { ($0 as NSString).lastPathComponent } == sonames, "\(found)")
+        for path in found {
+            #expect(FileManager.default.fileExists(atPath: path), "\(path)")
+        }
     }
 
     /// libqrencode, for the failure screen's QR code, is listed after the executable where
@@ -358,7 +383,7 @@ private func lines(_ text: String) -> [String] {
         env["GAUGE_QRENCODE"] = library
         let listed = try listFiles(directory, env)
         #expect(listed.status == 0, "\(listed.output)")
-        #expect(Array(lines(listed.output).prefix(4)) == executable(directory) + ["library \(library)"])
+        #expect(Array(lines(listed.output).prefix(6)) == executable(directory) + ["library \(library)"])
         env["GAUGE_QRENCODE"] = directory.appending("absent.so.4")
         #expect(!(try listFiles(directory, env)).output.contains("library "))
 
@@ -377,7 +402,8 @@ private func lines(_ text: String) -> [String] {
         let hook = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
         #expect(hook.status == 0, "\(hook.output)")
         let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
-        #expect(lines(log) == ["copy_exec \(directory.appending("bin"))/gauged", "copy_exec \(library)"])
+        #expect(lines(log) == ["copy_exec \(directory.appending("bin"))/gauged"] + loadedLibraries(directory).map { "copy_exec \($0)" }
+            + ["copy_exec \(library)"])
     }
 
     /// HarfBuzz and FriBidi are listed where the system's language is written in a script
@@ -412,7 +438,8 @@ private func lines(_ text: String) -> [String] {
         _ = FileManager.default.createFile(atPath: directory.appending("bin/plymouth"), contents: Data("#!/bin/sh\n".utf8))
         let result = try listFiles(directory, environment)
         #expect(result.status == 0, "\(result.output)")
-        #expect(Array(lines(result.output).prefix(3)) == Array(executable(directory).prefix(2)) + ["file \(directory.appending("gauge.theme"))"])
+        #expect(Array(lines(result.output).prefix(5)) == Array(executable(directory).prefix(2))
+            + loadedLibraries(directory).map { "needed \($0)" } + ["file \(directory.appending("gauge.theme"))"])
     }
 
     /// Exactly what the theme can use: DejaVuSans.ttf is not, the theme names another font.
@@ -494,8 +521,7 @@ private func lines(_ text: String) -> [String] {
         #expect(result.status == 0, "\(result.output)")
         let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
         let fonts = directory.appending("fonts")
-        let files = [
-            "copy_exec /usr/bin/gauged",
+        let files = ["copy_exec /usr/bin/gauged"] + loadedLibraries(directory).map { "copy_exec \($0)" } + [
             "copy_file gauge \(directory.appending("gauge.theme"))", "copy_file gauge \(fonts)/logo.png",
             "copy_file gauge \(fonts)/Other.ttf", "copy_file gauge \(fonts)/DejaVuSans-Bold.ttf",
             "copy_file gauge \(fonts)/CJK.ttc",
@@ -603,12 +629,14 @@ private func lines(_ text: String) -> [String] {
         env["DESTDIR"] = root
         env["verbose"] = "n"
         env["GAUGE_BINDIR"] = URL(fileURLWithPath: gauged).deletingLastPathComponent().path
+        // The libraries gauged loads, found on this machine, copied with theirs.
+        env.removeValue(forKey: "GAUGE_LIBRARIES")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let result = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
         #expect(result.status == 0, "\(result.output)")
         let copied = try shell("cd \(root) && find . -type f -o -type l")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: root + env["GAUGE_BINDIR", default: ""] + "/gaugectl") == "gauged")
-        for name in ["/gauged", "libpixman-1.so", "libdrm.so", "libfreetype.so", "libpng16.so", "/Other.ttf", "/logo.png", "/gauge.theme"] {
+        for name in ["/gauged", "libpixman-1.so", "libdrm.so", "libfreetype.so", "libpng16.so", "libudev.so", "libbrotlidec.so", "/Other.ttf", "/logo.png", "/gauge.theme"] {
             #expect(copied.output.contains(name), "\(name) not in the initramfs tree:\n\(copied.output)")
         }
     }
@@ -634,8 +662,7 @@ private func lines(_ text: String) -> [String] {
         #expect(result.output == "drm\n")
         let fonts = directory.appending("fonts")
         let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
-        #expect(lines(log) == [
-            "inst_binary /usr/bin/gauged",
+        #expect(lines(log) == ["inst_binary /usr/bin/gauged"] + loadedLibraries(directory).map { "inst_binary \($0)" } + [
             "inst_simple \(directory.appending("gauge.theme"))", "inst_simple \(fonts)/logo.png",
             "inst_simple \(fonts)/Other.ttf", "inst_simple \(fonts)/DejaVuSans-Bold.ttf",
             "inst_simple \(fonts)/CJK.ttc",

@@ -10,9 +10,13 @@
 #                                               libraries: this machine's (ldd), or a
 #                                               foreign one's from SYSROOT (readelf, the
 #                                               loader linked where the executable names it)
+#   initramfs_library TREE PATH [SYSROOT MULTIARCH]
+#                                               a library gauged loads at run time, with the
+#                                               libraries it needs, as initramfs_exec
 #   initramfs_gauge TREE GAUGED [SYSROOT MULTIARCH]
-#                                               gauged (gaugectl and plymouth links to it) and
-#                                               the data files, from integration/gauge-files
+#                                               gauged (gaugectl and plymouth links to it), the
+#                                               libraries it loads and the data files, from
+#                                               integration/gauge-files
 #   initramfs_modules TREE ROOT KVER MODULE...  the modules and theirs from ROOT's modules of
 #                                               KVER, decompressed (busybox insmod) into
 #                                               TREE/lib/modules/gauge; prints their names,
@@ -29,7 +33,7 @@ initramfs_tree() {
 }
 
 initramfs_exec() {
-  local tree=$1 file=$2 dest=$3 sysroot=${4:-} multiarch=${5:-} elf lib interp pending
+  local tree=$1 file=$2 dest=$3 sysroot=${4:-} multiarch=${5:-} lib interp
   mkdir -p "$tree$(dirname "$dest")"
   cp -L "$file" "$tree$dest"
   if [ -z "$sysroot" ]; then
@@ -39,9 +43,18 @@ initramfs_exec() {
     done
     return
   fi
-  # The libraries it needs, and theirs, from the sysroot into lib/MULTIARCH.
+  initramfs_needed "$tree" "$tree$dest" "$sysroot" "$multiarch"
+  interp=$(readelf -l "$file" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+  [ -e "$tree/lib/$multiarch/$(basename "$interp")" ] || { echo "initramfs: no $interp for $multiarch" >&2; return 1; }
+  mkdir -p "$tree$(dirname "$interp")"
+  ln -sfn "$multiarch/$(basename "$interp")" "$tree$interp"
+}
+
+# The libraries ELF (in TREE) needs, and theirs, from SYSROOT into TREE/lib/MULTIARCH.
+initramfs_needed() {
+  local tree=$1 sysroot=$3 multiarch=$4 elf lib pending
   mkdir -p "$tree/lib/$multiarch"
-  pending=("$tree$dest")
+  pending=("$2")
   while [ ${#pending[@]} -gt 0 ]; do
     elf=${pending[0]}
     pending=("${pending[@]:1}")
@@ -51,21 +64,36 @@ initramfs_exec() {
       pending+=("$tree/lib/$multiarch/$lib")
     done
   done
-  interp=$(readelf -l "$file" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
-  [ -e "$tree/lib/$multiarch/$(basename "$interp")" ] || { echo "initramfs: no $interp for $multiarch" >&2; return 1; }
-  mkdir -p "$tree$(dirname "$interp")"
-  ln -sfn "$multiarch/$(basename "$interp")" "$tree$interp"
+}
+
+# A library gauged loads at run time (PATH, as integration/gauge-files lists it) with the
+# libraries it needs: this machine's, or the sysroot's of that name for another architecture.
+initramfs_library() {
+  local tree=$1 path=$2 sysroot=${3:-} multiarch=${4:-} lib
+  if [ -z "$sysroot" ]; then
+    for lib in "$path" $(ldd "$path" | grep -o '/[^ ]*'); do
+      mkdir -p "$tree$(dirname "$lib")"
+      cp -L "$lib" "$tree$lib"
+    done
+    return
+  fi
+  [ -e "$sysroot/usr/lib/$multiarch/$(basename "$path")" ] || {
+    echo "initramfs: no $(basename "$path") in $sysroot for $multiarch" >&2; return 1; }
+  mkdir -p "$tree/lib/$multiarch"
+  cp -L "$sysroot/usr/lib/$multiarch/$(basename "$path")" "$tree/lib/$multiarch/"
+  initramfs_needed "$tree" "$tree/lib/$multiarch/$(basename "$path")" "$sysroot" "$multiarch"
 }
 
 initramfs_gauge() {
   local tree=$1 gauged=$2 sysroot=${3:-} multiarch=${4:-} staged kind path target
   # Gauge's files from the one list the initramfs hooks use: binaries with their shared
-  # libraries, a library gauged loads, then data files.
+  # libraries, the libraries gauged loads (with theirs), then data files.
   staged=$(mktemp -d)
   cp "$gauged" "$staged/gauged"
   GAUGE_BINDIR="$staged" integration/gauge-files | while read -r kind path target; do
     case "$kind" in
       exec) initramfs_exec "$tree" "$path" "/usr/bin/$(basename "$path")" "$sysroot" "$multiarch" ;;
+      needed) initramfs_library "$tree" "$path" "$sysroot" "$multiarch" ;;
       link) ln -sfn "$target" "$tree/usr/bin/$(basename "$path")" ;;
       file) mkdir -p "$tree$(dirname "$path")"; cp -L "$path" "$tree$path" ;;
       # libqrencode, loaded at run time, needing only the C library gauged brings: this

@@ -26,7 +26,7 @@ install() {
     list=$("${GAUGE_FILES:-/usr/share/gauge/gauge-files}") || return 1
     while read -r kind path target; do
         case "$kind" in
-        exec) inst_binary "$path" || return 1 ;;
+        exec | needed) inst_binary "$path" || return 1 ;;
         library) inst_binary "$path" || dwarn "gauge: cannot add $path: the failure screen shows no QR code" ;;
         link) mkdir -p "$initdir${path%/*}" && ln -sfn "$target" "$initdir$path" || return 1 ;;
         file) inst_simple "$path" ;;

@@ -69,6 +69,9 @@ PACKAGES =+ "${PN}-dracut ${PN}-initramfs-tools"
 FILES:${PN}-dracut += "${nonarch_libdir}/dracut"
 FILES:${PN}-initramfs-tools += "${datadir}/initramfs-tools"
 FILES:${PN} += "${systemd_system_unitdir} ${datadir}/bash-completion"
+# The C libraries gauged loads at its start (dlopen, so that gaugectl starts without them):
+# none of the executable's NEEDED entries, so the shlib dependencies do not name them.
+RDEPENDS:${PN} = "libdrm pixman freetype libpng libudev"
 RDEPENDS:${PN}-dracut = "${PN} bash"
 RDEPENDS:${PN}-initramfs-tools = "${PN}"
 

@@ -7,15 +7,15 @@ import GaugeSystem
 /// anything is drawn, the signals taken before the console, the first frame before what it
 /// does not need), the parts connected to the daemon, and the order they close in.
 extension Daemon {
-    /// Presents the first frame and sets up the loop's sources (`run()` calls it). The
-    /// sockets were bound by `init`, before the display was opened. The signals are taken
-    /// before the console is. Once they are, and psplash's FIFO, Plymouth's socket and its
-    /// pid file are there (what a client that had its answer may use next), the native
-    /// socket answers a ping, before the first frame is drawn; any other request on it is
-    /// carried out once the frame is up (`StartingDesk`). What no part of the first frame
-    /// needs (VT switching, the demo) is set up after it, so the splash is on screen sooner.
+    /// Presents the first frame and sets up the loop's sources (`run()` calls it). `init`
+    /// bound the sockets, made psplash's FIFO and Plymouth's pid file and blocked the
+    /// signals the loop handles (what a client that had its answer may use next) before it
+    /// opened the display, and the native socket answers a ping between the start's steps,
+    /// the last time here before the first frame is drawn; any other request on it is
+    /// carried out once the frame is up (`StartingDesk`). The signals are taken before the
+    /// console is. What no part of the first frame needs (VT switching, the demo) is set up
+    /// after it, so the splash is on screen sooner.
     package func start() throws(DaemonError) {
-        SignalSource.ignoreStraySignals()
         RootSwitch.markArgv0InInitrd(log: log)
         guard let listeners else { throw DaemonError("cannot start twice") }
         self.listeners = nil
@@ -68,13 +68,11 @@ extension Daemon {
         do {
             // Before anything can schedule a frame (the boot estimate does).
             try frames.start(on: loop) { [self] in tick() }
-            // Before the console is put in graphics mode: from then on a SIGTERM must end
-            // the daemon through the loop, which gives the console back, never by default.
-            // SIGUSR1 and SIGUSR2 switch VTs when the console takes part, and are ignored
-            // otherwise rather than ending the daemon as they would by default.
-            var handled = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
+            // Blocked since `init` (they wait for this source); read before the console is
+            // put in graphics mode.
+            var handled = Self.handledSignals
             if terminal != nil { handled.append(SIGWINCH) }
-            signals = try SignalSource(loop: loop, signals: handled) { [self] in signal($0) }
+            signals = try SignalSource(loop: loop, signals: handled, restoring: signalMaskBefore) { [self] in signal($0) }
         } catch {
             throw DaemonError("cannot start: \(error)")
         }
@@ -102,7 +100,7 @@ extension Daemon {
             compat.questions = screenQuestions.openDesk(ttyPath: ttyPath, keymapPath: options.keymapPath)
         }
         self.compat = compat
-        compat.open(psplashFIFO: options.psplashFIFO, plymouth: listeners.plymouth, pidFile: options.plymouthPIDFile)
+        compat.open(psplashFIFO: listeners.psplashFIFO, plymouth: listeners.plymouth, pidFile: listeners.plymouthPIDFile)
     }
 
     /// The title and mode asked for, the boot estimate, and the first frame, on the
@@ -157,6 +155,10 @@ extension Daemon {
         compat?.close()
         server?.close()
         startingDesk.close()
+        // A daemon that never started: what `init` made for clients, and the signals it blocked.
+        listeners?.abandon()
+        listeners = nil
+        if signals == nil, let signalMaskBefore { _ = try? Syscall.signalMask(SIG_SETMASK, signalMaskBefore) }
     }
 
     /// Watches the console for programs asking on it (the VT under a device display, or

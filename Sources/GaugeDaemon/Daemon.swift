@@ -52,8 +52,12 @@ package final class Daemon {
     /// The sockets `init` bound, until `start()` serves them.
     var listeners: DaemonListeners?
     /// What comes on the native socket before the daemon serves it: pings answered
-    /// before the first frame, the rest held until `start()` is done.
+    /// while it starts, the rest held until `start()` is done.
     let startingDesk = StartingDesk()
+    /// The signal mask before `init` blocked the signals the loop handles.
+    var signalMaskBefore: sigset_t?
+    /// The signals the loop handles whatever the display (SIGWINCH is added for a terminal).
+    static let handledSignals = SignalSource.defaultSignals + [SIGUSR1, SIGUSR2]
 
     /// `devices` is where DRM and fbdev displays come from (fakes in tests).
     package init(options: DaemonOptions, log: Log, devices: DisplayDevices = .system) throws(DaemonError) {
@@ -70,32 +74,31 @@ package final class Daemon {
             throw DaemonError("cannot create the event loop: \(error)")
         }
         self.loop = loop
+        // Before any client has an answer: from then on a SIGTERM must end the daemon
+        // through the loop, which gives the console back, never by default. SIGUSR1 and
+        // SIGUSR2 switch VTs when the console takes part, and are ignored otherwise rather
+        // than ending the daemon as they would by default; a stray signal is ignored.
+        signalMaskBefore = SignalSource.block(Self.handledSignals)
+        SignalSource.ignoreStraySignals()
         let listeners = try DaemonListeners(options, log: log)
         self.listeners = listeners
-        // Its server is ready from here; `start()` lets it answer before the first frame.
         let desk = startingDesk
-        let server = SocketServer(
-            loop: loop, listener: listeners.native, configuration: SocketServerConfiguration(options, groupID: listeners.groupID),
-            log: log, throttled: throttled
-        ) { [desk] client, item in desk.handle(item, from: client) }
-        do throws(SystemError) {
-            try server.start()
-        } catch {
-            throw DaemonError("cannot start: \(error)")
-        }
+        let server = try Self.serveAndLoad(listeners, desk: desk, options: options, loop: loop, log: log, throttled: throttled)
         self.server = server
-        // The C libraries it draws with are loaded once the socket is there (a client that
-        // connects meanwhile waits for its answer), and a missing one is said here.
-        var problem = [CChar](repeating: 0, count: 192)
-        guard gauge_libraries_load(&problem, problem.count) == 0 else {
-            throw DaemonError(String(decoding: problem.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
         themes = ThemeKeeper(options: options)
         let theme = themes.initialTheme(log: log)
-        let (slot, display) = try options.display.open(devices: devices, loop: loop, log: log)
+        let slot: DisplaySlot?, display: (any Display)?
+        do throws(DaemonError) {
+            (slot, display) = try options.display.open(devices: devices, loop: loop, log: log)
+        } catch {
+            listeners.abandon()
+            throw error
+        }
+        desk.serveWaiting(server, on: loop, log: log)
         displays = slot
         terminal = display as? TerminalDisplay
         screen = ProgressScreen(theme: theme, display: display, scale: options.scale) { [log] in log.info($0) }
+        desk.serveWaiting(server, on: loop, log: log)
         screenOwner = ScreenOwner(screen: screen, displays: displays, vt: options.vt, log: log)
         frames = FrameClock(fps: options.fps, log: log)
         consoleQuestions = ConsoleQuestions(loop: loop, log: log)
@@ -107,6 +110,34 @@ package final class Daemon {
         } else if display == nil, displays == nil {
             log.info("no display: serving the socket only")
         }
+    }
+
+    /// The native socket's server, which answers a ping from here on between the start's
+    /// steps (`StartingDesk`): what a client that had its answer may use is there. Then the
+    /// C libraries the daemon draws with, loaded once the socket is there; a missing one ends
+    /// the start, said, and what `listeners` made for clients is undone.
+    private static func serveAndLoad(
+        _ listeners: DaemonListeners, desk: StartingDesk, options: DaemonOptions, loop: EventLoop, log: Log,
+        throttled: ThrottledLog
+    ) throws(DaemonError) -> SocketServer {
+        let server = SocketServer(
+            loop: loop, listener: listeners.native, configuration: SocketServerConfiguration(options, groupID: listeners.groupID),
+            log: log, throttled: throttled
+        ) { [desk] client, item in desk.handle(item, from: client) }
+        do throws(SystemError) {
+            try server.start()
+        } catch {
+            listeners.abandon()
+            throw DaemonError("cannot start: \(error)")
+        }
+        desk.serveWaiting(server, on: loop, log: log)
+        var problem = [CChar](repeating: 0, count: 192)
+        guard gauge_libraries_load(&problem, problem.count) == 0 else {
+            listeners.abandon()
+            throw DaemonError(String(decoding: problem.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        desk.serveWaiting(server, on: loop, log: log)
+        return server
     }
 
     /// Runs until `quit`, SIGTERM or SIGINT; returns the exit status.

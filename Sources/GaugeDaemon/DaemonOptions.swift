@@ -41,7 +41,7 @@ package struct DaemonOptions: Equatable, Sendable {
     package var idleTimeout: Double? = 300
     package var demo = false
     /// psplash's FIFO to read (`--psplash-fifo [PATH]`), nil for none.
-    var psplashFIFO: String?
+    package var psplashFIFO: String?
     /// Serve Plymouth's boot protocol on its abstract socket.
     package var plymouth = false
     /// Ask Plymouth's password requests, questions and keystroke watches on the screen

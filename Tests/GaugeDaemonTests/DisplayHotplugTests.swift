@@ -317,6 +317,44 @@ struct DisplayHotplugTests {
         #expect(daemon.statusJSON(at: 0).contains("\"target\":30"))
     }
 
+    /// A ping that comes while the card opens is answered then, before `start()`, and what
+    /// a client that had its answer may use next is there already: psplash's FIFO, open for
+    /// reading (psplash-write's non-blocking open succeeds, and its command is carried out
+    /// once the daemon serves), and SIGTERM blocked (it waits for the loop instead of ending
+    /// the daemon by default).
+    @Test func aPingWhileTheCardOpensIsAnsweredBeforeTheStartWithTheFIFOAndSignalsReady() throws {
+        let directory = TemporaryDirectory()
+        let devices = try FakeDevices()
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: card0)
+        var options = DaemonOptions()
+        options.socketPath = directory.appending("gauged.sock")
+        options.psplashFIFO = directory.appending("psplash_fifo")
+        options.vt = "none"
+        var environment = devices.environment
+        let open = environment.open
+        var pinging: TestClient?
+        environment.open = { node throws(DisplayError) in
+            pinging = try? TestClient(path: options.socketPath)
+            pinging?.send("ping\n")
+            return try open(node)
+        }
+        let daemon = try Daemon(options: options, log: Log(sink: { _ in }), devices: environment)
+        defer { daemon.shutdown() }
+        let client = try #require(pinging, "no socket while the card opened")
+        defer { client.close() }
+        #expect(client.lines == ["ok"], "the ping waits for the start")
+        let writer = Glibc.open(directory.appending("psplash_fifo"), O_WRONLY | O_NONBLOCK)
+        #expect(writer >= 0, "psplash-write's open fails: errno \(Glibc.errno)")
+        defer { if writer >= 0 { Glibc.close(writer) } }
+        var mask = sigset_t()
+        pthread_sigmask(SIG_BLOCK, nil, &mask)
+        #expect(sigismember(&mask, SIGTERM) == 1, "a SIGTERM would end the daemon by default")
+        #expect(Array("PROGRESS 40\n".utf8).withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) } == 12)
+
+        try daemon.start()
+        try #require(try pump(daemon.loop) { daemon.statusJSON(at: 0).contains("\"target\":40") }, "the FIFO's command was lost")
+    }
+
     @Test func startsWithNoDisplayTakesEfifbThenMovesToTheDRMCardThatReplacesIt() throws {
         let fixture = try HotplugFixture()
         let devices = fixture.devices

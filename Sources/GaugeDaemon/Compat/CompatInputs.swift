@@ -41,7 +41,7 @@ final class CompatInputs {
     var onConsoleLent: (() -> Void)?
     /// A Plymouth client paused (true) or resumed (false) the boot's progress.
     var onPauseProgress: ((Bool) -> Void)?
-    /// The pid file `claimPIDFile` created, removed by `close`.
+    /// The pid file `claimPIDFile` created for this daemon, removed by `close`.
     private(set) var createdPIDFile: String?
 
     init(
@@ -61,9 +61,10 @@ final class CompatInputs {
     /// The translated Plymouth message list (for tests and status).
     var plymouthMessageCount: Int { plymouthMessages.displayed.count }
 
-    func openPsplashFIFO(path: String) throws(DaemonError) {
+    /// Serves psplash's FIFO, made and opened by `DaemonListeners`.
+    func servePsplashFIFO(_ fifo: PsplashFIFO) throws(DaemonError) {
+        let path = fifo.path
         do throws(SystemError) {
-            let fifo = try PsplashFIFO(path: path)
             let connection = Connection(
                 fd: fifo.fd, id: 0, label: "psplash FIFO", peer: nil, decoder: PsplashCommands(maxCommandBytes: limits.maxLineBytes),
                 loop: loop, limits: limits, scratch: scratch, log: log, closesDescriptor: false,
@@ -76,7 +77,8 @@ final class CompatInputs {
             fifoConnection = connection
             log.info("psplash FIFO at \(path)")
         } catch {
-            throw DaemonError("cannot open the psplash FIFO \(path): \(error)")
+            fifo.close()
+            throw DaemonError("cannot read the psplash FIFO \(path): \(error)")
         }
     }
 
@@ -145,35 +147,36 @@ final class CompatInputs {
         createdPIDFile = nil
     }
 
-    /// Opens psplash's FIFO at `psplashFIFO`, serves Plymouth's socket (`plymouth`, bound
-    /// by `bindPlymouthSocket`), and claims `pidFile` when the questions are asked here.
-    /// Another splash may hold any of them; the native socket still serves, so each
-    /// failure is logged and the rest go on.
-    func open(psplashFIFO: String?, plymouth: ListeningSocket?, pidFile: String?) {
+    /// Serves psplash's FIFO (`psplashFIFO`, made by `DaemonListeners`) and Plymouth's socket
+    /// (`plymouth`, bound by `bindPlymouthSocket`), and removes at `close` the pid file
+    /// claimed with it (`pidFile`, `claimPIDFile`). Another splash may hold any of them; the
+    /// native socket still serves, so each failure is logged and the rest go on.
+    func open(psplashFIFO: PsplashFIFO?, plymouth: ListeningSocket?, pidFile: String?) {
         do throws(DaemonError) {
-            if let psplashFIFO { try openPsplashFIFO(path: psplashFIFO) }
+            if let psplashFIFO { try servePsplashFIFO(psplashFIFO) }
         } catch {
             log.info("\(error)")
         }
+        createdPIDFile = pidFile
         do throws(DaemonError) {
-            if let plymouth {
-                try openPlymouthSocket(plymouth)
-                if questions != nil, let pidFile { claimPIDFile(pidFile) }
-            }
+            if let plymouth { try openPlymouthSocket(plymouth) }
         } catch {
             log.info("\(error)")
+            // No Plymouth socket served: systemd's agents must not send questions to it.
+            if let pidFile { PIDFile.remove(pidFile, ifNaming: getpid()) }
+            createdPIDFile = nil
         }
     }
 
     /// `/run/plymouth/pid` with the questions asked here: systemd's console password agent
     /// stays away and its Plymouth agent forwards questions to Plymouth's socket while the
     /// file exists. Created new, never through a link; a stale one is replaced, a live
-    /// daemon's left alone (`PIDFile`).
-    func claimPIDFile(_ path: String) {
+    /// daemon's left alone (`PIDFile`). Whether it was created.
+    static func claimPIDFile(_ path: String, log: Log) -> Bool {
         switch PIDFile.holder(of: path) {
         case .live(let pid, let name) where pid != getpid():
             log.info("\(path) belongs to \(name) (pid \(pid)), which is running: it stays, and this daemon does not claim it")
-            return
+            return false
         case .stale(let reason):
             log.info("replacing a stale \(path): \(reason)")
         default:
@@ -181,10 +184,11 @@ final class CompatInputs {
         }
         do throws(SystemError) {
             try PIDFile.create(path, pid: getpid())
-            createdPIDFile = path
             log.info("questions are asked on the screen; \(path) tells systemd to send its password requests here")
+            return true
         } catch {
             log.info("cannot create \(path) (\(error)): systemd's password requests stay on the console")
+            return false
         }
     }
 

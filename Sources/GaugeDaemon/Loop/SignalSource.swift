@@ -21,9 +21,15 @@ package final class SignalSource {
     private var mask = sigset_t()
     private var previousMask: sigset_t?
 
-    package init(loop: EventLoop, signals: [Int32] = SignalSource.defaultSignals, handler: @escaping Handler) throws(SystemError) {
+    /// `restoring`: the mask before `block` blocked the signals ahead of this source, the
+    /// one `close()` then restores.
+    package init(
+        loop: EventLoop, signals: [Int32] = SignalSource.defaultSignals, restoring previous: sigset_t? = nil,
+        handler: @escaping Handler
+    ) throws(SystemError) {
         self.loop = loop
         self.handler = handler
+        previousMask = previous
         Self.ignoreBrokenPipe()
         sigemptyset(&mask)
         try add(signals)
@@ -58,6 +64,15 @@ package final class SignalSource {
         if let previousMask { _ = try? Syscall.signalMask(SIG_SETMASK, previousMask) }
         previousMask = nil
         handler = { _ in }
+    }
+
+    /// Blocks `signals` ahead of their source (they stay pending until it reads them), and
+    /// returns the mask in force before, for the source to restore (`init(restoring:)`).
+    package static func block(_ signals: [Int32]) -> sigset_t? {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        return try? Syscall.signalMask(SIG_BLOCK, set)
     }
 
     /// A write to a closed socket must fail with EPIPE, not kill the daemon.

@@ -1,8 +1,9 @@
 import GaugeProtocol
 import GaugeSystem
 
-/// The native socket's requests while the daemon starts: before the first frame is
-/// drawn, the start lets its server take what has come (`serveWaiting`). A `ping` is
+/// The native socket's requests while the daemon starts: between its steps (its socket
+/// bound, its libraries loaded, its display opened, its scene built, before the first frame
+/// is drawn), the start lets its server take what has come (`serveWaiting`). A `ping` is
 /// answered then: the daemon is up and will serve, which is all a ping asks (a script's
 /// `wait-ready`, a unit waiting for the splash). Any other request waits, its connection
 /// with it, in the order it came, and is carried out by the daemon once it serves
@@ -22,7 +23,9 @@ final class StartingDesk {
         return .deferred
     }
 
-    /// Lets `server` accept and read what has come on its sockets, without waiting.
+    /// Lets `server` accept and read what has come on its sockets, without waiting. Called
+    /// between the start's steps: kept out of line, one copy for them all.
+    @inline(never)
     func serveWaiting(_ server: SocketServer, on loop: EventLoop, log: Log) {
         do throws(SystemError) {
             try loop.handleReady(where: server.serves)

@@ -268,17 +268,24 @@ struct DisplayHotplugTests {
     let card0 = DeviceNumber(major: 226, minor: 0)
     let card1 = DeviceNumber(major: 226, minor: 1)
 
+    /// One bochs card (320x240), and the options of a daemon on it with no VT and its socket
+    /// in `directory`.
+    private func oneCard(_ directory: TemporaryDirectory) throws -> (FakeDevices, DaemonOptions) {
+        let devices = try FakeDevices()
+        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: card0)
+        var options = DaemonOptions()
+        options.socketPath = directory.appending("gauged.sock")
+        options.vt = "none"
+        return (devices, options)
+    }
+
     /// The socket is bound before a display is opened: a ping sent while the card opens
     /// (here: from within its open) is answered before the first frame is drawn; a request
     /// that changes the picture, sent then too, waits (the ping behind it on its connection
     /// with it) until the first frame is up, and is then carried out, in order.
     @Test func aClientConnectedWhileTheCardOpensIsAnsweredBeforeTheFirstFrame() throws {
         let directory = TemporaryDirectory()
-        let devices = try FakeDevices()
-        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: card0)
-        var options = DaemonOptions()
-        options.socketPath = directory.appending("gauged.sock")
-        options.vt = "none"
+        let (devices, options) = try oneCard(directory)
         var environment = devices.environment
         let open = environment.open
         var pinging: TestClient?
@@ -324,12 +331,8 @@ struct DisplayHotplugTests {
     /// the daemon by default).
     @Test func aPingWhileTheCardOpensIsAnsweredBeforeTheStartWithTheFIFOAndSignalsReady() throws {
         let directory = TemporaryDirectory()
-        let devices = try FakeDevices()
-        devices.add(.drm, "/dev/dri/card0", driver: "bochs-drm", width: 320, height: 240, number: card0)
-        var options = DaemonOptions()
-        options.socketPath = directory.appending("gauged.sock")
+        var (devices, options) = try oneCard(directory)
         options.psplashFIFO = directory.appending("psplash_fifo")
-        options.vt = "none"
         var environment = devices.environment
         let open = environment.open
         var pinging: TestClient?

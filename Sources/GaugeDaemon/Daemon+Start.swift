@@ -18,8 +18,9 @@ extension Daemon {
     package func start() throws(DaemonError) {
         RootSwitch.markArgv0InInitrd(log: log)
         guard let listeners else { throw DaemonError("cannot start twice") }
-        self.listeners = nil
         try takeFramesAndSignals()
+        // From here the parts take what `init` made for clients (`shutdown` undoes it before).
+        self.listeners = nil
         connectParts()
         if options.psplashFIFO != nil || options.plymouth { startCompatInputs(listeners) }
         watchConsoleQuestions()

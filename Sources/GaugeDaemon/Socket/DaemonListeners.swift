@@ -22,7 +22,8 @@ struct DaemonListeners {
     let plymouthPIDFile: String?
 
     /// Binds the native socket (its failure ends the start) and, with `--plymouth`,
-    /// Plymouth's (its failure is logged: the native socket still serves).
+    /// Plymouth's; makes psplash's FIFO (`--psplash-fifo`) and claims Plymouth's pid file
+    /// (`--ask`). A failure of those is logged: the native socket still serves.
     init(_ options: DaemonOptions, log: Log) throws(DaemonError) {
         groupID = try PeerPolicy.groupID(named: options.group)
         native = try ListeningSocket.forDaemon(options, groupID: groupID)

@@ -71,7 +71,7 @@ FILES:${PN}-initramfs-tools += "${datadir}/initramfs-tools"
 FILES:${PN} += "${systemd_system_unitdir} ${datadir}/bash-completion"
 # The C libraries gauged loads at its start (dlopen, so that gaugectl starts without them):
 # none of the executable's NEEDED entries, so the shlib dependencies do not name them.
-RDEPENDS:${PN} = "libdrm pixman freetype libpng libudev"
+RDEPENDS:${PN} = "freetype libdrm libpng libudev pixman"
 RDEPENDS:${PN}-dracut = "${PN} bash"
 RDEPENDS:${PN}-initramfs-tools = "${PN}"
 

@@ -672,6 +672,37 @@ private func lines(_ text: String) -> [String] {
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory.appending("initrd/usr/bin/gaugectl")) == "gauged")
     }
 
+    /// dracut resolves the libraries of executables only: the module adds those a library
+    /// gauged loads needs itself (FreeType's zlib, libpng and brotli here).
+    @Test func dracutModuleAddsTheLibrariesALoadedLibraryNeeds() throws {
+        let freetype = try #require(
+            ["/lib/x86_64-linux-gnu/libfreetype.so.6", "/usr/lib/x86_64-linux-gnu/libfreetype.so.6",
+             "/lib/aarch64-linux-gnu/libfreetype.so.6", "/usr/lib/aarch64-linux-gnu/libfreetype.so.6"]
+                .first { FileManager.default.fileExists(atPath: $0) }, "no libfreetype.so.6 on this machine")
+        let (directory, environment) = try fixture()
+        var env = environment
+        env["LOG"] = directory.appending("log")
+        env["GAUGE_LIBRARIES"] = freetype
+        let script = """
+            set -e
+            inst_binary() { echo "inst_binary $*" >> "$LOG"; }
+            inst_simple() { :; }
+            inst_hook() { :; }
+            dracut_module_included() { return 1; }
+            initdir=\(directory.appending("initrd"))
+            moddir=integration/dracut/90gauge
+            . integration/dracut/90gauge/module-setup.sh
+            install
+            """
+        let result = try shell(script, bash: true, environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        let installed = lines(try String(contentsOfFile: directory.appending("log"), encoding: .utf8))
+            .map { ($0 as NSString).lastPathComponent }
+        for name in ["libfreetype.so.6", "libz.so.1", "libpng16.so.16", "libbrotlidec.so.1", "libbrotlicommon.so.1"] {
+            #expect(installed.contains(name), "\(name) not installed: \(installed)")
+        }
+    }
+
     @Test func dracutModuleInASystemdInitrdInstallsTheUnits() throws {
         let (directory, environment) = try fixture()
         var env = environment

@@ -21,13 +21,25 @@ installkernel() {
     hostonly='' instmods evdev
 }
 
+# A library gauged loads at run time and the libraries it needs: dracut resolves those of
+# executables only, and no executable needs these (trixie's FreeType needs libbz2, which
+# nothing else in an initrd brings).
+inst_loaded_library() {
+    local dependency
+    inst_binary "$1" || return 1
+    for dependency in $(ldd "$1" 2>/dev/null | sed -n 's|.*=> \(/[^ ]*\) .*|\1|p'); do
+        inst_binary "$dependency" || return 1
+    done
+}
+
 install() {
     local list kind path target
     list=$("${GAUGE_FILES:-/usr/share/gauge/gauge-files}") || return 1
     while read -r kind path target; do
         case "$kind" in
-        exec | needed) inst_binary "$path" || return 1 ;;
-        library) inst_binary "$path" || dwarn "gauge: cannot add $path: the failure screen shows no QR code" ;;
+        exec) inst_binary "$path" || return 1 ;;
+        needed) inst_loaded_library "$path" || return 1 ;;
+        library) inst_loaded_library "$path" || dwarn "gauge: cannot add $path: the failure screen shows no QR code" ;;
         link) mkdir -p "$initdir${path%/*}" && ln -sfn "$target" "$initdir$path" || return 1 ;;
         file) inst_simple "$path" ;;
         esac

@@ -341,6 +341,16 @@ private func lines(_ text: String) -> [String] {
         return (result.status, result.output)
     }
 
+    /// The dracut module sourced under bash with `stubs` standing in for dracut's functions,
+    /// its initdir in `directory`, then `calls` run.
+    private func runDracutModule(
+        _ stubs: String, calls: String = "install", in directory: TemporaryDirectory, environment: [String: String]
+    ) throws -> ShellResult {
+        let script = "set -e\n\(stubs)\ninitdir=\(directory.appending("initrd"))\nmoddir=integration/dracut/90gauge\n"
+            + ". integration/dracut/90gauge/module-setup.sh\n\(calls)\n"
+        return try shell(script, bash: true, environment: environment)
+    }
+
     /// The C libraries gauged loads at its start, as the fixture names them (GAUGE_LIBRARIES).
     private func loadedLibraries(_ directory: TemporaryDirectory) -> [String] {
         ["libdrm.so.2", "libpixman-1.so.0"].map { directory.appending($0) }
@@ -645,19 +655,12 @@ private func lines(_ text: String) -> [String] {
         let (directory, environment) = try fixture()
         var env = environment
         env["LOG"] = directory.appending("log")
-        let script = """
-            set -e
+        let result = try runDracutModule("""
             inst_binary() { echo "inst_binary $*" >> "$LOG"; }
             inst_simple() { echo "inst_simple $*" >> "$LOG"; }
             inst_hook() { echo "inst_hook $1 $2 ${3##*/}" >> "$LOG"; }
             dracut_module_included() { return 1; }
-            initdir=\(directory.appending("initrd"))
-            moddir=integration/dracut/90gauge
-            . integration/dracut/90gauge/module-setup.sh
-            depends
-            install
-            """
-        let result = try shell(script, bash: true, environment: env)
+            """, calls: "depends\ninstall", in: directory, environment: env)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "drm\n")
         let fonts = directory.appending("fonts")
@@ -683,18 +686,12 @@ private func lines(_ text: String) -> [String] {
         var env = environment
         env["LOG"] = directory.appending("log")
         env["GAUGE_LIBRARIES"] = freetype
-        let script = """
-            set -e
+        let result = try runDracutModule("""
             inst_binary() { echo "inst_binary $*" >> "$LOG"; }
             inst_simple() { :; }
             inst_hook() { :; }
             dracut_module_included() { return 1; }
-            initdir=\(directory.appending("initrd"))
-            moddir=integration/dracut/90gauge
-            . integration/dracut/90gauge/module-setup.sh
-            install
-            """
-        let result = try shell(script, bash: true, environment: env)
+            """, in: directory, environment: env)
         #expect(result.status == 0, "\(result.output)")
         let installed = lines(try String(contentsOfFile: directory.appending("log"), encoding: .utf8))
             .map { ($0 as NSString).lastPathComponent }
@@ -707,8 +704,7 @@ private func lines(_ text: String) -> [String] {
         let (directory, environment) = try fixture()
         var env = environment
         env["LOG"] = directory.appending("log")
-        let script = """
-            set -e
+        let result = try runDracutModule("""
             inst_binary() { :; }
             inst_simple() { :; }
             inst_multiple() { echo "inst_multiple $*" >> "$LOG"; }
@@ -718,12 +714,7 @@ private func lines(_ text: String) -> [String] {
             SYSTEMCTL=fake_systemctl
             fake_systemctl() { echo "systemctl $*" >> "$LOG"; }
             systemdsystemunitdir=/usr/lib/systemd/system
-            initdir=\(directory.appending("initrd"))
-            moddir=integration/dracut/90gauge
-            . integration/dracut/90gauge/module-setup.sh
-            install
-            """
-        let result = try shell(script, bash: true, environment: env)
+            """, in: directory, environment: env)
         #expect(result.status == 0, "\(result.output)")
         let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
         let units = "/usr/lib/systemd/system"

@@ -16,7 +16,6 @@ extension Daemon {
     /// console is. What no part of the first frame needs (VT switching, the demo) is set up
     /// after it, so the splash is on screen sooner.
     package func start() throws(DaemonError) {
-        RootSwitch.markArgv0InInitrd(log: log)
         guard let listeners else { throw DaemonError("cannot start twice") }
         try takeFramesAndSignals()
         // From here the parts take what `init` made for clients (`shutdown` undoes it before).

@@ -80,6 +80,8 @@ package final class Daemon {
         // than ending the daemon as they would by default; a stray signal is ignored.
         signalMaskBefore = SignalSource.block(Self.handledSignals)
         SignalSource.ignoreStraySignals()
+        // Before any client has an answer too: systemd may switch root as soon as one has.
+        RootSwitch.markArgv0InInitrd(log: log)
         let listeners = try DaemonListeners(options, log: log)
         self.listeners = listeners
         let desk = startingDesk

@@ -137,9 +137,8 @@ package enum Gaugectl {
             printError("gaugectl: \(named ? "" : "\(error.code.rawValue): ")\(error.message)")
             finish(.daemonError)
         case nil:
-            var shown = String(replyLine.unicodeScalars.prefix(80))
-            if shown.unicodeScalars.count < replyLine.unicodeScalars.count { shown += "…" }
-            printError("gaugectl: \(socketPath) sent something that is not a gauged reply: \(shown.debugDescription)")
+            let shown = CompatText.quoted(replyLine, limit: 80)
+            printError("gaugectl: \(socketPath) sent something that is not a gauged reply: \(shown)")
             finish(.noDaemon)
         }
     }

@@ -339,6 +339,25 @@ private final class FakeDaemon: @unchecked Sendable {
         #expect(daemon.received == "title Installing\n")
     }
 
+    /// The wait for a socket file not made yet is the kernel's (inotify on its folder): no
+    /// timer wakes the client meanwhile, and it connects as the file arrives.
+    @Test func aClientWaitingForTheSocketFileSleepsUntilItIsMade() throws {
+        let daemon = FakeDaemon(.reply("ok\n"), starting: 1.5)
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: try BuiltBinary.require(gaugectlPath, "gaugectl"))
+        client.arguments = ["--socket", daemon.path, "--timeout", "10", "ping"]
+        try client.run()
+        usleep(1_000_000)
+        let status = (try? String(contentsOfFile: "/proc/\(client.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let switches = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+        client.waitUntilExit()
+        #expect(client.terminationStatus == 0)
+        #expect(daemon.received == "ping\n")
+        // A timer every 50 ms would have woken it about 18 times by then.
+        #expect(switches != nil && switches! <= 5, "\(status)")
+    }
+
     @Test func waitReadyWaitsEvenWithNoWait() throws {
         let daemon = FakeDaemon(.reply("ok\n"), starting: 0.3)
         let run = try gaugectl(["--socket", daemon.path, "--no-wait", "wait-ready"])
@@ -412,7 +431,7 @@ private final class FakeDaemon: @unchecked Sendable {
         let daemon = FakeDaemon(.reply("HTTP/1.1 400 Bad Request\r\n"))
         let run = try gaugectl(["--socket", daemon.path, "ping"])
         #expect(run.status == 3)
-        #expect(run.stderr.contains("not a gauged reply"))
+        #expect(run.stderr == "gaugectl: \(daemon.path) sent something that is not a gauged reply: 'HTTP/1.1 400 Bad Request '\n")
     }
 
     @Test func timeoutZeroWaitsAsLongAsItTakes() throws {

@@ -108,10 +108,19 @@ enum DaemonConnection {
         var pause: Int32 = 2
         let started = Deadline.now()
         var said = false
+        var arrival: Int32? = nil
+        var watched = false
+        defer { if let arrival { Syscall.close(arrival) } }
         while true {
             do throws(ConnectionFailure) {
                 return try connectOnce(to: path, deadline: deadline)
             } catch let failure where waitingForDaemon && failure.noListenerErrno != nil {
+                if !watched, failure.noListenerErrno == ENOENT {
+                    // Watched from here, then tried once more: a socket made in between is not missed.
+                    watched = true
+                    arrival = SocketArrival.watch(path)
+                    if arrival != nil { continue }
+                }
                 guard !deadline.hasPassed else {
                     throw connectFailure(path, failure.noListenerErrno!, waited: deadline.seconds)
                 }
@@ -122,9 +131,24 @@ enum DaemonConnection {
                     let limit = deadline.seconds.map { "up to \(PlainDecimal.format($0)) s (--timeout)" } ?? "with no limit"
                     printError("gaugectl: no daemon on \(path) yet; waiting \(limit) for one to start")
                 }
-                // Quick at first (a daemon spawned just before listens within milliseconds),
-                // then every 50 ms.
+                // No socket file, its folder watched: until something arrives there (or the
+                // deadline, or the moment to say what the wait is for); then, or without a
+                // watch, quick at first (bind makes the file just before the daemon
+                // listens), then every 50 ms.
                 let left = deadline.pollTimeout
+                if failure.noListenerErrno != ENOENT, let watch = arrival {
+                    Syscall.close(watch)
+                    arrival = nil
+                }
+                if let watch = arrival {
+                    let notice: Int32 = announcingWait && !said ? 250 : -1
+                    if SocketArrival.wait(watch, milliseconds: left < 0 || notice >= 0 && notice < left ? notice : left) {
+                        Syscall.close(watch)
+                        arrival = nil
+                        pause = 1
+                    }
+                    continue
+                }
                 _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: left < 0 ? pause : min(pause, left))
                 pause = min(50, pause * 2)
             }

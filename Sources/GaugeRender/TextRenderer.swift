@@ -218,7 +218,7 @@ package final class TextRenderer {
             while low <= high {
                 let count = (low + high) / 2
                 var kept = Array(scalars[..<count])
-                while let last = kept.last, last.properties.isWhitespace { kept.removeLast() }
+                while let last = kept.last, Self.isWhiteSpace(last) { kept.removeLast() }
                 guard let cut = layoutShaped(kept + tail, main: main, size: size) else { return nil }
                 if cut.width <= Double(maxWidth) {
                     line = cut
@@ -288,6 +288,15 @@ package final class TextRenderer {
 
     /// The glyph from the main face, else from the first fallback that has it; else the
     /// built-in digits where no font opened at all, a space's advance, or a replacement box.
+    /// Unicode's White_Space property, its 25 code points written out: the standard
+    /// library's answer (`properties.isWhitespace`) brings 20 KB of property tables.
+    static func isWhiteSpace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: true
+        default: false
+        }
+    }
+
     private func glyph(for scalar: Unicode.Scalar, main: FontFace?, size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
         if let found = face(for: scalar, main: main) {
             return (found.face.glyph(index: found.index, size: size), false)
@@ -296,7 +305,7 @@ package final class TextRenderer {
             if let g = BuiltinFont.glyph(scalar, size: size) { return (g, false) }
             return (replacementBox(size: size), true)
         }
-        if scalar.properties.isWhitespace {
+        if Self.isWhiteSpace(scalar) {
             return (FontFace.Glyph(image: nil, left: 0, top: 0, advance: Double(size) / 3), false)
         }
         return (replacementBox(size: size), true)

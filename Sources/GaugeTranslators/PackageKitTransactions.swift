@@ -52,7 +52,10 @@ package struct PackageKitTransactions: Equatable, Sendable {
         var said = CompatText.clean(details).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         if said.isEmpty { said = "PackageKit's error \(code)" }
         if said.count > Self.detailsLimit { said = String(said.prefix(Self.detailsLimit)) + "…" }
-        let during = working.map { " while " + $0.prefix(1).lowercased() + $0.dropFirst() } ?? ""
+        // The action's first letter lowered: the actions are this file's ASCII words.
+        let during = working.map { text in
+            " while " + String(decoding: text.utf8.enumerated().map { $0 == 0 && (65...90).contains($1) ? $1 + 32 : $1 }, as: UTF8.self)
+        } ?? ""
         return .state(.failure, message: "The update failed\(during): \(said)")
     }
 }

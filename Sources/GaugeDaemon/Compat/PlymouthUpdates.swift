@@ -156,7 +156,7 @@ package struct PlymouthUpdates: Equatable, Sendable {
     /// PackageKit's "Installing Updates — 69%": a count's percentage restated.
     static func isPercentage(_ text: String) -> Bool {
         guard text.hasSuffix("%") else { return false }
-        let digits = text.dropLast().reversed().prefix { $0.isASCII && $0.isNumber }
+        let digits = text.utf8.dropLast().reversed().prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         return !digits.isEmpty
     }
 }

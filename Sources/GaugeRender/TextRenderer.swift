@@ -290,7 +290,7 @@ package final class TextRenderer {
     /// built-in digits where no font opened at all, a space's advance, or a replacement box.
     /// Unicode's White_Space property, its 25 code points written out: the standard
     /// library's answer (`properties.isWhitespace`) brings 20 KB of property tables.
-    static func isWhiteSpace(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isWhiteSpace(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: true
         default: false

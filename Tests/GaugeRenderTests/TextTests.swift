@@ -12,6 +12,14 @@ struct TextTests {
         return image.inkPixels
     }
 
+    @Test("the written-out White_Space list is the standard library's, every scalar")
+    func whiteSpaceIsUnicodes() {
+        let differing = (UInt32(0)...0x10FFFF).compactMap(Unicode.Scalar.init).filter {
+            TextRenderer.isWhiteSpace($0) != $0.properties.isWhitespace
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(8).map { String($0.value, radix: 16) })")
+    }
+
     @Test("accented Latin renders with the main font, nothing missing")
     func accented() {
         let image = text.render("Größe, façade, naïve, Ångström", size: 16)

@@ -286,8 +286,6 @@ package final class TextRenderer {
         return nil
     }
 
-    /// The glyph from the main face, else from the first fallback that has it; else the
-    /// built-in digits where no font opened at all, a space's advance, or a replacement box.
     /// Unicode's White_Space property, its 25 code points written out: the standard
     /// library's answer (`properties.isWhitespace`) brings 20 KB of property tables.
     package static func isWhiteSpace(_ scalar: Unicode.Scalar) -> Bool {
@@ -297,6 +295,8 @@ package final class TextRenderer {
         }
     }
 
+    /// The glyph from the main face, else from the first fallback that has it; else the
+    /// built-in digits where no font opened at all, a space's advance, or a replacement box.
     private func glyph(for scalar: Unicode.Scalar, main: FontFace?, size: Int) -> (glyph: FontFace.Glyph, missing: Bool) {
         if let found = face(for: scalar, main: main) {
             return (found.face.glyph(index: found.index, size: size), false)

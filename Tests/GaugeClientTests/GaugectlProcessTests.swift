@@ -354,8 +354,9 @@ private final class FakeDaemon: @unchecked Sendable {
         client.waitUntilExit()
         #expect(client.terminationStatus == 0)
         #expect(daemon.received == "ping\n")
-        // A timer every 50 ms would have woken it about 18 times by then.
-        #expect(switches != nil && switches! <= 5, "\(status)")
+        // A timer every 50 ms would have woken it about 18 times by then; the few
+        // allowed are its start's (the loader, a page read from disk on a loaded machine).
+        #expect(switches != nil && switches! <= 8, "\(status)")
     }
 
     @Test func waitReadyWaitsEvenWithNoWait() throws {

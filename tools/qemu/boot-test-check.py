@@ -298,6 +298,11 @@ class Boot:
                          serial=[self.serial_path, self.report_path], disks=[args.disk], nic=False, options=args.qemu)
         self.started, self.process, self.monitor = self.qemu.started, self.qemu.process, self.qemu.monitor
         self.serial = SerialLog(self.report_path)
+        # The kernel console read so far, for a panic (`kernel_panicked`): host seconds of
+        # the panic's end, the bytes read, and the last few of them.
+        self.panicked_at = None
+        self.console_read = 0
+        self.console_tail = b""
         self.frames = []
         self.splash_seen = False
         self.lines = []       # (host seconds, text), appended by the reader thread only
@@ -331,9 +336,13 @@ class Boot:
         return time.monotonic() - self.started
 
     def run(self):
-        """Samples until QEMU exits (power-off) or the time is up; True if it exited."""
+        """Samples until QEMU exits (power-off), the guest's kernel has panicked or the time
+        is up; True if it exited."""
         while self.process.poll() is None:
             if self.now() > self.args.timeout:
+                return False
+            if self.kernel_panicked():
+                self.panicked_at = self.now()
                 return False
             begin = self.now()
             path = os.path.join(self.frames_dir, f"{len(self.frames):04d}.ppm")
@@ -507,6 +516,21 @@ class Boot:
             self.unlock_frames["right-full"] = frame
             self.monitor.sendkey("ret")
             self.unlock_times["right"], self.unlock_state = now, 4
+
+    def kernel_panicked(self):
+        """Whether the guest's kernel console has ended a panic: nothing comes after it, so
+        the boot stops there rather than at the timeout (under TCG the emulator at times
+        crashes the kernel; boot-test boots such a configuration once more)."""
+        try:
+            with open(self.serial_path, "rb") as f:
+                f.seek(self.console_read)
+                new = f.read()
+        except OSError:
+            return False
+        self.console_read += len(new)
+        text = self.console_tail + new
+        self.console_tail = text[-64:]
+        return b"end Kernel panic - not syncing" in text
 
     def read_serial(self):
         """Reads the report port every 10 ms: a line's arrival time maps host time onto
@@ -714,8 +738,9 @@ def check_reached(a, boot, exited, report):
     """The boot reached power-off, the guest reported its time and the journal names the
     real root and the getty; False when the rest cannot be judged."""
     offsets, synced, root_start, getty = a.offsets, a.synced, a.root_start, a.getty
-    report.check(exited, "the boot reaches power-off",
-                 "QEMU exited" if exited else f"QEMU still running after {boot.args.timeout:.0f} s")
+    stopped = (f"the guest's kernel panicked (stopped at {boot.panicked_at:.0f} s)" if boot.panicked_at is not None
+               else f"QEMU still running after {boot.args.timeout:.0f} s")
+    report.check(exited, "the boot reaches power-off", "QEMU exited" if exited else stopped)
     if not exited:
         post_mortem(boot, report)
     report.check(synced, "the guest reported on ttyS1 (time base)",

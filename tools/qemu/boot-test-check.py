@@ -298,11 +298,10 @@ class Boot:
                          serial=[self.serial_path, self.report_path], disks=[args.disk], nic=False, options=args.qemu)
         self.started, self.process, self.monitor = self.qemu.started, self.qemu.process, self.qemu.monitor
         self.serial = SerialLog(self.report_path)
-        # The kernel console read so far, for a panic (`kernel_panicked`): host seconds of
-        # the panic's end, the bytes read, and the last few of them.
+        # The kernel console, read as the boot goes for a panic (`kernel_panicked`), and
+        # the host seconds the panic ended at.
+        self.console = SerialLog(self.serial_path)
         self.panicked_at = None
-        self.console_read = 0
-        self.console_tail = b""
         self.frames = []
         self.splash_seen = False
         self.lines = []       # (host seconds, text), appended by the reader thread only
@@ -521,16 +520,7 @@ class Boot:
         """Whether the guest's kernel console has ended a panic: nothing comes after it, so
         the boot stops there rather than at the timeout (under TCG the emulator at times
         crashes the kernel; boot-test boots such a configuration once more)."""
-        try:
-            with open(self.serial_path, "rb") as f:
-                f.seek(self.console_read)
-                new = f.read()
-        except OSError:
-            return False
-        self.console_read += len(new)
-        text = self.console_tail + new
-        self.console_tail = text[-64:]
-        return b"end Kernel panic - not syncing" in text
+        return any("end Kernel panic - not syncing" in line for line in self.console.lines())
 
     def read_serial(self):
         """Reads the report port every 10 ms: a line's arrival time maps host time onto

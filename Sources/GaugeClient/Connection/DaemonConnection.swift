@@ -136,18 +136,18 @@ enum DaemonConnection {
                 // watch, quick at first (bind makes the file just before the daemon
                 // listens), then every 50 ms.
                 let left = deadline.pollTimeout
-                if failure.noListenerErrno != ENOENT, let watch = arrival {
+                if let watch = arrival {
+                    let missing = failure.noListenerErrno == ENOENT
+                    let notice: Int32 = announcingWait && !said ? 250 : -1
+                    if missing, !SocketArrival.wait(watch, milliseconds: left < 0 || notice >= 0 && notice < left ? notice : left) {
+                        continue
+                    }
                     Syscall.close(watch)
                     arrival = nil
-                }
-                if let watch = arrival {
-                    let notice: Int32 = announcingWait && !said ? 250 : -1
-                    if SocketArrival.wait(watch, milliseconds: left < 0 || notice >= 0 && notice < left ? notice : left) {
-                        Syscall.close(watch)
-                        arrival = nil
+                    if missing {
                         pause = 1
+                        continue
                     }
-                    continue
                 }
                 _ = try? Syscall.poll(-1, events: 0, timeoutMilliseconds: left < 0 ? pause : min(pause, left))
                 pause = min(50, pause * 2)

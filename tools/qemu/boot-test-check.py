@@ -1246,12 +1246,23 @@ def analyse_firmware_logo(frames, report, first, until, clears=()):
             return False, place
         return crop(other, place) == logo, place
 
+    def dark_there(f, place):
+        other = Image(f.path)
+        return not crop(other, place).translate(DARK).count(1)
+
     splash = [f for f in frames if f.kind == "splash" and first.guest <= f.guest <= until]
-    wrong, moved, cleared = [], [], []
-    for f in splash:
+    wrong, moved, cleared, unfinished = [], [], [], []
+    for i, f in enumerate(splash):
         same, place = shows_logo(f)
         if not same and any(start <= f.guest <= end for start, end in clears):
             cleared.append(f)
+        elif (not same and i == 0 and len(splash) > 1 and shows_logo(splash[1])[0]
+              and dark_there(f, place)):
+            # The first frame on a single-buffered framebuffer (efifb) is copied into it
+            # row by row while the emulator's display reads it on another thread: a
+            # screendump in that moment may hold the bar's rows and not yet the logo's,
+            # which are still the console's black. Counted; the next frame must show it.
+            unfinished.append(f)
         elif not same:
             wrong.append(f)
         elif place != box:
@@ -1259,6 +1270,10 @@ def analyse_firmware_logo(frames, report, first, until, clears=()):
     if clears:
         report.figure("splash frames without the logo while the console took the card's fbdev",
                       f"{len(cleared)} ({clears[0][0]:.2f}-{clears[0][1]:.2f} s): {[f.label() for f in cleared[:2]]}")
+    if unfinished:
+        report.evidence(unfinished[0], "the first splash frame, taken while it was being written")
+        report.figure("the first splash frame taken while it was being written (the logo's rows still black)",
+                      unfinished[0].label())
     for f in wrong[:3]:
         report.evidence(f, "the splash without the firmware's logo")
     report.check(splash and not wrong, "every splash frame shows the firmware's logo, pixel for pixel, where the firmware drew it",

@@ -397,7 +397,8 @@ class Boot:
     def leave_failure(self, img, frame):
         """A failed boot's way out: once the failure screen has shown for 6 s (a person reads
         it first; an emulated boot has the keyboard read only seconds after it fails) and its
-        QR code has said the same for 1 s (40 s at most), its key (Enter, or R); after Enter, Enter at sulogin's prompt (root has no password here),
+        QR code has said the same for 1 s (40 s at most), and with --key-after once the
+        guest's probe has reported, its key (Enter, or R); after Enter, Enter at sulogin's prompt (root has no password here),
         then `poweroff` at the shell's prompt, each once the console shows it; at the
         initramfs's `(initramfs)` prompt, `poweroff -f`."""
         way, now = self.way, self.now()
@@ -414,6 +415,10 @@ class Boot:
                         # Read again until it holds still for 1 s: the lines come in over
                         # frames (one request each).
                         way["qr-seen"], way["qr-text"] = now, qr
+                    reported = not self.args.key_after or any(
+                        line.startswith(self.args.key_after) for _, line in list(self.lines))
+                    if not reported and now - way["failure"].host < 60.0:
+                        return
                     if now - way.get("qr-seen", now) >= 1.0 or now - way["failure"].host >= 40.0:
                         way["qr"] = qr
                         way["key"], way["key-frame"] = now, frame
@@ -1436,6 +1441,9 @@ def parse_args():
     parser.add_argument("--way-out", choices=["enter", "r", "wait"],
                         help="a failed boot: press this key on the failure screen (then, after Enter, log in at "
                              "sulogin's prompt and power off from the shell); wait: press none, read its QR code")
+    parser.add_argument("--key-after", metavar="PREFIX",
+                        help="press the --way-out key only once a report line (ttyS1) begins with PREFIX "
+                             "(60 s after the failure screen at most): a probe that must report first")
     parser.add_argument("--give-up-passphrase",
                         help="type this (wrong) passphrase at every question on the splash until the failure screen shows")
     parser.add_argument("qemu", nargs="*")

@@ -1224,6 +1224,40 @@ def logo_place(box, width, height):
     return ((width - w) // 2, max(0, min(height - h, swift_round(height * 0.382) - h // 2)), w, h)
 
 
+def logo_shown(f, box, logo):
+    """Whether frame `f` shows `logo` (the firmware's pixels in `box`) where the splash puts
+    it on a screen of its size, and that place."""
+    other = Image(f.path)
+    place = logo_place(box, other.width, other.height)
+    if place[2] > other.width or place[3] > other.height:
+        return False, place
+    return crop(other, place) == logo, place
+
+
+def sort_splash_frames(splash, box, logo, clears):
+    """The splash frames without the firmware's logo, with it moved (a screen of another
+    size), without it while the console cleared the card's buffer (`clears`), and the
+    first one taken while it was being written: (wrong, moved, cleared, unfinished)."""
+    wrong, moved, cleared, unfinished = [], [], [], []
+    for i, f in enumerate(splash):
+        same, place = logo_shown(f, box, logo)
+        if same:
+            if place != box:
+                moved.append(f)
+        elif any(start <= f.guest <= end for start, end in clears):
+            cleared.append(f)
+        elif (i == 0 and len(splash) > 1 and logo_shown(splash[1], box, logo)[0]
+              and not crop(Image(f.path), place).translate(DARK).count(1)):
+            # The first frame on a single-buffered framebuffer (efifb) is copied into it
+            # row by row while the emulator's display reads it on another thread: a
+            # screendump in that moment may hold the bar's rows and not yet the logo's,
+            # which are still the console's black. Counted; the next frame must show it.
+            unfinished.append(f)
+        else:
+            wrong.append(f)
+    return wrong, moved, cleared, unfinished
+
+
 def analyse_firmware_logo(frames, report, first, until, clears=()):
     """The firmware's logo kept (the sample theme's logo=firmware): its rectangle read from
     the last frame before the kernel starts (OVMF's logo is on screen then), every splash
@@ -1243,35 +1277,8 @@ def analyse_firmware_logo(frames, report, first, until, clears=()):
                      "no firmware logo before the kernel" if not box else "no splash frame")
         return
     logo = crop(img, box)
-
-    def shows_logo(f):
-        other = Image(f.path)
-        place = logo_place(box, other.width, other.height)
-        if place[2] > other.width or place[3] > other.height:
-            return False, place
-        return crop(other, place) == logo, place
-
-    def dark_there(f, place):
-        other = Image(f.path)
-        return not crop(other, place).translate(DARK).count(1)
-
     splash = [f for f in frames if f.kind == "splash" and first.guest <= f.guest <= until]
-    wrong, moved, cleared, unfinished = [], [], [], []
-    for i, f in enumerate(splash):
-        same, place = shows_logo(f)
-        if not same and any(start <= f.guest <= end for start, end in clears):
-            cleared.append(f)
-        elif (not same and i == 0 and len(splash) > 1 and shows_logo(splash[1])[0]
-              and dark_there(f, place)):
-            # The first frame on a single-buffered framebuffer (efifb) is copied into it
-            # row by row while the emulator's display reads it on another thread: a
-            # screendump in that moment may hold the bar's rows and not yet the logo's,
-            # which are still the console's black. Counted; the next frame must show it.
-            unfinished.append(f)
-        elif not same:
-            wrong.append(f)
-        elif place != box:
-            moved.append(f)
+    wrong, moved, cleared, unfinished = sort_splash_frames(splash, box, logo, clears)
     if clears:
         report.figure("splash frames without the logo while the console took the card's fbdev",
                       f"{len(cleared)} ({clears[0][0]:.2f}-{clears[0][1]:.2f} s): {[f.label() for f in cleared[:2]]}")
@@ -1286,7 +1293,7 @@ def analyse_firmware_logo(frames, report, first, until, clears=()):
     # Between: from the last firmware frame to the first splash frame.
     between = [f for f in frames if shot.index < f.index < first.index]
     black = [f for f in between if f.kind == "black"]
-    other = [f for f in between if f.kind != "black" and not shows_logo(f)[0]]
+    other = [f for f in between if f.kind != "black" and not logo_shown(f, box, logo)[0]]
     for f in (black[:1] + other[:2]):
         report.evidence(f, "between the firmware and the splash")
     span = f"{first.guest - shot.guest:.2f} s" if shot.guest is not None else "?"

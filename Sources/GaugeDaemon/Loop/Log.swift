@@ -48,16 +48,20 @@ package struct Log: Sendable {
     /// daemon, before any journal runs), each line is written through a new opening of it:
     /// the kernel allows an opening ten lines in five seconds and drops the rest without
     /// an error, and a start, a hand-over to a card and a move into the new root write more
-    /// than that in a few seconds. A line is one record either way.
+    /// than that in a few seconds. A line is one record either way, marked `<6>`: at the
+    /// level the journal gives the same line on stderr under systemd (info), where the
+    /// kernel's default, warning, would put every line of the daemon's among a failed
+    /// boot's warnings (`journalctl -p warning`, the failure screen's lines and QR code).
     package static func forStandardError() -> Sink {
         guard let status = try? Syscall.fstat(2), status.st_mode & UInt32(S_IFMT) == UInt32(S_IFCHR),
             DeviceNumber(UInt64(status.st_rdev)) == DeviceNumber(major: 1, minor: 11)
         else { return standardError }
         return { line in
+            let record = "<6>" + line
             guard let fd = try? Syscall.open("/proc/self/fd/2", flags: O_WRONLY | O_CLOEXEC | O_NONBLOCK) else {
-                return write(line, to: 2)
+                return write(record, to: 2)
             }
-            write(line, to: fd)
+            write(record, to: fd)
             Syscall.close(fd)
         }
     }

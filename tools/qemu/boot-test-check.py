@@ -1234,6 +1234,13 @@ def logo_shown(f, box, logo):
     return crop(other, place) == logo, place
 
 
+def logo_being_written(shown, logo):
+    """Whether every pixel of `shown` (a frame's logo rectangle) is `logo`'s or still the
+    console's black: nothing else drawn there, the copy of the frame under way."""
+    dark = shown.translate(DARK)
+    return all(shown[i:i + 3] == logo[i:i + 3] or not any(dark[i:i + 3]) for i in range(0, len(shown), 3))
+
+
 def sort_splash_frames(splash, box, logo, clears):
     """The splash frames without the firmware's logo, with it moved (a screen of another
     size), without it while the console cleared the card's buffer (`clears`), and the
@@ -1247,11 +1254,12 @@ def sort_splash_frames(splash, box, logo, clears):
         elif any(start <= f.guest <= end for start, end in clears):
             cleared.append(f)
         elif (i == 0 and len(splash) > 1 and logo_shown(splash[1], box, logo)[0]
-              and not crop(Image(f.path), place).translate(DARK).count(1)):
+              and logo_being_written(crop(Image(f.path), place), logo)):
             # The first frame on a single-buffered framebuffer (efifb) is copied into it
             # row by row while the emulator's display reads it on another thread: a
-            # screendump in that moment may hold the bar's rows and not yet the logo's,
-            # which are still the console's black. Counted; the next frame must show it.
+            # screendump in that moment may hold the bar's rows and none or only some of
+            # the logo's, the others still the console's black. Counted; the next frame
+            # must show it whole.
             unfinished.append(f)
         else:
             wrong.append(f)
@@ -1284,7 +1292,7 @@ def analyse_firmware_logo(frames, report, first, until, clears=()):
                       f"{len(cleared)} ({clears[0][0]:.2f}-{clears[0][1]:.2f} s): {[f.label() for f in cleared[:2]]}")
     if unfinished:
         report.evidence(unfinished[0], "the first splash frame, taken while it was being written")
-        report.figure("the first splash frame taken while it was being written (the logo's rows still black)",
+        report.figure("the first splash frame taken while it was being written (logo rows still black)",
                       unfinished[0].label())
     for f in wrong[:3]:
         report.evidence(f, "the splash without the firmware's logo")

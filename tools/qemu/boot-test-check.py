@@ -294,7 +294,10 @@ class Boot:
         os.makedirs(self.frames_dir, exist_ok=True)
         self.serial_path = os.path.join(args.work, "serial.log")
         self.report_path = os.path.join(args.work, "report.log")
-        self.qemu = Qemu(args.work, args.kernel, args.initrd, args.append, memory=1024, smp=args.smp,
+        # An oops under TCG's code patching (an int3 or a BUG in text_poke, in a process's
+        # context) kills that process and leaves its locks held: the boot hangs with nothing
+        # on a `quiet` console. As a panic it ends the boot at once, named (`kernel_panicked`).
+        self.qemu = Qemu(args.work, args.kernel, args.initrd, f"{args.append} oops=panic", memory=1024, smp=args.smp,
                          serial=[self.serial_path, self.report_path], disks=[args.disk], nic=False, options=args.qemu)
         self.started, self.process, self.monitor = self.qemu.started, self.qemu.process, self.qemu.monitor
         self.serial = SerialLog(self.report_path)
@@ -1520,6 +1523,11 @@ def verdict(args, report):
             for passed_, title, detail in report.checks:
                 if not passed_:
                     out.write(f"  [{name}] FAIL {title}: {detail[:600]}\n")
+            # Where a boot that never powered off stopped, again beside its failures: the
+            # end of a CI log is what shows of it.
+            for title, text in report.figures:
+                if title.startswith("stopped: "):
+                    out.write(f"  [{name}] {title}: {text}\n")
     print(f"  [{name}] {passed} passed, {failed} failed; frames and logs in {args.results}")
     return failed
 

@@ -26,8 +26,8 @@ final class CompatInputs {
     /// Applies a request with the peer's rights; false when the access policy refused it.
     private var apply: (Request, Access) -> Bool
     private var fifo: PsplashFIFO?
-    private var fifoConnection: Connection<PsplashCommands>?
-    private var plymouth: ConnectionServer<PlymouthFrameDecoder>?
+    private var fifoConnection: Connection?
+    private var plymouth: ConnectionServer?
     private var plymouthMessages = PlymouthMessages(updates: PlymouthUpdates(read: CompatInputs.readPackageKitFile))
     /// Fires when an update mode's tool has said nothing for `PlymouthUpdates.stallSeconds`.
     private var updateStall: FrameTimer?

@@ -18,7 +18,7 @@ import GaugeSystem
 /// wiped whenever the question moves. While another program asks on the console, a
 /// question waits, unread, until the splash shows again.
 final class QuestionDesk {
-    typealias Asker = Connection<PlymouthFrameDecoder>
+    typealias Asker = Connection
 
     private(set) var questions = PlymouthQuestions()
     private var askers: [UInt64: Asker] = [:]

@@ -32,9 +32,76 @@ package struct ClientLimits: Sendable {
     package init() {}
 }
 
+/// What a connection knows of the protocol it speaks: the decoder that makes messages of
+/// its bytes and the handler that serves them, the one part typed by the message. The
+/// connection itself is one type for every input, one copy of its code.
+class Inbox {
+    /// Takes the bytes just read.
+    func append(_ bytes: UnsafeRawBufferPointer) {}
+    /// At the end of the stream: keeps the message the held-back bytes still make.
+    func finish() {}
+    /// A message is waiting to be served (decoding at most one ahead).
+    var hasMessages: Bool { false }
+    /// Hands the next message to the handler; nil when none is waiting.
+    func serveNext(_ connection: Connection) -> ConnectionAction? { nil }
+    /// Forgets the messages not served and the handler (and what it holds).
+    func drop() {}
+}
+
+/// The inbox of a connection whose bytes `Decoder` turns into messages.
+final class DecodingInbox<Decoder: MessageDecoder>: Inbox {
+    private var decoder: Decoder
+    private var handler: (Connection, Decoder.Message) -> ConnectionAction
+    /// A message taken from the decoder to see whether one is waiting, not yet served.
+    private var lookahead: Decoder.Message?
+    /// What the decoder made of the bytes held back when the stream ended.
+    private var last: Decoder.Message?
+
+    init(decoder: Decoder, handler: @escaping (Connection, Decoder.Message) -> ConnectionAction) {
+        self.decoder = decoder
+        self.handler = handler
+    }
+
+    override func append(_ bytes: UnsafeRawBufferPointer) {
+        decoder.append(bytes)
+    }
+
+    override func finish() {
+        last = decoder.finish()
+    }
+
+    override var hasMessages: Bool {
+        if lookahead != nil || last != nil { return true }
+        lookahead = decoder.next()
+        return lookahead != nil
+    }
+
+    override func serveNext(_ connection: Connection) -> ConnectionAction? {
+        let message: Decoder.Message
+        if let next = lookahead {
+            lookahead = nil
+            message = next
+        } else if let next = decoder.next() {
+            message = next
+        } else if let next = last {
+            last = nil
+            message = next
+        } else {
+            return nil
+        }
+        return handler(connection, message)
+    }
+
+    override func drop() {
+        lookahead = nil
+        last = nil
+        handler = { _, _ in .send([]) }
+    }
+}
+
 /// One connection of any of the daemon's inputs — a native client, a Plymouth client,
-/// the psplash FIFO — generic over the `MessageDecoder` that turns its bytes into
-/// messages, so all of them get the same limits, fairness and back-pressure:
+/// the psplash FIFO — whose `Inbox` turns its bytes into messages with the input's
+/// `MessageDecoder`, so all of them get the same limits, fairness and back-pressure:
 ///
 /// - one read of at most `readBudget` bytes per loop turn, and no further read until
 ///   the messages it made are served (a flood stays in the kernel's buffer, and its
@@ -49,9 +116,7 @@ package struct ClientLimits: Sendable {
 ///
 /// A peer that vanishes (EOF, ECONNRESET, EPIPE) is closed quietly; if it only shut
 /// down its writing side, the answers still owed to it are sent first.
-package final class Connection<Decoder: MessageDecoder> {
-    package typealias Handler = (Connection<Decoder>, Decoder.Message) -> ConnectionAction
-
+package final class Connection {
     /// Unique for the daemon's lifetime (descriptor numbers are reused).
     package let id: UInt64
     /// The peer's credentials; nil for a FIFO.
@@ -75,19 +140,14 @@ package final class Connection<Decoder: MessageDecoder> {
     private let limits: ClientLimits
     private let scratch: ReadBuffer
     private let log: Log
-    private var handler: Handler
-    private var onClose: (Connection<Decoder>) -> Void
+    private let inbox: Inbox
+    private var onClose: (Connection) -> Void
     private let closesDescriptor: Bool
     /// Reads with `recvmsg`, taking descriptors the peer sends (SCM_RIGHTS).
     private let receivesDescriptors: Bool
     /// The last descriptor the peer sent, for the request it came with.
     private var passedDescriptor: Int32?
 
-    private var decoder: Decoder
-    /// A message taken from the decoder to see whether one is waiting, not yet served.
-    private var lookahead: Decoder.Message?
-    /// What the decoder made of the bytes held back when the stream ended.
-    private var last: Decoder.Message?
     private var output: [UInt8] = []
     private var outputHead = 0
     private var readClosed = false
@@ -96,26 +156,38 @@ package final class Connection<Decoder: MessageDecoder> {
     private var interest: IOEvents = []
     private var resumeScheduled = false
 
-    /// `closesDescriptor: false` leaves `fd` open on close (its owner closes it: the FIFO).
-    package init(
+    /// `decoder` makes messages of the bytes and `handler` serves each; `closesDescriptor:
+    /// false` leaves `fd` open on close (its owner closes it: the FIFO).
+    package convenience init<Decoder: MessageDecoder>(
         fd: Int32, id: UInt64, label: String, peer: PeerCredentials?, isAuthorized: Bool = true,
         decoder: Decoder, loop: EventLoop, limits: ClientLimits, scratch: ReadBuffer, log: Log,
-        closesDescriptor: Bool = true, receivesDescriptors: Bool = false, handler: @escaping Handler,
-        onClose: @escaping (Connection<Decoder>) -> Void = { _ in }
+        closesDescriptor: Bool = true, receivesDescriptors: Bool = false,
+        handler: @escaping (Connection, Decoder.Message) -> ConnectionAction,
+        onClose: @escaping (Connection) -> Void = { _ in }
+    ) {
+        self.init(
+            fd: fd, id: id, label: label, peer: peer, isAuthorized: isAuthorized,
+            inbox: DecodingInbox(decoder: decoder, handler: handler), loop: loop, limits: limits, scratch: scratch,
+            log: log, closesDescriptor: closesDescriptor, receivesDescriptors: receivesDescriptors, onClose: onClose)
+    }
+
+    init(
+        fd: Int32, id: UInt64, label: String, peer: PeerCredentials?, isAuthorized: Bool, inbox: Inbox,
+        loop: EventLoop, limits: ClientLimits, scratch: ReadBuffer, log: Log, closesDescriptor: Bool,
+        receivesDescriptors: Bool, onClose: @escaping (Connection) -> Void
     ) {
         self.fd = fd
         self.id = id
         self.label = label
         self.peer = peer
         self.isAuthorized = isAuthorized
-        self.decoder = decoder
+        self.inbox = inbox
         self.loop = loop
         self.limits = limits
         self.scratch = scratch
         self.log = log
         self.closesDescriptor = closesDescriptor
         self.receivesDescriptors = receivesDescriptors
-        self.handler = handler
         self.onClose = onClose
         lastActivity = MonotonicClock.now()
         openedAt = loop.wakeTime
@@ -144,21 +216,7 @@ package final class Connection<Decoder: MessageDecoder> {
     /// Messages received and not yet handed to the handler. Messages are decoded only
     /// as they are served (so decoding is part of a turn's share); this decodes at most
     /// one ahead.
-    package var hasQueuedMessages: Bool {
-        if lookahead != nil || last != nil { return true }
-        lookahead = decoder.next()
-        return lookahead != nil
-    }
-
-    private func nextMessage() -> Decoder.Message? {
-        if let message = lookahead {
-            lookahead = nil
-            return message
-        }
-        if let message = decoder.next() { return message }
-        defer { last = nil }
-        return last
-    }
+    package var hasQueuedMessages: Bool { inbox.hasMessages }
 
     /// Sends the answer of the request that was answered with `.deferred`, then goes on
     /// with the messages queued behind it (from the event loop, not from inside this
@@ -193,15 +251,13 @@ package final class Connection<Decoder: MessageDecoder> {
         isOpen = false
         loop.unregister(fd)
         if closesDescriptor { Syscall.close(fd) }
-        lookahead = nil
-        last = nil
+        inbox.drop()
         zeroOutput()
         output = []
         if let passedDescriptor { Syscall.close(passedDescriptor) }
         passedDescriptor = nil
         outputHead = 0
         onClose(self)
-        handler = { _, _ in .send([]) }
         onClose = { _ in }
     }
 
@@ -255,11 +311,11 @@ package final class Connection<Decoder: MessageDecoder> {
         guard let count else { return }
         if count == 0 {
             readClosed = true
-            last = decoder.finish()
+            inbox.finish()
             return
         }
         lastActivity = MonotonicClock.now()
-        decoder.append(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)))
+        inbox.append(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)))
     }
 
     /// Hands queued messages to the handler until one is deferred, none are left or this
@@ -272,9 +328,9 @@ package final class Connection<Decoder: MessageDecoder> {
                 scheduleResume()
                 break
             }
-            guard let message = nextMessage() else { break }
+            guard let action = inbox.serveNext(self) else { break }
             served += 1
-            switch handler(self, message) {
+            switch action {
             case .send(let bytes):
                 output += bytes
             case .deferred:
@@ -381,7 +437,7 @@ package final class Connection<Decoder: MessageDecoder> {
 }
 
 /// A client of the native protocol: lines in, one reply line per request out.
-package typealias ClientConnection = Connection<LineFramer>
+package typealias ClientConnection = Connection
 
 /// What the native request handler does with a line.
 package enum ReplyAction: Equatable, Sendable {
@@ -391,7 +447,7 @@ package enum ReplyAction: Equatable, Sendable {
     case deferred
 }
 
-extension Connection where Decoder == LineFramer {
+extension Connection {
     package typealias RequestHandler = (ClientConnection, LineFramer.Item) -> ReplyAction
 
     /// Sends the reply of the request that was answered with `.deferred`.

@@ -28,10 +28,10 @@ package struct SocketServerConfiguration: Sendable {
 /// reserve for root), drops idle connections, and passes every message to the handler.
 /// The native socket is a `SocketServer` (lines); Plymouth's socket uses the same type
 /// with Plymouth's frames.
-package final class ConnectionServer<Decoder: MessageDecoder> {
+package final class ConnectionServer {
     /// Called when a connection is gone (its deferred answer, if any, will never be sent).
-    package var onDisconnect: ((Connection<Decoder>) -> Void)?
-    package private(set) var clients: [UInt64: Connection<Decoder>] = [:]
+    package var onDisconnect: ((Connection) -> Void)?
+    package private(set) var clients: [UInt64: Connection] = [:]
 
     private let loop: EventLoop
     private let listener: ListeningSocket
@@ -40,10 +40,11 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
     private let throttled: ThrottledLog
     /// "client", "plymouth client": how log lines name a connection.
     private let name: String
-    private let makeDecoder: () -> Decoder
+    /// A new connection's decoder and handler; nil once the server is closed (what the
+    /// handler holds is let go).
+    private var makeInbox: (() -> Inbox)?
     /// The bytes a refused peer gets before it is closed.
     private let refusal: (ProtocolError) -> [UInt8]
-    private var handler: Connection<Decoder>.Handler
     private let receivesDescriptors: Bool
     private let scratch: ReadBuffer
     private var idleTimer: FrameTimer?
@@ -52,11 +53,23 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
     private var isListening = false
     private var acceptPaused = false
 
-    package init(
+    /// Each connection gets a decoder of `makeDecoder`; `handler` serves its messages.
+    package convenience init<Decoder: MessageDecoder>(
         loop: EventLoop, listener: ListeningSocket, configuration: SocketServerConfiguration = .init(),
         log: Log, throttled: ThrottledLog? = nil, name: String, makeDecoder: @escaping () -> Decoder,
         refusal: @escaping (ProtocolError) -> [UInt8], receivesDescriptors: Bool = false,
-        handler: @escaping Connection<Decoder>.Handler
+        handler: @escaping (Connection, Decoder.Message) -> ConnectionAction
+    ) {
+        self.init(
+            loop: loop, listener: listener, configuration: configuration, log: log, throttled: throttled, name: name,
+            makeInbox: { DecodingInbox(decoder: makeDecoder(), handler: handler) }, refusal: refusal,
+            receivesDescriptors: receivesDescriptors)
+    }
+
+    private init(
+        loop: EventLoop, listener: ListeningSocket, configuration: SocketServerConfiguration, log: Log,
+        throttled: ThrottledLog?, name: String, makeInbox: @escaping () -> Inbox,
+        refusal: @escaping (ProtocolError) -> [UInt8], receivesDescriptors: Bool
     ) {
         self.loop = loop
         self.listener = listener
@@ -64,9 +77,8 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
         self.log = log
         self.throttled = throttled ?? ThrottledLog(log: log)
         self.name = name
-        self.makeDecoder = makeDecoder
+        self.makeInbox = makeInbox
         self.refusal = refusal
-        self.handler = handler
         self.receivesDescriptors = receivesDescriptors
         scratch = ReadBuffer(count: max(1, configuration.client.readBudget))
     }
@@ -104,7 +116,7 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
         clients = [:]
         idleTimer?.close()
         idleTimer = nil
-        handler = { _, _ in .send([]) }
+        makeInbox = nil
         onDisconnect = nil
     }
 
@@ -135,6 +147,10 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
     }
 
     private func admit(_ fd: Int32) {
+        guard let makeInbox else {
+            Syscall.close(fd)
+            return
+        }
         let peer: PeerCredentials
         do throws(SystemError) {
             peer = try PeerCredentials.of(socket: fd)
@@ -160,10 +176,9 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
         let id = nextID
         nextID += 1
         let connection = Connection(
-            fd: fd, id: id, label: "\(name) \(id)", peer: peer, isAuthorized: authorized, decoder: makeDecoder(),
-            loop: loop, limits: configuration.client, scratch: scratch, log: log,
-            receivesDescriptors: receivesDescriptors, handler: handler,
-            onClose: { [self] in connectionClosed($0) }
+            fd: fd, id: id, label: "\(name) \(id)", peer: peer, isAuthorized: authorized, inbox: makeInbox(),
+            loop: loop, limits: configuration.client, scratch: scratch, log: log, closesDescriptor: true,
+            receivesDescriptors: receivesDescriptors, onClose: { [self] in connectionClosed($0) }
         )
         // Tracked before it starts: starting serves what the peer already sent, which
         // may end the connection at once.
@@ -188,7 +203,7 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
         Syscall.close(fd)
     }
 
-    private func connectionClosed(_ connection: Connection<Decoder>) {
+    private func connectionClosed(_ connection: Connection) {
         guard clients.removeValue(forKey: connection.id) != nil else { return }
         log.debug("\(connection.label) disconnected")
         setAcceptPaused(false)
@@ -239,9 +254,9 @@ package final class ConnectionServer<Decoder: MessageDecoder> {
 }
 
 /// The native protocol's server: lines in, one reply line per request out.
-package typealias SocketServer = ConnectionServer<LineFramer>
+package typealias SocketServer = ConnectionServer
 
-extension ConnectionServer where Decoder == LineFramer {
+extension ConnectionServer {
     package typealias RequestHandler = ClientConnection.RequestHandler
 
     package convenience init(

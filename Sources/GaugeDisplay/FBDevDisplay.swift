@@ -290,7 +290,7 @@ package final class FBDevDisplay: DeviceDisplay {
     private func startShadow(copying frame: UnsafeMutableRawPointer?) {
         shadowStride = MemoryDisplay.packedStride(width: width, format: format)
         let shadow = UnsafeMutableRawPointer.allocate(byteCount: shadowStride * height, alignment: 64)
-        shadow.initializeMemory(as: UInt8.self, repeating: 0, count: shadowStride * height)
+        memset(shadow, 0, shadowStride * height)
         if let frame {
             let row = width * format.bytesPerPixel
             for y in 0..<height { memcpy(shadow + y * shadowStride, frame + y * stride, row) }

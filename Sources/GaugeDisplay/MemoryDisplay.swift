@@ -1,3 +1,4 @@
+import CGaugeLinux
 import CPixman
 import GaugeProtocol
 import GaugeRender
@@ -54,7 +55,7 @@ package final class MemoryDisplay: Display {
         self.stride = stride
         self.physicalSize = physicalSize
         base = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 64)
-        base.initializeMemory(as: UInt8.self, repeating: 0, count: stride * height)
+        memset(base, 0, stride * height)
     }
 
     deinit {

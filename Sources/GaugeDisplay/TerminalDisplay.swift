@@ -323,7 +323,7 @@ package final class TerminalDisplay: Display {
 
     private static func allocateZeroed(byteCount: Int) -> UnsafeMutableRawPointer {
         let memory = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
-        memory.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        memset(memory, 0, byteCount)
         return memory
     }
 }

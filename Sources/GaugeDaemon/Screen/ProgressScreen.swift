@@ -52,15 +52,23 @@ package final class ProgressScreen {
     }
 
     /// One head's picture: where it goes, the scene laid out for it, and what a snapshot
-    /// moved its scene past that no frame has presented yet.
-    private struct View {
+    /// moved its scene past that no frame has presented yet. A class: each frame reads
+    /// and changes it in place, never copying the displays it holds.
+    private final class View {
         /// The head as the display gives it, and as the scene sees it (turned); nil for
         /// the one view kept while there is no display, 1280x720, for snapshots.
-        var panel: (any Display)?
-        var display: (any Display)?
-        var scale = 1.0
-        var scene: Scene?
+        let panel: (any Display)?
+        let display: (any Display)?
+        let scale: Double
+        let scene: Scene?
         var owedDamage = Rect.zero
+
+        init(panel: (any Display)? = nil, display: (any Display)? = nil, scale: Double = 1.0, scene: Scene? = nil) {
+            self.panel = panel
+            self.display = display
+            self.scale = scale
+            self.scene = scene
+        }
 
         var size: (width: Int, height: Int) { display.map { ($0.width, $0.height) } ?? (1280, 720) }
     }

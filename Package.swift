@@ -26,6 +26,8 @@ let package = Package(
         .target(name: "CGaugeQR"),
         // HarfBuzz and FriBidi for text that needs shaping and direction, loaded at run time (CGaugeShape).
         .target(name: "CGaugeShape"),
+        // HarfBuzz's subsetter, for the initramfs's copy of a font, loaded at run time (CGaugeSubset).
+        .target(name: "CGaugeSubset"),
         // pixman, FreeType, libpng, libdrm and libudev, loaded at run time (CGaugeLibraries): the
         // executable defines the functions it calls, so a client starts without them. Their
         // modules (CPixman...) give the headers only.
@@ -36,13 +38,13 @@ let package = Package(
 
         .target(name: "GaugeSystem", dependencies: ["CGaugeLinux"]),
         .target(name: "GaugeProtocol", dependencies: ["GaugeSystem"]),
-        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG", "CGaugeQR", "CGaugeShape", "CGaugeLibraries"]),
+        .target(name: "GaugeRender", dependencies: ["GaugeSystem", "GaugeProtocol", "CGaugeLinux", "CPixman", "CFreeType", "CPNG", "CGaugePNG", "CGaugeQR", "CGaugeShape", "CGaugeSubset", "CGaugeLibraries"]),
         .target(name: "GaugeDisplay", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "CPixman", "CDRM", "CGaugeLinux", "CGaugeLibraries"]),
         .target(name: "GaugeDaemon", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeRender", "GaugeDisplay", "CGaugeLinux", "CUdev", "CGaugeLibraries"]),
 
         // The update tools' and dialog's progress, translated into Gauge's requests (gaugectl's).
         .target(name: "GaugeTranslators", dependencies: ["GaugeProtocol"]),
-        .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeTranslators", "CGaugeLinux", "CGaugeBus"]),
+        .target(name: "GaugeClient", dependencies: ["GaugeSystem", "GaugeProtocol", "GaugeTranslators", "GaugeRender", "CGaugeLinux", "CGaugeBus"]),
 
         // --as-needed: the C libraries' pkg-config links are left out, as CGaugeLibraries
         // defines what the program calls (tools/build-release links none of them).

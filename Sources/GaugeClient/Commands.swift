@@ -250,6 +250,7 @@ struct CommandSpec: Sendable {
         gauge,
         swupdate,
         consoleReset,
+        copyFont,
         failure,
         help,
     ] + sourceCommands

@@ -80,6 +80,10 @@ final class FontFace {
     var styleName: String { face.pointee.style_name.map { String(cString: $0) } ?? "" }
     /// Faces in the file (a collection has several).
     var faceCount: Int { Int(face.pointee.num_faces) }
+    var glyphCount: Int { Int(face.pointee.num_glyphs) }
+    /// A font FreeType knows to be drawn right only by its own TrueType instructions (a few
+    /// old CJK fonts whose glyphs those put together).
+    var isTricky: Bool { face.pointee.face_flags & FT_Long(FT_FACE_FLAG_TRICKY) != 0 }
 
     deinit {
         gauge_shape_font_destroy(shapingFont)

@@ -557,6 +557,44 @@ private func lines(_ text: String) -> [String] {
         #expect(prereqs.output == "\n\nudev\n\n")
     }
 
+    /// With the system's gaugectl (the built one here), the hook copies the theme's fonts
+    /// through `gaugectl copy-font`: DejaVu Sans Bold without its hinting, a file that is no
+    /// TrueType font as it is; the CJK collection and the logo through copy_file.
+    @Test func theHookCopiesTheFontsThroughGaugectl() throws {
+        let (directory, environment) = try fixture()
+        let gauged = try BuiltBinary.require(BuiltBinary.gauged, "gauged")
+        let bin = directory.appending("bin")
+        try FileManager.default.createSymbolicLink(atPath: bin + "/gauged", withDestinationPath: gauged)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/gaugectl", withDestinationPath: "gauged")
+        let fonts = directory.appending("fonts")
+        let bold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+        try FileManager.default.removeItem(atPath: fonts + "/DejaVuSans-Bold.ttf")
+        try FileManager.default.copyItem(atPath: bold, toPath: fonts + "/DejaVuSans-Bold.ttf")
+        let stub = directory.appending("hook-functions")
+        try """
+            copy_exec() { echo "copy_exec $*" >> "$LOG"; }
+            copy_file() { echo "copy_file $*" >> "$LOG"; }
+            copy_modules_dir() { :; }
+            manual_add_modules() { :; }
+            """.write(toFile: stub, atomically: true, encoding: .utf8)
+        var env = environment
+        env["GAUGE_HOOK_FUNCTIONS"] = stub
+        env["GAUGE_BINDIR"] = bin
+        env["LOG"] = directory.appending("log")
+        env["DESTDIR"] = directory.appending("root")
+        env["verbose"] = "y"
+        let result = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
+        #expect(result.status == 0, "\(result.output)")
+        let log = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
+        #expect(lines(log).filter { $0.hasPrefix("copy_file") } == ["copy_file gauge \(directory.appending("gauge.theme"))",
+            "copy_file gauge \(fonts)/logo.png", "copy_file gauge \(fonts)/CJK.ttc"], "\(log)")
+        let copied = try FileManager.default.attributesOfItem(atPath: directory.appending("root") + fonts + "/DejaVuSans-Bold.ttf")[.size] as? Int ?? 0
+        let original = try FileManager.default.attributesOfItem(atPath: bold)[.size] as? Int ?? 0
+        #expect(copied > 0 && copied * 100 < original * 85, "\(copied) of \(original) bytes")
+        #expect(FileManager.default.contents(atPath: directory.appending("root") + fonts + "/Other.ttf") == Data("x".utf8))
+        #expect(result.output.contains("I: gauge: \(directory.appending("root"))\(fonts)/DejaVuSans-Bold.ttf: \(fonts)/DejaVuSans-Bold.ttf without its hinting and glyph names"), "\(result.output)")
+    }
+
     /// The hook carries the machine's console keymap as gauged reads it with no VT: made
     /// by the real loadkeys from console-setup's cached map, read back by gauged's decoder.
     @Test func theHookCarriesTheConsoleKeymap() throws {

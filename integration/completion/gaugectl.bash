@@ -12,7 +12,7 @@ _gaugectl() {
         cword=$COMP_CWORD
     fi
 
-    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait wait-key snapshot quit gauge swupdate bootc apt run systemd rauc fwupd packagekit console-reset send help"
+    local commands="progress message title mode success failure running theme reload show hide deactivate reactivate newroot status ping wait-ready wait wait-key snapshot quit gauge swupdate bootc apt run systemd rauc fwupd packagekit console-reset copy-font send help"
     local global_options="--socket --timeout --no-wait --help -h --version"
 
     # The command is the first word after the global options (and their values).
@@ -68,7 +68,7 @@ _gaugectl() {
                 COMPREPLY=($(compgen -d -- "$cur"))
             fi
             ;;
-        snapshot)
+        snapshot | copy-font)
             if [[ $cur == -* ]]; then
                 COMPREPLY=($(compgen -W "--help" -- "$cur"))
             else

@@ -33,15 +33,25 @@ inst_loaded_library() {
 }
 
 install() {
-    local list kind path target
+    local list kind path target gaugectl="" output
     list=$("${GAUGE_FILES:-/usr/share/gauge/gauge-files}") || return 1
     while read -r kind path target; do
         case "$kind" in
         exec) inst_binary "$path" || return 1 ;;
         needed) inst_loaded_library "$path" || return 1 ;;
         library) inst_loaded_library "$path" || dwarn "gauge: cannot add $path: the failure screen shows no QR code" ;;
-        link) mkdir -p "$initdir${path%/*}" && ln -sfn "$target" "$initdir$path" || return 1 ;;
-        file) inst_simple "$path" ;;
+        link)
+            mkdir -p "$initdir${path%/*}" && ln -sfn "$target" "$initdir$path" || return 1
+            [[ $path != */gaugectl ]] || gaugectl=$path ;;
+        file)
+            # A font: copied by the system's own gaugectl without what gauged never reads
+            # of it (`gaugectl copy-font`), else as it is.
+            if [[ $path == *.[tT][tT][fF] || $path == *.[oO][tT][fF] ]] && [[ -x $gaugectl ]] &&
+                mkdir -p "$initdir${path%/*}" && output=$("$gaugectl" copy-font "$path" "$initdir$path"); then
+                dinfo "gauge: $output"
+            else
+                inst_simple "$path"
+            fi ;;
         esac
     done <<<"$list"
     # The console keymap as gauged reads it where keys come from /dev/input (no VT).

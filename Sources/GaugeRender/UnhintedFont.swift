@@ -41,7 +41,7 @@ package enum UnhintedFont {
         }
         let temporary = destination + ".gauge-new"
         let outcome: Outcome
-        switch unhinted(original, path: source) {
+        switch unhinted(original) {
         case .failure(let reason):
             try store(original, at: temporary)
             outcome = .whole(reason.description)
@@ -64,7 +64,7 @@ package enum UnhintedFont {
     }
 
     /// The font without its instructions and glyph names, or why it is to be copied whole.
-    private static func unhinted(_ font: [UInt8], path: String) -> Result<[UInt8], AssetError> {
+    private static func unhinted(_ font: [UInt8]) -> Result<[UInt8], AssetError> {
         // A single face of TrueType outlines: 0x00010000 or 'true'.
         let tag = Array(font.prefix(4))
         guard font.count >= 12, tag == [0, 1, 0, 0] || tag == Array("true".utf8) else {
@@ -100,7 +100,7 @@ package enum UnhintedFont {
             return "\(error): kept whole"
         }
         guard !a.isTricky else { return "FreeType draws this font by its instructions (a tricky font): kept whole" }
-        guard a.glyphCount == b.glyphCount, a.faceCount == 1 else { return "the copy has other glyphs: kept whole" }
+        guard a.glyphCount == b.glyphCount else { return "the copy has other glyphs: kept whole" }
         for size in checkedSizes {
             guard a.verticalMetrics(size: size) == b.verticalMetrics(size: size) else {
                 return "the copy's lines are spaced differently at \(size) px: kept whole"

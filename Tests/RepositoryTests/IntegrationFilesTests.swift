@@ -593,6 +593,16 @@ private func lines(_ text: String) -> [String] {
         #expect(copied > 0 && copied * 100 < original * 85, "\(copied) of \(original) bytes")
         #expect(FileManager.default.contents(atPath: directory.appending("root") + fonts + "/Other.ttf") == Data("x".utf8))
         #expect(result.output.contains("I: gauge: \(directory.appending("root"))\(fonts)/DejaVuSans-Bold.ttf: \(fonts)/DejaVuSans-Bold.ttf without its hinting and glyph names"), "\(result.output)")
+
+        // A font already in the tree (another hook's, or here the first run's) is left to
+        // copy_file, which keeps what is there.
+        try FileManager.default.removeItem(atPath: directory.appending("log"))
+        let again = try shell("integration/initramfs-tools/hooks/gauge", environment: env)
+        #expect(again.status == 0 && !again.output.contains("I: gauge:"), "\(again.output)")
+        let second = try String(contentsOfFile: directory.appending("log"), encoding: .utf8)
+        #expect(lines(second).filter { $0.hasPrefix("copy_file") && $0.hasSuffix(".ttf") }
+            == ["copy_file gauge \(fonts)/Other.ttf", "copy_file gauge \(fonts)/DejaVuSans-Bold.ttf"], "\(second)")
+        #expect(try FileManager.default.attributesOfItem(atPath: directory.appending("root") + fonts + "/DejaVuSans-Bold.ttf")[.size] as? Int == copied)
     }
 
     /// The hook carries the machine's console keymap as gauged reads it with no VT: made

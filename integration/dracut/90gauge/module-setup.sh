@@ -45,8 +45,8 @@ install() {
             [[ $path != */gaugectl ]] || gaugectl=$path ;;
         file)
             # A font: copied by the system's own gaugectl without what gauged never reads
-            # of it (`gaugectl copy-font`), else as it is.
-            if [[ $path == *.[tT][tT][fF] || $path == *.[oO][tT][fF] ]] && [[ -x $gaugectl ]] &&
+            # of it (`gaugectl copy-font`), else as it is (and one already there is kept).
+            if [[ $path == *.[tT][tT][fF] || $path == *.[oO][tT][fF] ]] && [[ -x $gaugectl && ! -e $initdir$path ]] &&
                 mkdir -p "$initdir${path%/*}" && output=$("$gaugectl" copy-font "$path" "$initdir$path"); then
                 dinfo "gauge: $output"
             else
